@@ -1,0 +1,42 @@
+// `a2-aws`: the isomorphic core of the event log. Nothing here touches AWS,
+// Node I/O or React, so browsers, Lambda handlers and servers share it.
+export { canonicalJson } from './log/canonical-json.ts'
+export {
+  type Contract,
+  type ContractDefinition,
+  type ContractEvent,
+  type ContractEventInput,
+  type ContractEvents,
+  contract,
+} from './log/contract.ts'
+export {
+  A2Error,
+  type A2ErrorCode,
+  AppendConflictError,
+  BatchTooLargeError,
+  EventTooLargeError,
+  InvalidEventError,
+  InvalidSessionIdError,
+  isA2Error,
+  PartialDuplicateBatchError,
+  ReservedEventIdError,
+} from './log/errors.ts'
+export { type EventInput, isReservedId, type NewEvent, RESERVED_ID_PREFIX, type StoredEvent } from './log/event.ts'
+export { MAX_ID_LENGTH, MAX_TYPE_LENGTH } from './log/event-envelope.ts'
+export {
+  DEFAULT_SNAPSHOT_EVERY,
+  type EventLog,
+  type EventLogOptions,
+  eventLog,
+  type SessionAppendOptions,
+  type SessionLog,
+} from './log/event-log.ts'
+export type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  ReadOptions,
+  StoredSnapshot,
+  TailOptions,
+} from './log/event-store.ts'
+export { foldEvents, type Reducer, type StateSnapshot } from './log/reducer.ts'

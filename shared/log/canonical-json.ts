@@ -1,0 +1,17 @@
+/**
+ * JSON with object keys sorted, so two payloads that differ only in key order
+ * compare equal. Used to tell an exact replay from a reused ID.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner
+    const sorted: Record<string, unknown> = {}
+    for (const key of Object.keys(inner).sort()) sorted[key] = (inner as Record<string, unknown>)[key]
+    return sorted
+  })
+}
+
+/** The part of an event that must match for a resubmission to be a replay. */
+export function eventContent(event: { type: string; payload: unknown }): string {
+  return canonicalJson({ type: event.type, payload: event.payload })
+}

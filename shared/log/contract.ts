@@ -1,0 +1,80 @@
+import type { z } from 'zod'
+import type { EventInput, StoredEvent } from './event.ts'
+import { InvalidEventError } from './errors.ts'
+import type { Reducer } from './reducer.ts'
+
+/** Event types mapped to the zod schemas of their payloads. */
+export type ContractEvents = Record<string, z.ZodType>
+
+/** The stored events a contract declares, as a union discriminated by `type`. */
+export type ContractEvent<Events extends ContractEvents> = {
+  [Type in keyof Events & string]: StoredEvent<Type, z.output<Events[Type]>>
+}[keyof Events & string]
+
+/** What a caller may submit for a contract: its declared events, typed. */
+export type ContractEventInput<Events extends ContractEvents> = {
+  [Type in keyof Events & string]: EventInput<Type, z.input<Events[Type]>>
+}[keyof Events & string]
+
+export interface ContractDefinition<Events extends ContractEvents, State> {
+  name: string
+  events: Events
+  /**
+   * Folds the session's state. It sees every event of the session, also
+   * those the contract does not declare, so it must return `state` unchanged
+   * for types it does not know.
+   */
+  reducer?: Reducer<State, ContractEvent<Events>>
+}
+
+export interface Contract<Events extends ContractEvents = ContractEvents, State = unknown>
+  extends ContractDefinition<Events, State> {
+  /**
+   * Validates an event of a declared type against its schema and returns it
+   * with the parsed payload; an event of an undeclared type is returned as is.
+   * Throws `InvalidEventError` naming the type and the failing path.
+   */
+  validate<Event extends EventInput>(event: Event): Event
+  /** Whether the contract declares this event type. */
+  declares(type: string): boolean
+}
+
+/**
+ * Declares a session's events and, optionally, the reducer that folds them.
+ *
+ * @example
+ * const todos = contract({
+ *   name: 'todos',
+ *   events: { 'todo.added': z.object({ title: z.string() }) },
+ *   reducer: {
+ *     name: 'todos.v1',
+ *     initialState: [] as string[],
+ *     fold: (state, event) =>
+ *       event.type === 'todo.added' ? [...state, event.payload.title] : state,
+ *   },
+ * })
+ */
+export function contract<Events extends ContractEvents, State = never>(
+  definition: ContractDefinition<Events, State>,
+): Contract<Events, State> {
+  const { events } = definition
+  return {
+    ...definition,
+    declares: (type) => Object.hasOwn(events, type),
+    validate(event) {
+      if (!Object.hasOwn(events, event.type)) return event
+      const schema = events[event.type] as z.ZodType
+      const result = schema.safeParse(event.payload)
+      if (!result.success) {
+        throw new InvalidEventError(
+          event.type,
+          result.error.issues.map((issue) => ({
+            path: issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)),
+            message: issue.message,
+          })),
+        )
+      }
+      return { ...event, payload: result.data }
+    },
+  }
+}

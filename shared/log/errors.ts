@@ -1,0 +1,131 @@
+/**
+ * Every failure the log reports on purpose is an `A2Error` with a stable
+ * `code`. Adapters translate their own failures (a DynamoDB cancellation
+ * reason, a zod issue) into these, and only the HTTP edge turns them into
+ * status codes.
+ */
+export type A2ErrorCode =
+  | 'INVALID_EVENT'
+  | 'RESERVED_EVENT_ID'
+  | 'APPEND_CONFLICT'
+  | 'PARTIAL_DUPLICATE_BATCH'
+  | 'EVENT_TOO_LARGE'
+  | 'BATCH_TOO_LARGE'
+  | 'INVALID_SESSION_ID'
+
+export class A2Error extends Error {
+  readonly code: A2ErrorCode
+
+  constructor(code: A2ErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = 'A2Error'
+    this.code = code
+  }
+}
+
+/** A payload failed its contract's schema, or the event's shape is wrong. */
+export class InvalidEventError extends A2Error {
+  readonly eventType: string
+  /** Path of the first failing field inside the payload, as zod reports it. */
+  readonly path: readonly (string | number)[]
+  readonly issues: readonly { path: readonly (string | number)[]; message: string }[]
+
+  constructor(
+    eventType: string,
+    issues: readonly { path: readonly (string | number)[]; message: string }[],
+  ) {
+    const first = issues[0]
+    const where = first && first.path.length > 0 ? ` at payload.${first.path.join('.')}` : ''
+    super('INVALID_EVENT', `Invalid "${eventType}" event${where}: ${first?.message ?? 'invalid'}`)
+    this.name = 'InvalidEventError'
+    this.eventType = eventType
+    this.path = first?.path ?? []
+    this.issues = issues
+  }
+}
+
+export class ReservedEventIdError extends A2Error {
+  readonly eventId: string
+
+  constructor(eventId: string) {
+    super(
+      'RESERVED_EVENT_ID',
+      `Event ID "${eventId}" uses the reserved "a2." prefix; choose another ID`,
+    )
+    this.name = 'ReservedEventIdError'
+    this.eventId = eventId
+  }
+}
+
+/** The caller named the index it expected the log to be at, and it was not. */
+export class AppendConflictError extends A2Error {
+  readonly sessionId: string
+  readonly expectedIndex: number
+  /** The log's index when the conflict was seen, when the store knows it. */
+  readonly actualIndex: number | undefined
+
+  constructor(sessionId: string, expectedIndex: number, actualIndex?: number) {
+    const actual = actualIndex === undefined ? '' : `, but it is at ${actualIndex}`
+    super(
+      'APPEND_CONFLICT',
+      `Session "${sessionId}" was expected to be at index ${expectedIndex}${actual}; nothing was written`,
+    )
+    this.name = 'AppendConflictError'
+    this.sessionId = sessionId
+    this.expectedIndex = expectedIndex
+    this.actualIndex = actualIndex
+  }
+}
+
+/**
+ * Some IDs of the batch are already stored, but the batch is not an exact
+ * replay of the batch that stored them: other content, another session, a
+ * different set of events or a different order.
+ */
+export class PartialDuplicateBatchError extends A2Error {
+  readonly duplicateIds: readonly string[]
+
+  constructor(duplicateIds: readonly string[], reason: string) {
+    super(
+      'PARTIAL_DUPLICATE_BATCH',
+      `Event IDs already stored (${duplicateIds.join(', ')}) ${reason}; nothing was written. Replay the exact batch, or use fresh IDs`,
+    )
+    this.name = 'PartialDuplicateBatchError'
+    this.duplicateIds = duplicateIds
+  }
+}
+
+export class EventTooLargeError extends A2Error {
+  readonly eventId: string
+  readonly sizeBytes: number
+  readonly limitBytes: number
+
+  constructor(eventId: string, sizeBytes: number, limitBytes: number) {
+    super(
+      'EVENT_TOO_LARGE',
+      `Event "${eventId}" is ${sizeBytes} bytes after compression; the limit is ${limitBytes} bytes (DynamoDB items stop at 400 KB). Store large content elsewhere and put a reference in the event`,
+    )
+    this.name = 'EventTooLargeError'
+    this.eventId = eventId
+    this.sizeBytes = sizeBytes
+    this.limitBytes = limitBytes
+  }
+}
+
+export class BatchTooLargeError extends A2Error {
+  constructor(message: string) {
+    super('BATCH_TOO_LARGE', message)
+    this.name = 'BatchTooLargeError'
+  }
+}
+
+export class InvalidSessionIdError extends A2Error {
+  constructor(message: string) {
+    super('INVALID_SESSION_ID', message)
+    this.name = 'InvalidSessionIdError'
+  }
+}
+
+export function isA2Error(error: unknown): error is A2Error {
+  return error instanceof A2Error
+}

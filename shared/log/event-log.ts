@@ -1,0 +1,114 @@
+import { checkEnvelope, checkSessionId } from './event-envelope.ts'
+import { ReservedEventIdError } from './errors.ts'
+import { type EventInput, isReservedId, type StoredEvent } from './event.ts'
+import type { AppendOptions, EventStore, ReadOptions, TailOptions } from './event-store.ts'
+import type { Contract } from './contract.ts'
+import { foldEvents, type Reducer, type StateSnapshot } from './reducer.ts'
+
+export interface EventLogOptions {
+  store: EventStore
+  /** Validates appends of the event types it declares. */
+  contract?: Pick<Contract, 'validate'>
+  /** Fills in missing event IDs; defaults to `crypto.randomUUID()`. */
+  generateId?: () => string
+  /**
+   * Store a new snapshot once `state()` had to fold at least this many events
+   * past the stored one. Snapshots trade one small write for not replaying
+   * the log on every read.
+   */
+  snapshotEvery?: number
+}
+
+export interface SessionAppendOptions extends AppendOptions {
+  /**
+   * `'caller'` (the default) refuses IDs with the reserved `a2.` prefix;
+   * A2's own handlers append as `'a2'`.
+   */
+  author?: 'caller' | 'a2'
+}
+
+export interface SessionLog {
+  readonly sessionId: string
+  append(events: readonly EventInput[], options?: SessionAppendOptions): Promise<StoredEvent[]>
+  read(options?: ReadOptions): Promise<StoredEvent[]>
+  head(): Promise<number>
+  tail(options?: TailOptions): AsyncIterable<StoredEvent>
+  /** The reducer's state at the log's current end: snapshot plus tail. */
+  state<State>(reducer: Reducer<State, never>): Promise<StateSnapshot<State>>
+}
+
+export interface EventLog {
+  readonly store: EventStore
+  session(sessionId: string): SessionLog
+}
+
+export const DEFAULT_SNAPSHOT_EVERY = 100
+
+/**
+ * The log as applications use it: envelope and contract validation, the
+ * reserved ID prefix, and reducer state read as snapshot plus tail, over any
+ * `EventStore`.
+ *
+ * @example
+ * const log = eventLog({ store: memoryEventStore() })
+ * await log.session('s1').append([{ type: 'note.added', payload: { text: 'hi' } }])
+ * const { state, index } = await log.session('s1').state(notesReducer)
+ */
+export function eventLog(options: EventLogOptions): EventLog {
+  const { store, contract } = options
+  const generateId = options.generateId ?? (() => crypto.randomUUID())
+  const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY
+
+  function prepare(events: readonly EventInput[], author: 'caller' | 'a2') {
+    return events.map((raw) => {
+      const event = contract ? contract.validate(checkEnvelope(raw)) : checkEnvelope(raw)
+      const id = event.id ?? generateId()
+      if (author === 'caller' && isReservedId(id)) throw new ReservedEventIdError(id)
+      return { id, type: event.type, payload: event.payload }
+    })
+  }
+
+  async function loadSnapshot<State>(
+    sessionId: string,
+    reducer: Reducer<State, never>,
+  ): Promise<{ snapshot: StateSnapshot<State>; events: StoredEvent[] }> {
+    const initial = { state: reducer.initialState, index: 0 }
+    const stored = await store.readSnapshot(sessionId, reducer.name).catch(() => undefined)
+    if (stored && Number.isSafeInteger(stored.index) && stored.index > 0) {
+      // Read from the snapshot's own event, to prove the log still reaches it.
+      const events = await store.read(sessionId, { after: stored.index - 1 })
+      if (events[0]?.index === stored.index) {
+        return { snapshot: { state: stored.state as State, index: stored.index }, events: events.slice(1) }
+      }
+    }
+    return { snapshot: initial, events: await store.read(sessionId) }
+  }
+
+  return {
+    store,
+    session(rawSessionId: string): SessionLog {
+      const sessionId = checkSessionId(rawSessionId)
+      return {
+        sessionId,
+        async append(events, { author = 'caller', ...appendOptions } = {}) {
+          const prepared = prepare(events, author)
+          const result = await store.append(sessionId, prepared, appendOptions)
+          return result.events
+        },
+        read: (readOptions) => store.read(sessionId, readOptions),
+        head: () => store.head(sessionId),
+        tail: (tailOptions) => store.tail(sessionId, tailOptions),
+        async state<State>(reducer: Reducer<State, never>) {
+          const { snapshot, events } = await loadSnapshot(sessionId, reducer)
+          const fold = reducer.fold as unknown as (state: State, event: StoredEvent) => State
+          const result = foldEvents({ ...reducer, fold }, snapshot, events)
+          if (events.length >= snapshotEvery) {
+            // A failed snapshot write only costs a longer replay next time.
+            await store.writeSnapshot(sessionId, reducer.name, result).catch(() => undefined)
+          }
+          return result
+        },
+      }
+    },
+  }
+}

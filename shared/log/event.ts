@@ -1,0 +1,42 @@
+/**
+ * An event as a caller submits it. `id` is optional on submission: the log
+ * assigns a random one when it is missing, but a caller that wants a retried
+ * submission to replay instead of duplicating must choose the ID itself.
+ */
+export interface EventInput<Type extends string = string, Payload = unknown> {
+  id?: string
+  type: Type
+  payload: Payload
+}
+
+/** An event whose ID is fixed: what a store appends. */
+export interface NewEvent<Type extends string = string, Payload = unknown> {
+  id: string
+  type: Type
+  payload: Payload
+}
+
+/**
+ * An event as the log holds it: the submitted `{ id, type, payload }` plus the
+ * session it belongs to, its position in that session's log (1, 2, 3, ...,
+ * gapless) and the time it was stored (milliseconds since the epoch).
+ */
+export interface StoredEvent<Type extends string = string, Payload = unknown> {
+  id: string
+  type: Type
+  payload: Payload
+  sessionId: string
+  index: number
+  timestamp: number
+}
+
+/**
+ * Event IDs starting with this prefix belong to A2 itself (`a2.ai:` for the AI
+ * protocol). Callers may not use them, so an ID A2 derives can never collide
+ * with one a caller chose.
+ */
+export const RESERVED_ID_PREFIX = 'a2.'
+
+export function isReservedId(id: string): boolean {
+  return id.startsWith(RESERVED_ID_PREFIX)
+}

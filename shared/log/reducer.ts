@@ -1,0 +1,40 @@
+import type { StoredEvent } from './event.ts'
+
+/**
+ * A pure fold over a session's events. `name` is the snapshot identity: a
+ * snapshot is reused only by a reducer of the same name, so rename the reducer
+ * whenever `fold` or `initialState` changes meaning.
+ *
+ * State must survive `JSON.stringify`/`JSON.parse`, because snapshots store it.
+ *
+ * @example
+ * const counter: Reducer<number> = {
+ *   name: 'counter.v1',
+ *   initialState: 0,
+ *   fold: (count) => count + 1,
+ * }
+ */
+export interface Reducer<State, Event = StoredEvent> {
+  name: string
+  initialState: State
+  fold: (state: State, event: Event) => State
+}
+
+/** A reducer's state after the log's event at `index` (0: before any event). */
+export interface StateSnapshot<State> {
+  state: State
+  index: number
+}
+
+export function foldEvents<State, Event extends { index: number }>(
+  reducer: Reducer<State, Event>,
+  from: StateSnapshot<State>,
+  events: Iterable<Event>,
+): StateSnapshot<State> {
+  let { state, index } = from
+  for (const event of events) {
+    state = reducer.fold(state, event)
+    index = event.index
+  }
+  return { state, index }
+}

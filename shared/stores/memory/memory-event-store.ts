@@ -1,0 +1,137 @@
+import { AppendConflictError, PartialDuplicateBatchError } from '../../log/errors.ts'
+import type { NewEvent, StoredEvent } from '../../log/event.ts'
+import { eventContent } from '../../log/canonical-json.ts'
+import { type IdGuard, judgeResubmission, repeatedIds } from '../../log/duplicate-batch.ts'
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  ReadOptions,
+  StoredSnapshot,
+  TailOptions,
+} from '../../log/event-store.ts'
+import { decodePayload, encodeBatch } from '../payload-codec.ts'
+import { tailLoop } from '../tail-loop.ts'
+
+export interface MemoryEventStoreOptions {
+  /** Milliseconds since the epoch; passed in so tests control time. */
+  now?: () => number
+}
+
+/**
+ * The embedded default: one process, nothing persisted. It keeps the same
+ * rules as the DynamoDB store (size limits included), so an app that works
+ * here does not meet a new error in production.
+ */
+export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventStore {
+  const now = options.now ?? Date.now
+  const logs = new Map<string, StoredEvent[]>()
+  const guards = new Map<string, IdGuard>()
+  /** Snapshots are kept serialized, as a real store would keep them. */
+  const snapshots = new Map<string, string>()
+  const waiters = new Map<string, Set<() => void>>()
+
+  const logOf = (sessionId: string): StoredEvent[] => logs.get(sessionId) ?? []
+  const clone = (events: StoredEvent[]): StoredEvent[] => structuredClone(events)
+
+  function wake(sessionId: string): void {
+    const set = waiters.get(sessionId)
+    waiters.delete(sessionId)
+    for (const resolve of set ?? []) resolve()
+  }
+
+  return {
+    async append(sessionId: string, events: readonly NewEvent[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+      if (events.length === 0) return { events: [], replayed: false }
+      const repeated = repeatedIds(events)
+      if (repeated.length > 0) throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
+      const encoded = encodeBatch(events)
+      const contents = events.map(eventContent)
+      if (events.some((event) => guards.has(event.id))) {
+        const { firstIndex, lastIndex } = judgeResubmission(sessionId, events, contents, guards)
+        return { events: clone(logOf(sessionId).slice(firstIndex - 1, lastIndex)), replayed: true }
+      }
+      const log = logOf(sessionId)
+      const { expectedIndex } = appendOptions
+      if (expectedIndex !== undefined && expectedIndex !== log.length) {
+        throw new AppendConflictError(sessionId, expectedIndex, log.length)
+      }
+      const timestamp = now()
+      const first = log.length + 1
+      const stored = events.map((event, position): StoredEvent => {
+        const payload = encoded[position]
+        return {
+          id: event.id,
+          type: event.type,
+          // Round-trip through the codec, as DynamoDB would.
+          payload: decodePayload(payload?.kind === 'gzip' ? { gzip: payload.data } : { json: payload?.json }),
+          sessionId,
+          index: first + position,
+          timestamp,
+        }
+      })
+      for (const [position, event] of stored.entries()) {
+        guards.set(event.id, {
+          eventId: event.id,
+          sessionId,
+          index: event.index,
+          content: contents[position] as string,
+          batchFirstIndex: first,
+          batchSize: stored.length,
+        })
+      }
+      logs.set(sessionId, [...log, ...stored])
+      wake(sessionId)
+      return { events: clone(stored), replayed: false }
+    },
+
+    async read(sessionId: string, { after = 0, limit }: ReadOptions = {}): Promise<StoredEvent[]> {
+      const log = logOf(sessionId)
+      return clone(log.slice(after, limit === undefined ? undefined : after + limit))
+    },
+
+    async head(sessionId: string): Promise<number> {
+      return logOf(sessionId).length
+    },
+
+    tail(sessionId: string, { after = 0, signal }: TailOptions = {}): AsyncIterable<StoredEvent> {
+      return tailLoop(
+        {
+          read: async (cursor) => clone(logOf(sessionId).slice(cursor)),
+          waitForNews: (cursor, _idle, abortSignal) =>
+            new Promise<void>((resolve) => {
+              if (logOf(sessionId).length > cursor || abortSignal?.aborted) return resolve()
+              const set = waiters.get(sessionId) ?? new Set()
+              const done = (): void => {
+                set.delete(done)
+                abortSignal?.removeEventListener('abort', done)
+                resolve()
+              }
+              set.add(done)
+              waiters.set(sessionId, set)
+              abortSignal?.addEventListener('abort', done, { once: true })
+            }),
+        },
+        after,
+        signal,
+      )
+    },
+
+    async readSnapshot(sessionId: string, reducerName: string): Promise<StoredSnapshot | undefined> {
+      const raw = snapshots.get(`${sessionId}\u0000${reducerName}`)
+      if (raw === undefined) return undefined
+      try {
+        return JSON.parse(raw) as StoredSnapshot
+      } catch {
+        return undefined
+      }
+    },
+
+    async writeSnapshot(sessionId: string, reducerName: string, snapshot: StoredSnapshot): Promise<void> {
+      const key = `${sessionId}\u0000${reducerName}`
+      const existing = await this.readSnapshot(sessionId, reducerName)
+      if (existing && existing.index >= snapshot.index) return
+      snapshots.set(key, JSON.stringify(snapshot))
+    },
+  }
+}
