@@ -21,7 +21,13 @@ export {
   PartialDuplicateBatchError,
   ReservedEventIdError,
 } from './log/errors.ts'
-export { type EventInput, isReservedId, type NewEvent, RESERVED_ID_PREFIX, type StoredEvent } from './log/event.ts'
+export {
+  type EventInput,
+  isReservedId,
+  type NewEvent,
+  RESERVED_ID_PREFIX,
+  type StoredEvent,
+} from './log/event.ts'
 export { MAX_ID_LENGTH, MAX_TYPE_LENGTH } from './log/event-envelope.ts'
 export {
   DEFAULT_SNAPSHOT_EVERY,

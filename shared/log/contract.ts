@@ -1,6 +1,6 @@
 import type { z } from 'zod'
-import type { EventInput, StoredEvent } from './event.ts'
 import { InvalidEventError } from './errors.ts'
+import type { EventInput, StoredEvent } from './event.ts'
 import type { Reducer } from './reducer.ts'
 
 /** Event types mapped to the zod schemas of their payloads. */

@@ -1,5 +1,5 @@
-import type { NewEvent } from './event.ts'
 import { PartialDuplicateBatchError } from './errors.ts'
+import type { NewEvent } from './event.ts'
 
 /** What a store remembers about an event ID, to judge a later resubmission. */
 export interface IdGuard {

@@ -10,8 +10,17 @@ export const MAX_TYPE_LENGTH = 128
 const printable = /^[^\p{Cc}]+$/u
 
 const envelope = z.object({
-  id: z.string().min(1).max(MAX_ID_LENGTH).regex(printable, 'must not contain control characters').optional(),
-  type: z.string().min(1).max(MAX_TYPE_LENGTH).regex(printable, 'must not contain control characters'),
+  id: z
+    .string()
+    .min(1)
+    .max(MAX_ID_LENGTH)
+    .regex(printable, 'must not contain control characters')
+    .optional(),
+  type: z
+    .string()
+    .min(1)
+    .max(MAX_TYPE_LENGTH)
+    .regex(printable, 'must not contain control characters'),
   payload: z.unknown(),
 })
 
@@ -19,7 +28,10 @@ const envelope = z.object({
 export function checkEnvelope(event: unknown): EventInput {
   const result = envelope.safeParse(event)
   if (result.success && 'payload' in (event as object)) return result.data as EventInput
-  const type = typeof (event as { type?: unknown })?.type === 'string' ? (event as { type: string }).type : '(unknown type)'
+  const type =
+    typeof (event as { type?: unknown })?.type === 'string'
+      ? (event as { type: string }).type
+      : '(unknown type)'
   const issues = result.success
     ? [{ path: ['payload'], message: 'is required' }]
     : result.error.issues.map((issue) => ({

@@ -1,8 +1,8 @@
-import { checkEnvelope, checkSessionId } from './event-envelope.ts'
+import type { Contract } from './contract.ts'
 import { ReservedEventIdError } from './errors.ts'
 import { type EventInput, isReservedId, type StoredEvent } from './event.ts'
+import { checkEnvelope, checkSessionId } from './event-envelope.ts'
 import type { AppendOptions, EventStore, ReadOptions, TailOptions } from './event-store.ts'
-import type { Contract } from './contract.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from './reducer.ts'
 
 export interface EventLogOptions {
@@ -78,7 +78,10 @@ export function eventLog(options: EventLogOptions): EventLog {
       // Read from the snapshot's own event, to prove the log still reaches it.
       const events = await store.read(sessionId, { after: stored.index - 1 })
       if (events[0]?.index === stored.index) {
-        return { snapshot: { state: stored.state as State, index: stored.index }, events: events.slice(1) }
+        return {
+          snapshot: { state: stored.state as State, index: stored.index },
+          events: events.slice(1),
+        }
       }
     }
     return { snapshot: initial, events: await store.read(sessionId) }

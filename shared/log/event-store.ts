@@ -49,7 +49,11 @@ export interface StoredSnapshot {
  *   written.
  */
 export interface EventStore {
-  append(sessionId: string, events: readonly NewEvent[], options?: AppendOptions): Promise<AppendResult>
+  append(
+    sessionId: string,
+    events: readonly NewEvent[],
+    options?: AppendOptions,
+  ): Promise<AppendResult>
   read(sessionId: string, options?: ReadOptions): Promise<StoredEvent[]>
   /** The index of the session's last event, 0 when it has none. */
   head(sessionId: string): Promise<number>

@@ -1,5 +1,8 @@
 // `a2-aws/ai/server`: server-only pieces. For now, the event stores.
-export { type MemoryEventStoreOptions, memoryEventStore } from '../../stores/memory/memory-event-store.ts'
+export {
+  type MemoryEventStoreOptions,
+  memoryEventStore,
+} from '../../stores/memory/memory-event-store.ts'
 export {
   COMPRESS_ABOVE_BYTES,
   MAX_APPEND_BYTES,

@@ -1,7 +1,7 @@
-import { AppendConflictError, PartialDuplicateBatchError } from '../../log/errors.ts'
-import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import { eventContent } from '../../log/canonical-json.ts'
 import { type IdGuard, judgeResubmission, repeatedIds } from '../../log/duplicate-batch.ts'
+import { AppendConflictError, PartialDuplicateBatchError } from '../../log/errors.ts'
+import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type {
   AppendOptions,
   AppendResult,
@@ -41,10 +41,15 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
   }
 
   return {
-    async append(sessionId: string, events: readonly NewEvent[], appendOptions: AppendOptions = {}): Promise<AppendResult> {
+    async append(
+      sessionId: string,
+      events: readonly NewEvent[],
+      appendOptions: AppendOptions = {},
+    ): Promise<AppendResult> {
       if (events.length === 0) return { events: [], replayed: false }
       const repeated = repeatedIds(events)
-      if (repeated.length > 0) throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
+      if (repeated.length > 0)
+        throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
       const encoded = encodeBatch(events)
       const contents = events.map(eventContent)
       if (events.some((event) => guards.has(event.id))) {
@@ -64,7 +69,9 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
           id: event.id,
           type: event.type,
           // Round-trip through the codec, as DynamoDB would.
-          payload: decodePayload(payload?.kind === 'gzip' ? { gzip: payload.data } : { json: payload?.json }),
+          payload: decodePayload(
+            payload?.kind === 'gzip' ? { gzip: payload.data } : { json: payload?.json },
+          ),
           sessionId,
           index: first + position,
           timestamp,
@@ -117,7 +124,10 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       )
     },
 
-    async readSnapshot(sessionId: string, reducerName: string): Promise<StoredSnapshot | undefined> {
+    async readSnapshot(
+      sessionId: string,
+      reducerName: string,
+    ): Promise<StoredSnapshot | undefined> {
       const raw = snapshots.get(`${sessionId}\u0000${reducerName}`)
       if (raw === undefined) return undefined
       try {
@@ -127,7 +137,11 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       }
     },
 
-    async writeSnapshot(sessionId: string, reducerName: string, snapshot: StoredSnapshot): Promise<void> {
+    async writeSnapshot(
+      sessionId: string,
+      reducerName: string,
+      snapshot: StoredSnapshot,
+    ): Promise<void> {
       const key = `${sessionId}\u0000${reducerName}`
       const existing = await this.readSnapshot(sessionId, reducerName)
       if (existing && existing.index >= snapshot.index) return

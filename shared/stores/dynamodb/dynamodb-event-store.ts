@@ -1,0 +1,345 @@
+import { createHash } from 'node:crypto'
+import {
+  BatchGetItemCommand,
+  type CancellationReason,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  TransactionCanceledException,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb'
+import { eventContent } from '../../log/canonical-json.ts'
+import { type IdGuard, judgeResubmission, repeatedIds } from '../../log/duplicate-batch.ts'
+import { AppendConflictError, PartialDuplicateBatchError } from '../../log/errors.ts'
+import type { NewEvent, StoredEvent } from '../../log/event.ts'
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  ReadOptions,
+  StoredSnapshot,
+  TailOptions,
+} from '../../log/event-store.ts'
+import { decodePayload, encodeBatch, encodePayload, MAX_EVENT_BYTES } from '../payload-codec.ts'
+import { sleep, tailLoop } from '../tail-loop.ts'
+import { eventItem, guardFromItem, guardItem, storedEventFromItem } from './event-items.ts'
+import {
+  eventSk,
+  GUARD_SK,
+  guardPk,
+  HEAD_SK,
+  LAST_EVENT_SK,
+  PK,
+  SK,
+  sessionPk,
+  snapshotSk,
+} from './table-keys.ts'
+
+export interface DynamoDBEventStoreOptions {
+  client: DynamoDBClient
+  tableName: string
+  now?: () => number
+  /** Live tails poll with backoff between these bounds (defaults 25 ms to 1 s). */
+  tailPollMs?: { min: number; max: number }
+  /**
+   * How often an append without `expectedIndex` retries after losing a race
+   * for the next index to a concurrent appender (default 50).
+   */
+  maxAppendAttempts?: number
+}
+
+/** Events one BatchGetItem may ask for. */
+const BATCH_GET_LIMIT = 100
+/** How many session heads an instance remembers, to skip a read before appending. */
+const HEAD_CACHE_SIZE = 10_000
+
+/**
+ * The production store: one DynamoDB table (see `table-keys.ts` for the key
+ * design). An append is one `TransactWriteItems` that moves the session head
+ * from the index it expects, writes the events, and claims an ID guard per
+ * event; the conditions on those items are the only lock.
+ */
+export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventStore {
+  const { client, tableName } = options
+  const now = options.now ?? Date.now
+  const poll = options.tailPollMs ?? { min: 25, max: 1000 }
+  const maxAttempts = options.maxAppendAttempts ?? 50
+  // Only a hint: a wrong guess costs one cancelled transaction, never a wrong write.
+  const knownHeads = new Map<string, number>()
+
+  function rememberHead(sessionId: string, index: number): void {
+    knownHeads.delete(sessionId)
+    knownHeads.set(sessionId, index)
+    if (knownHeads.size > HEAD_CACHE_SIZE)
+      knownHeads.delete(knownHeads.keys().next().value as string)
+  }
+
+  async function head(sessionId: string): Promise<number> {
+    const { Item } = await client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: HEAD_SK } },
+        ConsistentRead: true,
+      }),
+    )
+    return Item?.lastIndex?.N === undefined ? 0 : Number(Item.lastIndex.N)
+  }
+
+  async function read(
+    sessionId: string,
+    { after = 0, limit }: ReadOptions = {},
+  ): Promise<StoredEvent[]> {
+    const events: StoredEvent[] = []
+    let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+          ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+          ExpressionAttributeValues: {
+            ':pk': { S: sessionPk(sessionId) },
+            ':from': { S: eventSk(after + 1) },
+            ':to': { S: LAST_EVENT_SK },
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+          ...(limit === undefined ? {} : { Limit: limit - events.length }),
+        }),
+      )
+      for (const item of page.Items ?? []) events.push(storedEventFromItem(item))
+      startKey = page.LastEvaluatedKey
+    } while (startKey && (limit === undefined || events.length < limit))
+    return events
+  }
+
+  async function readGuards(eventIds: readonly string[]): Promise<Map<string, IdGuard>> {
+    const guards = new Map<string, IdGuard>()
+    for (let start = 0; start < eventIds.length; start += BATCH_GET_LIMIT) {
+      let keys = eventIds
+        .slice(start, start + BATCH_GET_LIMIT)
+        .map((id) => ({ [PK]: { S: guardPk(id) }, [SK]: { S: GUARD_SK } }))
+      while (keys.length > 0) {
+        const answer = await client.send(
+          new BatchGetItemCommand({
+            RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } },
+          }),
+        )
+        for (const item of answer.Responses?.[tableName] ?? []) {
+          const guard = guardFromItem(item)
+          guards.set(guard.eventId, guard)
+        }
+        keys = (answer.UnprocessedKeys?.[tableName]?.Keys ?? []) as typeof keys
+      }
+    }
+    return guards
+  }
+
+  async function answerResubmission(
+    sessionId: string,
+    events: readonly NewEvent[],
+    contents: readonly string[],
+  ): Promise<AppendResult> {
+    const guards = await readGuards(events.map((event) => event.id))
+    const { firstIndex, lastIndex } = judgeResubmission(sessionId, events, contents, guards)
+    const stored = await read(sessionId, {
+      after: firstIndex - 1,
+      limit: lastIndex - firstIndex + 1,
+    })
+    return { events: stored, replayed: true }
+  }
+
+  function transaction(
+    sessionId: string,
+    base: number,
+    events: readonly NewEvent[],
+    contents: readonly string[],
+    timestamp: number,
+  ): { items: TransactWriteItem[]; stored: StoredEvent[] } {
+    const encoded = encodeBatch(events)
+    const first = base + 1
+    const items: TransactWriteItem[] = []
+    // Guards first: a replay is then reported even by an emulator that stops
+    // evaluating at the first failed condition.
+    events.forEach((event, position) => {
+      items.push({
+        Put: {
+          TableName: tableName,
+          Item: guardItem({
+            eventId: event.id,
+            sessionId,
+            index: first + position,
+            content: contents[position] as string,
+            batchFirstIndex: first,
+            batchSize: events.length,
+          }),
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PK },
+        },
+      })
+    })
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: HEAD_SK } },
+        UpdateExpression:
+          'SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)',
+        ...(base === 0
+          ? {
+              ConditionExpression: 'attribute_not_exists(#pk)',
+              ExpressionAttributeNames: { '#pk': PK },
+            }
+          : { ConditionExpression: 'lastIndex = :base' }),
+        ExpressionAttributeValues: {
+          ':last': { N: String(base + events.length) },
+          ':now': { N: String(timestamp) },
+          ...(base === 0 ? {} : { ':base': { N: String(base) } }),
+        },
+      },
+    })
+    const stored = events.map((event, position): StoredEvent => {
+      const index = first + position
+      const payload = encoded[position] as (typeof encoded)[number]
+      items.push({
+        Put: {
+          TableName: tableName,
+          Item: eventItem(sessionId, index, timestamp, event, payload),
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PK },
+        },
+      })
+      return {
+        ...event,
+        payload: decodePayload(
+          payload.kind === 'gzip' ? { gzip: payload.data } : { json: payload.json },
+        ),
+        sessionId,
+        index,
+        timestamp,
+      }
+    })
+    return { items, stored }
+  }
+
+  async function append(
+    sessionId: string,
+    events: readonly NewEvent[],
+    { expectedIndex }: AppendOptions = {},
+  ): Promise<AppendResult> {
+    if (events.length === 0) return { events: [], replayed: false }
+    const repeated = repeatedIds(events)
+    if (repeated.length > 0)
+      throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
+    encodeBatch(events) // size limits, before any request
+    const contents = events.map((event) => digest(eventContent(event)))
+    let base = expectedIndex ?? knownHeads.get(sessionId) ?? 0
+    for (let attempt = 1; ; attempt++) {
+      const { items, stored } = transaction(sessionId, base, events, contents, now())
+      try {
+        await client.send(new TransactWriteItemsCommand({ TransactItems: items }))
+        rememberHead(sessionId, base + events.length)
+        return { events: stored, replayed: false }
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error
+        const reasons: CancellationReason[] = error.CancellationReasons ?? []
+        const failed = (position: number): boolean =>
+          reasons[position]?.Code === 'ConditionalCheckFailed'
+        const guardFailed = events.some((_event, position) => failed(position))
+        const raced = reasons.some((reason) => reason.Code === 'TransactionConflict')
+        if (guardFailed) return answerResubmission(sessionId, events, contents)
+        if (raced && attempt < maxAttempts) {
+          await sleep(backoff(attempt), undefined)
+          continue
+        }
+        // The head moved. A replay still wins over a stale expected index, and
+        // some emulators report only the first failed condition, so look.
+        const known = await readGuards([events[0]?.id as string])
+        if (known.size > 0) return answerResubmission(sessionId, events, contents)
+        const actual = await head(sessionId)
+        rememberHead(sessionId, actual)
+        if (expectedIndex !== undefined || attempt >= maxAttempts) {
+          throw new AppendConflictError(sessionId, expectedIndex ?? base, actual)
+        }
+        base = actual
+      }
+    }
+  }
+
+  return {
+    append,
+    read,
+    head,
+    tail(sessionId: string, { after = 0, signal }: TailOptions = {}): AsyncIterable<StoredEvent> {
+      return tailLoop(
+        {
+          read: (cursor) => read(sessionId, { after: cursor }),
+          waitForNews: (_cursor, idleRounds, abortSignal) =>
+            sleep(Math.min(poll.max, poll.min * 2 ** Math.max(0, idleRounds - 1)), abortSignal),
+        },
+        after,
+        signal,
+      )
+    },
+
+    async readSnapshot(
+      sessionId: string,
+      reducerName: string,
+    ): Promise<StoredSnapshot | undefined> {
+      const { Item } = await client.send(
+        new GetItemCommand({
+          TableName: tableName,
+          Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: snapshotSk(reducerName) } },
+        }),
+      )
+      if (!Item) return undefined
+      try {
+        return {
+          index: Number(Item.i?.N),
+          state: decodePayload({ json: Item.p?.S, gzip: Item.pz?.B }),
+        }
+      } catch {
+        return undefined
+      }
+    },
+
+    async writeSnapshot(
+      sessionId: string,
+      reducerName: string,
+      snapshot: StoredSnapshot,
+    ): Promise<void> {
+      const state = encodePayload(snapshot.state)
+      // A snapshot is a cache: one too large for an item is not stored, and
+      // state() folds from the log instead.
+      if (state.bytes > MAX_EVENT_BYTES) return
+      try {
+        await client.send(
+          new PutItemCommand({
+            TableName: tableName,
+            Item: {
+              [PK]: { S: sessionPk(sessionId) },
+              [SK]: { S: snapshotSk(reducerName) },
+              i: { N: String(snapshot.index) },
+              ts: { N: String(now()) },
+              ...(state.kind === 'gzip' ? { pz: { B: state.data } } : { p: { S: state.json } }),
+            },
+            ConditionExpression: 'attribute_not_exists(#pk) OR i < :index',
+            ExpressionAttributeNames: { '#pk': PK },
+            ExpressionAttributeValues: { ':index': { N: String(snapshot.index) } },
+          }),
+        )
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error
+      }
+    },
+  }
+}
+
+function digest(content: string): string {
+  return createHash('sha256').update(content).digest('base64url')
+}
+
+function backoff(attempt: number): number {
+  return Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2)
+}

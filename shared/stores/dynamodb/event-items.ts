@@ -1,0 +1,61 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb'
+import type { IdGuard } from '../../log/duplicate-batch.ts'
+import type { NewEvent, StoredEvent } from '../../log/event.ts'
+import { decodePayload, type EncodedPayload } from '../payload-codec.ts'
+import { eventSk, GUARD_SK, guardPk, PK, SK, sessionPk } from './table-keys.ts'
+
+type Item = Record<string, AttributeValue>
+
+/** Event item: `p` holds the payload as JSON, or `pz` as gzipped JSON. */
+export function eventItem(
+  sessionId: string,
+  index: number,
+  timestamp: number,
+  event: NewEvent,
+  payload: EncodedPayload,
+): Item {
+  return {
+    [PK]: { S: sessionPk(sessionId) },
+    [SK]: { S: eventSk(index) },
+    sid: { S: sessionId },
+    i: { N: String(index) },
+    id: { S: event.id },
+    t: { S: event.type },
+    ts: { N: String(timestamp) },
+    ...(payload.kind === 'gzip' ? { pz: { B: payload.data } } : { p: { S: payload.json } }),
+  }
+}
+
+export function storedEventFromItem(item: Item): StoredEvent {
+  return {
+    id: item.id?.S as string,
+    type: item.t?.S as string,
+    payload: decodePayload({ json: item.p?.S, gzip: item.pz?.B }),
+    sessionId: item.sid?.S as string,
+    index: Number(item.i?.N),
+    timestamp: Number(item.ts?.N),
+  }
+}
+
+export function guardItem(guard: IdGuard): Item {
+  return {
+    [PK]: { S: guardPk(guard.eventId) },
+    [SK]: { S: GUARD_SK },
+    sid: { S: guard.sessionId },
+    i: { N: String(guard.index) },
+    c: { S: guard.content },
+    bf: { N: String(guard.batchFirstIndex) },
+    bn: { N: String(guard.batchSize) },
+  }
+}
+
+export function guardFromItem(item: Item): IdGuard {
+  return {
+    eventId: (item[PK]?.S ?? '').slice('ID#'.length),
+    sessionId: item.sid?.S as string,
+    index: Number(item.i?.N),
+    content: item.c?.S as string,
+    batchFirstIndex: Number(item.bf?.N),
+    batchSize: Number(item.bn?.N),
+  }
+}

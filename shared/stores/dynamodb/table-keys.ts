@@ -1,0 +1,28 @@
+/**
+ * The single-table key design of the event log (see docs/event-log.md).
+ *
+ * | item           | pk               | sk                 |
+ * | -------------- | ---------------- | ------------------ |
+ * | session head   | `S#<sessionId>`  | `#HEAD`            |
+ * | event          | `S#<sessionId>`  | `E#<index, 12 digits>` |
+ * | reducer snapshot | `S#<sessionId>` | `R#<reducerName>`  |
+ * | event ID guard | `ID#<eventId>`   | `#ID`              |
+ *
+ * A session's items share a partition, so one Query reads a range of its log
+ * in order. ID guards get a partition each, because IDs are unique across the
+ * whole table and a condition can only look at the item it writes.
+ */
+export const PK = 'pk'
+export const SK = 'sk'
+/** Epoch seconds; the table's TTL attribute, for apps that expire sessions. */
+export const TTL_ATTRIBUTE = 'expiresAt'
+
+const INDEX_DIGITS = 12
+
+export const sessionPk = (sessionId: string): string => `S#${sessionId}`
+export const HEAD_SK = '#HEAD'
+export const eventSk = (index: number): string => `E#${String(index).padStart(INDEX_DIGITS, '0')}`
+export const LAST_EVENT_SK = eventSk(10 ** INDEX_DIGITS - 1)
+export const snapshotSk = (reducerName: string): string => `R#${reducerName}`
+export const guardPk = (eventId: string): string => `ID#${eventId}`
+export const GUARD_SK = '#ID'

@@ -1,0 +1,449 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import {
+  AppendConflictError,
+  BatchTooLargeError,
+  contract,
+  type EventStore,
+  EventTooLargeError,
+  eventLog,
+  InvalidEventError,
+  type NewEvent,
+  PartialDuplicateBatchError,
+  type Reducer,
+  ReservedEventIdError,
+  type StoredEvent,
+} from '../../shared/index.ts'
+import { MAX_EVENT_BYTES, MAX_EVENTS_PER_APPEND } from '../../shared/stores/payload-codec.ts'
+
+export interface EventStoreHarness {
+  store: EventStore
+  /** Makes the stored snapshot of a reducer undecodable, as a damaged item would be. */
+  corruptSnapshot(sessionId: string, reducerName: string): Promise<void>
+}
+
+const session = (): string => `s-${randomUUID()}`
+const ev = (id: string, payload: unknown = { n: id }, type = 'test.happened'): NewEvent => ({
+  id,
+  type,
+  payload,
+})
+const ids = (events: StoredEvent[]): string[] => events.map((event) => event.id)
+const indices = (events: StoredEvent[]): number[] => events.map((event) => event.index)
+
+async function collect(
+  iterable: AsyncIterable<StoredEvent>,
+  count: number,
+): Promise<StoredEvent[]> {
+  const seen: StoredEvent[] = []
+  for await (const event of iterable) {
+    seen.push(event)
+    if (seen.length === count) break
+  }
+  return seen
+}
+
+/** Counts how many events a reducer folded, to tell a snapshot read from a replay. */
+function countingReducer(name: string): Reducer<number[]> & { folds: number } {
+  const reducer = {
+    name,
+    initialState: [] as number[],
+    folds: 0,
+    fold(state: number[], event: StoredEvent): number[] {
+      reducer.folds++
+      return [...state, event.index]
+    },
+  }
+  return reducer
+}
+
+/**
+ * One suite, every store: what the event log promises, checked against the
+ * real component (the DynamoDB store runs it on an AWS-compatible endpoint).
+ */
+export function describeEventStoreConformance(
+  name: string,
+  harness: () => EventStoreHarness,
+): void {
+  describe(`${name}: the event store contract`, () => {
+    describe('append', () => {
+      it('stores events with the session ID, gapless indices from 1 and a timestamp', async () => {
+        const { store } = harness()
+        const s = session()
+        const before = Date.now()
+        const first = await store.append(s, [ev(randomUUID()), ev(randomUUID())])
+        const second = await store.append(s, [ev(randomUUID())])
+        expect(first.replayed).toBe(false)
+        expect(indices(first.events)).toEqual([1, 2])
+        expect(indices(second.events)).toEqual([3])
+        const all = await store.read(s)
+        expect(indices(all)).toEqual([1, 2, 3])
+        for (const event of all) {
+          expect(event.sessionId).toBe(s)
+          expect(event.timestamp).toBeGreaterThanOrEqual(before - 1000)
+          expect(event.timestamp).toBeLessThanOrEqual(Date.now() + 1000)
+        }
+        expect(await store.head(s)).toBe(3)
+      })
+
+      it('keeps each session its own log', async () => {
+        const { store } = harness()
+        const [a, b] = [session(), session()]
+        await store.append(a, [ev(randomUUID()), ev(randomUUID())])
+        const inB = await store.append(b, [ev(randomUUID())])
+        expect(indices(inB.events)).toEqual([1])
+        expect(await store.head(a)).toBe(2)
+        expect(await store.head(b)).toBe(1)
+        expect(await store.head(session())).toBe(0)
+      })
+
+      it('returns what it stored: type, payload and ID as submitted', async () => {
+        const { store } = harness()
+        const s = session()
+        const payload = { text: 'héllo ✓', nested: { list: [1, 2, { deep: true }] }, none: null }
+        const { events } = await store.append(s, [{ id: 'e-1', type: 'note.added', payload }])
+        expect(events[0]).toMatchObject({ id: 'e-1', type: 'note.added', payload, index: 1 })
+        expect((await store.read(s))[0]).toEqual(events[0])
+      })
+
+      it('appends at the expected index, and refuses a mismatch with APPEND_CONFLICT writing nothing', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.append(s, [ev(randomUUID())], { expectedIndex: 0 })
+        await store.append(s, [ev(randomUUID())], { expectedIndex: 1 })
+        for (const expectedIndex of [0, 1, 5]) {
+          const error = await store.append(s, [ev(randomUUID())], { expectedIndex }).catch((e) => e)
+          expect(error).toBeInstanceOf(AppendConflictError)
+          expect(error).toMatchObject({ code: 'APPEND_CONFLICT', expectedIndex, actualIndex: 2 })
+        }
+        expect(indices(await store.read(s))).toEqual([1, 2])
+      })
+
+      it('lets concurrent appenders on one session each win distinct indices, with no gaps and nothing lost', async () => {
+        const { store } = harness()
+        const s = session()
+        const batches = Array.from({ length: 12 }, (_, i) =>
+          Array.from({ length: (i % 3) + 1 }, () => ev(randomUUID())),
+        )
+        const results = await Promise.all(batches.map((batch) => store.append(s, batch)))
+        const all = await store.read(s)
+        const total = batches.flat().length
+        expect(indices(all)).toEqual(Array.from({ length: total }, (_, i) => i + 1))
+        expect(new Set(ids(all))).toEqual(new Set(batches.flat().map((event) => event.id)))
+        for (const [i, result] of results.entries()) {
+          // Each batch is contiguous and in its own order.
+          expect(ids(result.events)).toEqual(batches[i]?.map((event) => event.id))
+          const first = result.events[0]?.index ?? 0
+          expect(indices(result.events)).toEqual(result.events.map((_, k) => first + k))
+        }
+      })
+
+      it('lets exactly one of several appenders expecting the same index win', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.append(s, [ev(randomUUID())])
+        const attempts = await Promise.allSettled(
+          Array.from({ length: 6 }, () =>
+            store.append(s, [ev(randomUUID())], { expectedIndex: 1 }),
+          ),
+        )
+        const won = attempts.filter((attempt) => attempt.status === 'fulfilled')
+        expect(won).toHaveLength(1)
+        for (const attempt of attempts) {
+          if (attempt.status === 'rejected')
+            expect(attempt.reason).toBeInstanceOf(AppendConflictError)
+        }
+        expect(await store.head(s)).toBe(2)
+      })
+    })
+
+    describe('event IDs', () => {
+      it('answers an exact replay with the events as first stored, writing nothing', async () => {
+        const { store } = harness()
+        const s = session()
+        const batch = [ev(randomUUID()), ev(randomUUID())]
+        const first = await store.append(s, batch)
+        await store.append(s, [ev(randomUUID())])
+        const again = await store.append(
+          s,
+          batch.map((event) => ({ ...event })),
+        )
+        expect(again.replayed).toBe(true)
+        expect(again.events).toEqual(first.events)
+        expect(await store.head(s)).toBe(3)
+      })
+
+      it('treats payloads that differ only in key order as the same content', async () => {
+        const { store } = harness()
+        const s = session()
+        const id = randomUUID()
+        await store.append(s, [ev(id, { a: 1, b: { c: 2, d: 3 } })])
+        const again = await store.append(s, [ev(id, { b: { d: 3, c: 2 }, a: 1 })])
+        expect(again.replayed).toBe(true)
+      })
+
+      it('prefers a replay to a conflict when the replayed append carries its old expected index', async () => {
+        const { store } = harness()
+        const s = session()
+        const batch = [ev(randomUUID())]
+        const first = await store.append(s, batch, { expectedIndex: 0 })
+        await store.append(s, [ev(randomUUID())])
+        const again = await store.append(s, batch, { expectedIndex: 0 })
+        expect(again).toEqual({ events: first.events, replayed: true })
+      })
+
+      const rejections: [string, (s: string, earlier: NewEvent[]) => [string, NewEvent[]]][] = [
+        ['other content', (s, [a]) => [s, [ev(a?.id as string, { changed: true })]]],
+        ['another type', (s, [a]) => [s, [ev(a?.id as string, a?.payload, 'other.type')]]],
+        ['another session', (_s, earlier) => [session(), earlier]],
+        ['only part of the earlier batch', (s, [a]) => [s, [a as NewEvent]]],
+        ['the earlier batch plus a new event', (s, earlier) => [s, [...earlier, ev(randomUUID())]]],
+        ['the earlier batch in another order', (s, [a, b]) => [s, [b as NewEvent, a as NewEvent]]],
+        ['one earlier ID beside a new one', (s, [a]) => [s, [ev(randomUUID()), a as NewEvent]]],
+      ]
+      for (const [what, resubmit] of rejections) {
+        it(`rejects a batch that reuses IDs with ${what} as PARTIAL_DUPLICATE_BATCH, writing nothing`, async () => {
+          const { store } = harness()
+          const s = session()
+          const earlier = [ev(randomUUID()), ev(randomUUID())]
+          await store.append(s, earlier)
+          const [target, batch] = resubmit(s, earlier)
+          const error = await store.append(target, batch).catch((e) => e)
+          expect(error).toBeInstanceOf(PartialDuplicateBatchError)
+          expect(error.code).toBe('PARTIAL_DUPLICATE_BATCH')
+          expect(await store.head(s)).toBe(2)
+          expect(await store.head(target)).toBe(target === s ? 2 : 0)
+          // The new IDs of the refused batch were not claimed.
+          const fresh = batch.filter((event) => !earlier.some((old) => old.id === event.id))
+          if (fresh.length > 0) {
+            const later = await store.append(s, fresh)
+            expect(later.replayed).toBe(false)
+          }
+        })
+      }
+
+      it('rejects a batch that repeats an ID within itself', async () => {
+        const { store } = harness()
+        const s = session()
+        const id = randomUUID()
+        await expect(store.append(s, [ev(id), ev(id)])).rejects.toBeInstanceOf(
+          PartialDuplicateBatchError,
+        )
+        expect(await store.head(s)).toBe(0)
+      })
+    })
+
+    describe('size', () => {
+      it('compresses a large compressible payload and returns it intact', async () => {
+        const { store } = harness()
+        const s = session()
+        const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20_000) // ~900 KB
+        const { events } = await store.append(s, [ev(randomUUID(), { text })])
+        expect(events[0]?.payload).toEqual({ text })
+        const [read] = await store.read(s)
+        expect(read?.payload).toEqual({ text })
+      })
+
+      it('refuses an event still too large after compression, naming the limit, and writes nothing', async () => {
+        const { store } = harness()
+        const s = session()
+        const big = randomBytes(420 * 1024).toString('base64') // 560 KB that gzip only brings to ~425 KB
+        const error = await store
+          .append(s, [ev(randomUUID()), ev(randomUUID(), { big })])
+          .catch((e) => e)
+        expect(error).toBeInstanceOf(EventTooLargeError)
+        expect(error).toMatchObject({ code: 'EVENT_TOO_LARGE', limitBytes: MAX_EVENT_BYTES })
+        expect(error.message).toContain(String(MAX_EVENT_BYTES))
+        expect(await store.head(s)).toBe(0)
+      })
+
+      it('refuses a batch beyond one transaction, by count or by bytes', async () => {
+        const { store } = harness()
+        const s = session()
+        const many = Array.from({ length: MAX_EVENTS_PER_APPEND + 1 }, () => ev(randomUUID()))
+        await expect(store.append(s, many)).rejects.toBeInstanceOf(BatchTooLargeError)
+        const heavy = Array.from({ length: 16 }, () =>
+          ev(randomUUID(), { big: randomBytes(240 * 1024).toString('base64') }),
+        )
+        await expect(store.append(s, heavy)).rejects.toMatchObject({ code: 'BATCH_TOO_LARGE' })
+        expect(await store.head(s)).toBe(0)
+        const most = many.slice(0, MAX_EVENTS_PER_APPEND)
+        expect((await store.append(s, most)).events).toHaveLength(MAX_EVENTS_PER_APPEND)
+      })
+    })
+
+    describe('read and tail', () => {
+      it('reads a range after an index, in order, with a limit', async () => {
+        const { store } = harness()
+        const s = session()
+        for (let i = 0; i < 5; i++) await store.append(s, [ev(randomUUID()), ev(randomUUID())])
+        expect(indices(await store.read(s, { after: 6 }))).toEqual([7, 8, 9, 10])
+        expect(indices(await store.read(s, { after: 2, limit: 3 }))).toEqual([3, 4, 5])
+        expect(await store.read(s, { after: 10 })).toEqual([])
+        expect(await store.read(session())).toEqual([])
+      })
+
+      it('tails from an index: earlier events first, then events appended after it started', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.append(
+          s,
+          [ev('t-1'), ev('t-2'), ev('t-3')].map((e) => ({ ...e, id: `${s}-${e.id}` })),
+        )
+        const controller = new AbortController()
+        const seen = collect(store.tail(s, { after: 1, signal: controller.signal }), 4)
+        await new Promise((resolve) => setTimeout(resolve, 60))
+        await store.append(s, [ev(`${s}-t-4`)])
+        await new Promise((resolve) => setTimeout(resolve, 60))
+        await store.append(s, [ev(`${s}-t-5`)])
+        const events = await seen
+        controller.abort()
+        expect(indices(events)).toEqual([2, 3, 4, 5])
+      })
+
+      it('ends a tail when its signal aborts', async () => {
+        const { store } = harness()
+        const s = session()
+        const controller = new AbortController()
+        const seen: StoredEvent[] = []
+        const done = (async () => {
+          for await (const event of store.tail(s, { signal: controller.signal })) seen.push(event)
+        })()
+        await store.append(s, [ev(randomUUID())])
+        await new Promise((resolve) => setTimeout(resolve, 80))
+        controller.abort()
+        await done
+        expect(indices(seen)).toEqual([1])
+      })
+    })
+
+    describe('state and snapshots', () => {
+      it('folds a reducer over the log and reports the index it folded to', async () => {
+        const { store } = harness()
+        const log = eventLog({ store })
+        const s = log.session(session())
+        await s.append([ev(randomUUID()), ev(randomUUID()), ev(randomUUID())])
+        const reducer = countingReducer(`count-${randomUUID()}`)
+        expect(await s.state(reducer)).toEqual({ state: [1, 2, 3], index: 3 })
+        expect(await log.session(session()).state(reducer)).toEqual({ state: [], index: 0 })
+      })
+
+      it('reads state as the stored snapshot plus the tail after it', async () => {
+        const { store } = harness()
+        const log = eventLog({ store, snapshotEvery: 5 })
+        const s = log.session(session())
+        for (let i = 0; i < 8; i++) await s.append([ev(randomUUID())])
+        const reducer = countingReducer(`count-${randomUUID()}`)
+        await s.state(reducer) // folds 8 and stores a snapshot at 8
+        expect(reducer.folds).toBe(8)
+        await s.append([ev(randomUUID()), ev(randomUUID())])
+        reducer.folds = 0
+        const { state, index } = await s.state(reducer)
+        expect(reducer.folds).toBe(2)
+        expect(index).toBe(10)
+        expect(state).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+      })
+
+      it('does not reuse a snapshot under a renamed reducer', async () => {
+        const { store } = harness()
+        const log = eventLog({ store, snapshotEvery: 2 })
+        const s = log.session(session())
+        await s.append([ev(randomUUID()), ev(randomUUID()), ev(randomUUID())])
+        const name = `count-${randomUUID()}`
+        await s.state(countingReducer(name))
+        const renamed = countingReducer(`${name}.v2`)
+        expect((await s.state(renamed)).state).toEqual([1, 2, 3])
+        expect(renamed.folds).toBe(3)
+      })
+
+      it('rebuilds state from the log when the snapshot cannot be read', async () => {
+        const h = harness()
+        const log = eventLog({ store: h.store, snapshotEvery: 2 })
+        const sessionId = session()
+        const s = log.session(sessionId)
+        await s.append([ev(randomUUID()), ev(randomUUID()), ev(randomUUID())])
+        const reducer = countingReducer(`count-${randomUUID()}`)
+        await s.state(reducer)
+        await h.corruptSnapshot(sessionId, reducer.name)
+        reducer.folds = 0
+        expect(await s.state(reducer)).toEqual({ state: [1, 2, 3], index: 3 })
+        expect(reducer.folds).toBe(3)
+      })
+
+      it('rebuilds state when a snapshot claims an index the log does not reach', async () => {
+        const { store } = harness()
+        const sessionId = session()
+        const s = eventLog({ store }).session(sessionId)
+        await s.append([ev(randomUUID())])
+        const reducer = countingReducer(`count-${randomUUID()}`)
+        await store.writeSnapshot(sessionId, reducer.name, { index: 40, state: [99] })
+        expect(await s.state(reducer)).toEqual({ state: [1], index: 1 })
+      })
+
+      it('keeps the newer of two snapshots', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.writeSnapshot(s, 'r', { index: 5, state: { v: 5 } })
+        await store.writeSnapshot(s, 'r', { index: 3, state: { v: 3 } })
+        expect(await store.readSnapshot(s, 'r')).toEqual({ index: 5, state: { v: 5 } })
+        await store.writeSnapshot(s, 'r', { index: 7, state: { v: 7 } })
+        expect(await store.readSnapshot(s, 'r')).toEqual({ index: 7, state: { v: 7 } })
+        expect(await store.readSnapshot(s, 'other')).toBeUndefined()
+      })
+    })
+
+    describe('the log over this store', () => {
+      const notes = contract({
+        name: 'notes',
+        events: {
+          'note.added': z.object({
+            text: z.string().min(1),
+            tags: z.array(z.string()).default([]),
+          }),
+        },
+      })
+
+      it('rejects an invalid payload with the event type and the zod issue path, writing nothing', async () => {
+        const { store } = harness()
+        const s = eventLog({ store, contract: notes }).session(session())
+        const error = await s
+          .append([
+            { id: randomUUID(), type: 'note.added', payload: { text: 'ok' } },
+            { id: randomUUID(), type: 'note.added', payload: { text: 'x', tags: ['a', 7] } },
+          ])
+          .catch((e) => e)
+        expect(error).toBeInstanceOf(InvalidEventError)
+        expect(error).toMatchObject({
+          code: 'INVALID_EVENT',
+          eventType: 'note.added',
+          path: ['tags', 1],
+        })
+        expect(error.message).toContain('note.added')
+        expect(error.message).toContain('tags.1')
+        expect(await s.head()).toBe(0)
+      })
+
+      it('stores the parsed payload of a declared type and passes undeclared types through', async () => {
+        const { store } = harness()
+        const s = eventLog({ store, contract: notes }).session(session())
+        const stored = await s.append([
+          { type: 'note.added', payload: { text: 'hi' } },
+          { type: 'other.thing', payload: { anything: 1 } },
+        ])
+        expect(stored[0]?.payload).toEqual({ text: 'hi', tags: [] })
+        expect(stored[1]?.payload).toEqual({ anything: 1 })
+        expect(stored.every((event) => event.id.length > 0)).toBe(true)
+      })
+
+      it('refuses caller IDs with the reserved a2. prefix, and lets A2 itself use them', async () => {
+        const { store } = harness()
+        const s = eventLog({ store }).session(session())
+        await expect(s.append([ev('a2.ai:forged')])).rejects.toBeInstanceOf(ReservedEventIdError)
+        expect(await s.head()).toBe(0)
+        const id = `a2.ai:${randomUUID()}`
+        expect(await s.append([ev(id)], { author: 'a2' })).toHaveLength(1)
+      })
+    })
+  })
+}

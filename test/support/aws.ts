@@ -1,0 +1,46 @@
+import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { afterAll, beforeAll, inject } from 'vitest'
+import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
+import { resetMoto } from './moto-server.ts'
+
+/** SDK settings for the test endpoint; `A2_TEST_ENDPOINT=aws` means real AWS as configured. */
+export function awsClientConfig() {
+  const endpoint = inject('awsEndpoint')
+  if (endpoint === 'aws') return {}
+  return {
+    endpoint,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    credentials: {
+      accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? 'test',
+      secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? 'test',
+    },
+  }
+}
+
+/**
+ * Gives a suite a fresh event log table: on moto the server is reset first;
+ * on LocalStack or AWS the table gets a unique name and is deleted afterwards.
+ */
+export function useEventLogTable(): { client: () => DynamoDBClient; tableName: () => string } {
+  let client: DynamoDBClient | undefined
+  const tableName = `a2-test-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+  beforeAll(async () => {
+    if (inject('awsEndpointKind') === 'moto') await resetMoto(inject('awsEndpoint'))
+    client = new DynamoDBClient(awsClientConfig())
+    await createEventLogTable(client, tableName)
+  })
+  afterAll(async () => {
+    if (inject('awsEndpointKind') === 'external') {
+      await client?.send(new DeleteTableCommand({ TableName: tableName }))
+    }
+    client?.destroy()
+  })
+  return {
+    client: () => {
+      if (!client)
+        throw new Error('useEventLogTable(): the client exists only inside tests and hooks')
+      return client
+    },
+    tableName: () => tableName,
+  }
+}

@@ -1,0 +1,89 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+
+export const MOTO_INSTALL_HINT =
+  "The integration tests need the moto server (Python). Install it with: pip install 'moto[server]'"
+
+// Single-threaded on purpose: the threaded server lets two concurrent
+// conditional writes both succeed, which would hide the races we test.
+const MOTO_MAIN = [
+  'from werkzeug.serving import run_simple',
+  'from moto.moto_server.werkzeug_app import DomainDispatcherApplication as D, create_backend_app as c',
+  'import sys',
+  "run_simple('127.0.0.1', int(sys.argv[1]), D(c), threaded=False)",
+].join('\n')
+
+export interface MotoServer {
+  endpoint: string
+  pid: number
+  stop(): void
+}
+
+async function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      )
+    })
+  })
+}
+
+export async function resetMoto(endpoint: string): Promise<void> {
+  const response = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' })
+  if (!response.ok) throw new Error(`moto reset answered ${response.status}`)
+}
+
+/** Starts moto on a free loopback port and waits until it answers. */
+export async function startMotoServer({ timeoutMs = 30_000 } = {}): Promise<MotoServer> {
+  const port = await freeLoopbackPort()
+  const endpoint = `http://127.0.0.1:${port}`
+  let output = ''
+  let exited: string | undefined
+  const child: ChildProcess = spawn(
+    process.env.A2_PYTHON ?? 'python3',
+    ['-c', MOTO_MAIN, String(port)],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  child.stdout?.on('data', (chunk) => {
+    output = (output + chunk).slice(-4000)
+  })
+  child.stderr?.on('data', (chunk) => {
+    output = (output + chunk).slice(-4000)
+  })
+  child.on('error', (error) => {
+    exited = error.message
+  })
+  child.on('exit', (code, signal) => {
+    exited ??= `exited with ${code ?? signal}`
+  })
+  const stop = (): void => {
+    // moto ignores SIGTERM.
+    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL')
+  }
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (exited !== undefined) {
+      throw new Error(
+        `The moto server did not start (${exited}).\n${output.trim()}\n\n${MOTO_INSTALL_HINT}`,
+      )
+    }
+    try {
+      await resetMoto(endpoint)
+      return { endpoint, pid: child.pid as number, stop }
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  stop()
+  throw new Error(
+    `The moto server did not answer within ${timeoutMs} ms.\n${output.trim()}\n\n${MOTO_INSTALL_HINT}`,
+  )
+}

@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config'
+
+// Two projects: `unit` runs in parallel with no outside services; `integration`
+// runs against an AWS-compatible endpoint (a moto server started by the global
+// setup, or A2_TEST_ENDPOINT), one file at a time because the single-threaded
+// moto server is shared and reset between suites.
+export default defineConfig({
+  resolve: { conditions: ['a2-source'] },
+  test: {
+    projects: [
+      {
+        resolve: { conditions: ['a2-source'] },
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: ['test/integration/**', 'node_modules/**'],
+        },
+      },
+      {
+        resolve: { conditions: ['a2-source'] },
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/aws-endpoint-global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+})
