@@ -1,0 +1,80 @@
+import { type A2ErrorCode, isA2Error } from '../log/errors.ts'
+
+/** Codes the HTTP edge adds to the log's own. */
+export type HttpErrorCode =
+  | A2ErrorCode
+  | 'MALFORMED_JSON'
+  | 'MALFORMED_REQUEST'
+  | 'BODY_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'METHOD_NOT_ALLOWED'
+  | 'FORBIDDEN'
+  | 'SERVER_EVENT_REFUSED'
+  | 'INTERNAL'
+
+/** An error that knows its HTTP answer: a status and a JSON body with a code. */
+export class HttpError extends Error {
+  readonly status: number
+  readonly code: HttpErrorCode
+  readonly details: Record<string, unknown> | undefined
+
+  constructor(
+    status: number,
+    code: HttpErrorCode,
+    message: string,
+    details?: Record<string, unknown>,
+  ) {
+    super(message)
+    this.name = 'HttpError'
+    this.status = status
+    this.code = code
+    this.details = details
+  }
+}
+
+const STATUS_OF: Record<A2ErrorCode, number> = {
+  INVALID_EVENT: 400,
+  RESERVED_EVENT_ID: 400,
+  INVALID_SESSION_ID: 400,
+  APPEND_CONFLICT: 409,
+  PARTIAL_DUPLICATE_BATCH: 409,
+  EVENT_TOO_LARGE: 413,
+  BATCH_TOO_LARGE: 413,
+}
+
+/** The one place typed errors become responses. Unknown errors are 500s that leak nothing. */
+export function errorResponse(error: unknown): Response {
+  const http =
+    error instanceof HttpError
+      ? error
+      : isA2Error(error)
+        ? new HttpError(STATUS_OF[error.code], error.code, error.message, detailsOf(error))
+        : new HttpError(500, 'INTERNAL', 'The server failed to handle the request')
+  return Response.json(
+    {
+      error: {
+        code: http.code,
+        message: http.message,
+        ...(http.details ? { details: http.details } : {}),
+      },
+    },
+    { status: http.status, headers: { 'cache-control': 'no-store' } },
+  )
+}
+
+function detailsOf(error: Error): Record<string, unknown> | undefined {
+  const { eventType, path, duplicateIds, expectedIndex, actualIndex, limitBytes, eventId } =
+    error as unknown as Record<string, unknown>
+  const details = Object.fromEntries(
+    Object.entries({
+      eventType,
+      path,
+      duplicateIds,
+      expectedIndex,
+      actualIndex,
+      limitBytes,
+      eventId,
+    }).filter(([, value]) => value !== undefined),
+  )
+  return Object.keys(details).length > 0 ? details : undefined
+}

@@ -1,0 +1,166 @@
+import type { EventInput, StoredEvent } from '../log/event.ts'
+import type { EventLog } from '../log/event-log.ts'
+import { errorResponse, HttpError } from './http-error.ts'
+import { readJsonBody } from './read-body.ts'
+import { type EventStreamOptions, eventStream } from './sse.ts'
+
+/** What a request wants to do, for `authorize` to decide. */
+export type Operation =
+  | { type: 'read'; sessionId: string; request: Request }
+  | { type: 'push'; sessionId: string; events: readonly EventInput[]; request: Request }
+
+export type Authorize = (operation: Operation) => boolean | Promise<boolean>
+
+export interface LogEndpointOptions {
+  log: EventLog
+  /**
+   * Refuses events a browser may not push (for an agent: every
+   * server-authored `ai.*` event) by throwing an `HttpError` or `A2Error`.
+   * Runs before `authorize`.
+   */
+  checkPush?: (events: readonly EventInput[]) => void
+  /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
+  maxBodyBytes?: number
+  stream?: Omit<EventStreamOptions, 'signal'>
+}
+
+export interface FetchOptions {
+  authorize?: Authorize
+}
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+
+/**
+ * The HTTP face of a session log, as a fetch handler (`Request` in,
+ * `Response` out) that any server, route file or Lambda adapter can mount:
+ *
+ * - `GET ?sessionId=S[&after=N]` streams the session's events as SSE; `id:` is
+ *   the log index and `Last-Event-ID` resumes after it.
+ * - `POST ?sessionId=S` with `{ "events": [...] }` (or `{ sessionId, events }`)
+ *   appends them and answers `{ events }` as stored; a replayed batch gets
+ *   the original answer.
+ *
+ * Errors are JSON: `{ error: { code, message, details? } }`.
+ */
+export function logEndpoint(options: LogEndpointOptions) {
+  const { log, checkPush } = options
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+
+  async function authorizeOrThrow(
+    authorize: Authorize | undefined,
+    operation: Operation,
+  ): Promise<void> {
+    if (authorize && !(await authorize(operation))) {
+      throw new HttpError(
+        403,
+        'FORBIDDEN',
+        `Not allowed to ${operation.type} session "${operation.sessionId}"`,
+      )
+    }
+  }
+
+  async function get(
+    request: Request,
+    url: URL,
+    authorize: Authorize | undefined,
+  ): Promise<Response> {
+    const session = log.session(sessionIdOf(url))
+    const after = resumeIndex(request, url)
+    await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
+    const body = eventStream((signal) => session.tail({ after, signal }), {
+      ...options.stream,
+      signal: request.signal,
+    })
+    return new Response(body, {
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      },
+    })
+  }
+
+  async function post(
+    request: Request,
+    url: URL,
+    authorize: Authorize | undefined,
+  ): Promise<Response> {
+    const body = await readJsonBody(request, maxBodyBytes)
+    if (
+      typeof body !== 'object' ||
+      body === null ||
+      !Array.isArray((body as { events?: unknown }).events)
+    ) {
+      throw new HttpError(400, 'MALFORMED_REQUEST', 'The body must be { "events": [...] }')
+    }
+    const { events, sessionId: bodySessionId } = body as {
+      events: EventInput[]
+      sessionId?: unknown
+    }
+    const querySessionId = url.searchParams.get('sessionId')
+    if (
+      querySessionId !== null &&
+      bodySessionId !== undefined &&
+      bodySessionId !== querySessionId
+    ) {
+      throw new HttpError(
+        400,
+        'MALFORMED_REQUEST',
+        'The body and the query name different sessions',
+      )
+    }
+    const session = log.session(sessionIdOf(url, bodySessionId))
+    if (events.length === 0)
+      throw new HttpError(400, 'MALFORMED_REQUEST', 'Push at least one event')
+    checkPush?.(events)
+    await authorizeOrThrow(authorize, {
+      type: 'push',
+      sessionId: session.sessionId,
+      events,
+      request,
+    })
+    const stored: StoredEvent[] = await session.append(events)
+    return Response.json({ events: stored }, { headers: { 'cache-control': 'no-store' } })
+  }
+
+  return async function fetch(
+    request: Request,
+    fetchOptions: FetchOptions = {},
+  ): Promise<Response> {
+    try {
+      const url = new URL(request.url)
+      if (request.method === 'GET') return await get(request, url, fetchOptions.authorize)
+      if (request.method === 'POST') return await post(request, url, fetchOptions.authorize)
+      throw new HttpError(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${request.method} is not supported; use GET or POST`,
+      )
+    } catch (error) {
+      return errorResponse(error)
+    }
+  }
+}
+
+function sessionIdOf(url: URL, fromBody?: unknown): string {
+  const sessionId = url.searchParams.get('sessionId') ?? fromBody
+  if (typeof sessionId !== 'string') {
+    throw new HttpError(400, 'MALFORMED_REQUEST', 'Name the session: ?sessionId=...')
+  }
+  return sessionId
+}
+
+/** `Last-Event-ID` (set by a reconnecting EventSource) wins over `?after=`. */
+function resumeIndex(request: Request, url: URL): number {
+  const raw = request.headers.get('last-event-id') ?? url.searchParams.get('after') ?? '0'
+  const index = Number(raw)
+  if (!Number.isSafeInteger(index) || index < 0) {
+    throw new HttpError(
+      400,
+      'MALFORMED_REQUEST',
+      `Cannot resume after "${raw}": expected a log index`,
+    )
+  }
+  return index
+}

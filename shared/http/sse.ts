@@ -1,0 +1,66 @@
+import type { StoredEvent } from '../log/event.ts'
+
+const encoder = new TextEncoder()
+
+/**
+ * One SSE frame per stored event: `id:` is the log index, so a reconnecting
+ * EventSource sends it back as `Last-Event-ID` and resumes after it.
+ */
+export function eventFrame(event: StoredEvent): Uint8Array {
+  return encoder.encode(`id: ${event.index}\ndata: ${JSON.stringify(event)}\n\n`)
+}
+
+/** A comment line: keeps proxies (API Gateway idles out after 5 minutes) from closing the stream. */
+export const HEARTBEAT_FRAME = encoder.encode(': heartbeat\n\n')
+
+export function retryFrame(ms: number): Uint8Array {
+  return encoder.encode(`retry: ${ms}\n\n`)
+}
+
+export interface EventStreamOptions {
+  /** Comment frame interval (default 15 s). */
+  heartbeatMs?: number
+  /**
+   * End the response after this long so the client reconnects with
+   * `Last-Event-ID` before a platform limit cuts it (API Gateway: 15 min).
+   */
+  maxDurationMs?: number
+  /** Reconnect delay the client is told to use. */
+  retryMs?: number
+  signal?: AbortSignal
+}
+
+/** Streams events as SSE until the client leaves, `maxDurationMs` passes, or the source ends. */
+export function eventStream(
+  open: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
+  options: EventStreamOptions = {},
+): ReadableStream<Uint8Array> {
+  const { heartbeatMs = 15_000, maxDurationMs, retryMs = 1_000 } = options
+  const stop = new AbortController()
+  const timers: ReturnType<typeof setTimeout>[] = []
+  const finish = (): void => {
+    stop.abort()
+    for (const timer of timers) clearTimeout(timer)
+  }
+  options.signal?.addEventListener('abort', finish, { once: true })
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const send = (frame: Uint8Array): void => {
+        if (!stop.signal.aborted) controller.enqueue(frame)
+      }
+      send(retryFrame(retryMs))
+      timers.push(setInterval(() => send(HEARTBEAT_FRAME), heartbeatMs))
+      if (maxDurationMs !== undefined) timers.push(setTimeout(finish, maxDurationMs))
+      try {
+        for await (const event of open(stop.signal)) send(eventFrame(event))
+      } catch (error) {
+        if (!stop.signal.aborted) controller.error(error)
+        finish()
+        return
+      }
+      finish()
+      controller.close()
+    },
+    cancel: finish,
+  })
+}
