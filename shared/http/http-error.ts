@@ -40,6 +40,9 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   PARTIAL_DUPLICATE_BATCH: 409,
   EVENT_TOO_LARGE: 413,
   BATCH_TOO_LARGE: 413,
+  CURSOR_CONFLICT: 409,
+  FENCED_OUT: 409,
+  CLAIM_HELD: 409,
 }
 
 /** The one place typed errors become responses. Unknown errors are 500s that leak nothing. */

@@ -12,6 +12,9 @@ export type A2ErrorCode =
   | 'EVENT_TOO_LARGE'
   | 'BATCH_TOO_LARGE'
   | 'INVALID_SESSION_ID'
+  | 'CURSOR_CONFLICT'
+  | 'FENCED_OUT'
+  | 'CLAIM_HELD'
 
 export class A2Error extends Error {
   readonly code: A2ErrorCode
@@ -123,6 +126,58 @@ export class InvalidSessionIdError extends A2Error {
   constructor(message: string) {
     super('INVALID_SESSION_ID', message)
     this.name = 'InvalidSessionIdError'
+  }
+}
+
+/** Another worker moved the handler's cursor first: its work was already committed. */
+export class CursorConflictError extends A2Error {
+  readonly cursor: string
+  readonly expected: number
+  readonly actual: number | undefined
+
+  constructor(sessionId: string, cursor: string, expected: number, actual?: number) {
+    super(
+      'CURSOR_CONFLICT',
+      `Cursor "${cursor}" of session "${sessionId}" is not at ${expected}${actual === undefined ? '' : ` but at ${actual}`}; nothing was written`,
+    )
+    this.name = 'CursorConflictError'
+    this.cursor = cursor
+    this.expected = expected
+    this.actual = actual
+  }
+}
+
+/** A newer attempt took the claim over; this attempt's writes are refused. */
+export class FencedOutError extends A2Error {
+  readonly claim: string
+  readonly attempt: number
+
+  constructor(sessionId: string, claim: string, attempt: number) {
+    super(
+      'FENCED_OUT',
+      `Attempt ${attempt} no longer holds "${claim}" in session "${sessionId}"; a newer attempt superseded it and nothing was written`,
+    )
+    this.name = 'FencedOutError'
+    this.claim = claim
+    this.attempt = attempt
+  }
+}
+
+/** The work is claimed by a live attempt; try again after `expiresAt`. */
+export class ClaimHeldError extends A2Error {
+  readonly claim: string
+  readonly attempt: number
+  readonly expiresAt: number
+
+  constructor(sessionId: string, claim: string, attempt: number, expiresAt: number) {
+    super(
+      'CLAIM_HELD',
+      `"${claim}" in session "${sessionId}" is held by attempt ${attempt} until ${new Date(expiresAt).toISOString()}`,
+    )
+    this.name = 'ClaimHeldError'
+    this.claim = claim
+    this.attempt = attempt
+    this.expiresAt = expiresAt
   }
 }
 

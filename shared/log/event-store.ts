@@ -7,6 +7,32 @@ export interface AppendOptions {
    * nothing. Omit it to append at whatever the end is.
    */
   expectedIndex?: number
+  /**
+   * Moves a handler's cursor from `from` to `to` in the same transaction, so
+   * a handler's output and its progress through the log commit together.
+   * When the cursor is not at `from`, throws `CursorConflictError` and writes
+   * nothing. With no events, the append only moves the cursor.
+   */
+  cursor?: { name: string; from: number; to: number }
+  /**
+   * Writes only while `claim` is held at `attempt`: a superseded attempt's
+   * late writes throw `FencedOutError` and write nothing.
+   */
+  fence?: { claim: string; attempt: number }
+}
+
+/** A claim on a piece of work (a generation, a tool call): who holds it, until when. */
+export interface Claim {
+  key: string
+  /** 1 for the first holder; each takeover after expiry adds one. */
+  attempt: number
+  /** Epoch milliseconds after which another worker may take it over. */
+  expiresAt: number
+}
+
+export interface ClaimOptions {
+  /** How long the claim lasts unless renewed. */
+  ttlMs: number
 }
 
 export interface AppendResult {
@@ -69,4 +95,15 @@ export interface EventStore {
   readSnapshot(sessionId: string, reducerName: string): Promise<StoredSnapshot | undefined>
   /** Stores a snapshot unless a newer one (higher index) is already stored. */
   writeSnapshot(sessionId: string, reducerName: string, snapshot: StoredSnapshot): Promise<void>
+  /** A handler's position in the session's log: the last index it committed (0: none). */
+  readCursor(sessionId: string, name: string): Promise<number>
+  /**
+   * Takes the claim when nobody holds it or its holder's time ran out, with
+   * the next attempt number; throws `ClaimHeldError` while it is held.
+   */
+  claim(sessionId: string, key: string, options: ClaimOptions): Promise<Claim>
+  /** Extends a held claim; throws `FencedOutError` when the attempt was superseded. */
+  renewClaim(sessionId: string, claim: Claim, options: ClaimOptions): Promise<Claim>
+  /** The claim's current state, when anyone ever took it. */
+  readClaim(sessionId: string, key: string): Promise<Claim | undefined>
 }

@@ -11,9 +11,10 @@ export const MAX_EVENT_BYTES = 380 * 1024
 
 /**
  * A transaction carries at most 100 items and 4 MB. One append writes the
- * session head plus an event item and an ID guard per event.
+ * session head, an event item and an ID guard per event, and may move a
+ * handler cursor and check a claim: 2 x 48 + 3 = 99.
  */
-export const MAX_EVENTS_PER_APPEND = 49
+export const MAX_EVENTS_PER_APPEND = 48
 export const MAX_APPEND_BYTES = 3_800_000
 
 /**

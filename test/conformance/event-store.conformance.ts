@@ -4,10 +4,13 @@ import { z } from 'zod'
 import {
   AppendConflictError,
   BatchTooLargeError,
+  ClaimHeldError,
+  CursorConflictError,
   contract,
   type EventStore,
   EventTooLargeError,
   eventLog,
+  FencedOutError,
   InvalidEventError,
   type NewEvent,
   PartialDuplicateBatchError,
@@ -390,6 +393,120 @@ export function describeEventStoreConformance(
         await store.writeSnapshot(s, 'r', { index: 7, state: { v: 7 } })
         expect(await store.readSnapshot(s, 'r')).toEqual({ index: 7, state: { v: 7 } })
         expect(await store.readSnapshot(s, 'other')).toBeUndefined()
+      })
+    })
+
+    describe('handler cursors', () => {
+      it('moves a cursor together with the events a handler commits', async () => {
+        const { store } = harness()
+        const s = session()
+        expect(await store.readCursor(s, 'admission')).toBe(0)
+        await store.append(s, [ev(randomUUID()), ev(randomUUID())])
+        await store.append(s, [ev(randomUUID())], { cursor: { name: 'admission', from: 0, to: 2 } })
+        expect(await store.readCursor(s, 'admission')).toBe(2)
+        expect(await store.readCursor(s, 'tools')).toBe(0)
+        expect(await store.head(s)).toBe(3)
+      })
+
+      it('moves a cursor alone when a handler has nothing to write', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.append(s, [ev(randomUUID())])
+        const result = await store.append(s, [], { cursor: { name: 'admission', from: 0, to: 1 } })
+        expect(result.events).toEqual([])
+        expect(await store.readCursor(s, 'admission')).toBe(1)
+        expect(await store.head(s)).toBe(1)
+      })
+
+      it('refuses a commit from a cursor position that moved, writing nothing', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.append(s, [ev(randomUUID())], { cursor: { name: 'admission', from: 0, to: 1 } })
+        const error = await store
+          .append(s, [ev(randomUUID())], { cursor: { name: 'admission', from: 0, to: 1 } })
+          .catch((e) => e)
+        expect(error).toBeInstanceOf(CursorConflictError)
+        expect(error).toMatchObject({ code: 'CURSOR_CONFLICT', expected: 0, actual: 1 })
+        expect(await store.head(s)).toBe(1)
+      })
+
+      it('lets one of two workers committing from the same position win', async () => {
+        const { store } = harness()
+        const s = session()
+        const attempts = await Promise.allSettled(
+          [1, 2, 3].map(() =>
+            store.append(s, [ev(randomUUID())], { cursor: { name: 'admission', from: 0, to: 5 } }),
+          ),
+        )
+        expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1)
+        expect(await store.head(s)).toBe(1)
+      })
+    })
+
+    describe('claims and fencing', () => {
+      const ttl = { ttlMs: 60_000 }
+
+      it('gives a free claim to its first taker as attempt 1, and refuses others while it is held', async () => {
+        const { store } = harness()
+        const s = session()
+        const before = Date.now()
+        const claim = await store.claim(s, 'gen:1', ttl)
+        expect(claim).toMatchObject({ key: 'gen:1', attempt: 1 })
+        expect(claim.expiresAt).toBeGreaterThanOrEqual(before + 60_000 - 1000)
+        const error = await store.claim(s, 'gen:1', ttl).catch((e) => e)
+        expect(error).toBeInstanceOf(ClaimHeldError)
+        expect(error).toMatchObject({ code: 'CLAIM_HELD', attempt: 1, expiresAt: claim.expiresAt })
+        expect(await store.readClaim(s, 'gen:1')).toEqual(claim)
+        expect(await store.readClaim(s, 'gen:2')).toBeUndefined()
+      })
+
+      it('lets exactly one of several concurrent takers have a free claim', async () => {
+        const { store } = harness()
+        const s = session()
+        const takers = await Promise.allSettled(
+          [1, 2, 3, 4].map(() => store.claim(s, 'tool:x', ttl)),
+        )
+        expect(takers.filter((t) => t.status === 'fulfilled')).toHaveLength(1)
+      })
+
+      it('hands an expired claim to a new attempt, which fences out the old one', async () => {
+        const { store } = harness()
+        const s = session()
+        const first = await store.claim(s, 'gen:1', { ttlMs: 20 })
+        await store.append(s, [ev(randomUUID())], {
+          fence: { claim: 'gen:1', attempt: first.attempt },
+        })
+        await new Promise((resolve) => setTimeout(resolve, 40))
+        const second = await store.claim(s, 'gen:1', ttl)
+        expect(second.attempt).toBe(2)
+        const late = await store
+          .append(s, [ev(randomUUID())], { fence: { claim: 'gen:1', attempt: 1 } })
+          .catch((e) => e)
+        expect(late).toBeInstanceOf(FencedOutError)
+        expect(late).toMatchObject({ code: 'FENCED_OUT', attempt: 1 })
+        await expect(store.renewClaim(s, first, ttl)).rejects.toBeInstanceOf(FencedOutError)
+        expect(await store.head(s)).toBe(1)
+        await store.append(s, [ev(randomUUID())], { fence: { claim: 'gen:1', attempt: 2 } })
+        expect(await store.head(s)).toBe(2)
+      })
+
+      it('renews a held claim', async () => {
+        const { store } = harness()
+        const s = session()
+        const claim = await store.claim(s, 'gen:1', { ttlMs: 1_000 })
+        const renewed = await store.renewClaim(s, claim, ttl)
+        expect(renewed.attempt).toBe(1)
+        expect(renewed.expiresAt).toBeGreaterThan(claim.expiresAt)
+        expect(await store.readClaim(s, 'gen:1')).toEqual(renewed)
+      })
+
+      it('refuses writes fenced on a claim nobody took', async () => {
+        const { store } = harness()
+        const s = session()
+        await expect(
+          store.append(s, [ev(randomUUID())], { fence: { claim: 'never', attempt: 1 } }),
+        ).rejects.toBeInstanceOf(FencedOutError)
+        expect(await store.head(s)).toBe(0)
       })
     })
 

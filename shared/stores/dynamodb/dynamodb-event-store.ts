@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
 import {
+  type AttributeValue,
   BatchGetItemCommand,
   type CancellationReason,
+  ConditionalCheckFailedException,
   type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
@@ -9,14 +11,23 @@ import {
   TransactionCanceledException,
   type TransactWriteItem,
   TransactWriteItemsCommand,
+  UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb'
 import { eventContent } from '../../log/canonical-json.ts'
 import { type IdGuard, judgeResubmission, repeatedIds } from '../../log/duplicate-batch.ts'
-import { AppendConflictError, PartialDuplicateBatchError } from '../../log/errors.ts'
+import {
+  AppendConflictError,
+  ClaimHeldError,
+  CursorConflictError,
+  FencedOutError,
+  PartialDuplicateBatchError,
+} from '../../log/errors.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type {
   AppendOptions,
   AppendResult,
+  Claim,
+  ClaimOptions,
   EventStore,
   ReadOptions,
   StoredSnapshot,
@@ -26,6 +37,8 @@ import { decodePayload, encodeBatch, encodePayload, MAX_EVENT_BYTES } from '../p
 import { sleep, tailLoop } from '../tail-loop.ts'
 import { eventItem, guardFromItem, guardItem, storedEventFromItem } from './event-items.ts'
 import {
+  claimSk,
+  cursorSk,
   eventSk,
   GUARD_SK,
   guardPk,
@@ -92,7 +105,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     { after = 0, limit }: ReadOptions = {},
   ): Promise<StoredEvent[]> {
     const events: StoredEvent[] = []
-    let startKey: Record<string, import('@aws-sdk/client-dynamodb').AttributeValue> | undefined
+    let startKey: Record<string, AttributeValue> | undefined
     do {
       const page = await client.send(
         new QueryCommand({
@@ -157,7 +170,14 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     events: readonly NewEvent[],
     contents: readonly string[],
     timestamp: number,
-  ): { items: TransactWriteItem[]; stored: StoredEvent[] } {
+    { cursor, fence }: AppendOptions,
+  ): {
+    items: TransactWriteItem[]
+    stored: StoredEvent[]
+    headAt: number
+    cursorAt: number
+    fenceAt: number
+  } {
     const encoded = encodeBatch(events)
     const first = base + 1
     const items: TransactWriteItem[] = []
@@ -180,25 +200,27 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         },
       })
     })
-    items.push({
-      Update: {
-        TableName: tableName,
-        Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: HEAD_SK } },
-        UpdateExpression:
-          'SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)',
-        ...(base === 0
-          ? {
-              ConditionExpression: 'attribute_not_exists(#pk)',
-              ExpressionAttributeNames: { '#pk': PK },
-            }
-          : { ConditionExpression: 'lastIndex = :base' }),
-        ExpressionAttributeValues: {
-          ':last': { N: String(base + events.length) },
-          ':now': { N: String(timestamp) },
-          ...(base === 0 ? {} : { ':base': { N: String(base) } }),
+    const headAt = events.length === 0 ? -1 : items.length
+    if (events.length > 0)
+      items.push({
+        Update: {
+          TableName: tableName,
+          Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: HEAD_SK } },
+          UpdateExpression:
+            'SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)',
+          ...(base === 0
+            ? {
+                ConditionExpression: 'attribute_not_exists(#pk)',
+                ExpressionAttributeNames: { '#pk': PK },
+              }
+            : { ConditionExpression: 'lastIndex = :base' }),
+          ExpressionAttributeValues: {
+            ':last': { N: String(base + events.length) },
+            ':now': { N: String(timestamp) },
+            ...(base === 0 ? {} : { ':base': { N: String(base) } }),
+          },
         },
-      },
-    })
+      })
     const stored = events.map((event, position): StoredEvent => {
       const index = first + position
       const payload = encoded[position] as (typeof encoded)[number]
@@ -220,15 +242,46 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         timestamp,
       }
     })
-    return { items, stored }
+    const cursorAt = cursor ? items.length : -1
+    if (cursor) {
+      items.push({
+        Update: {
+          TableName: tableName,
+          Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: cursorSk(cursor.name) } },
+          UpdateExpression: 'SET #position = :to',
+          ConditionExpression:
+            cursor.from === 0
+              ? 'attribute_not_exists(#position) OR #position = :from'
+              : '#position = :from',
+          ExpressionAttributeNames: { '#position': 'position' },
+          ExpressionAttributeValues: {
+            ':to': { N: String(cursor.to) },
+            ':from': { N: String(cursor.from) },
+          },
+        },
+      })
+    }
+    const fenceAt = fence ? items.length : -1
+    if (fence) {
+      items.push({
+        ConditionCheck: {
+          TableName: tableName,
+          Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(fence.claim) } },
+          ConditionExpression: 'attempt = :attempt',
+          ExpressionAttributeValues: { ':attempt': { N: String(fence.attempt) } },
+        },
+      })
+    }
+    return { items, stored, headAt, cursorAt, fenceAt }
   }
 
   async function append(
     sessionId: string,
     events: readonly NewEvent[],
-    { expectedIndex }: AppendOptions = {},
+    appendOptions: AppendOptions = {},
   ): Promise<AppendResult> {
-    if (events.length === 0) return { events: [], replayed: false }
+    const { expectedIndex, cursor, fence } = appendOptions
+    if (events.length === 0 && !cursor) return { events: [], replayed: false }
     const repeated = repeatedIds(events)
     if (repeated.length > 0)
       throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
@@ -236,10 +289,17 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     const contents = events.map((event) => digest(eventContent(event)))
     let base = expectedIndex ?? knownHeads.get(sessionId) ?? 0
     for (let attempt = 1; ; attempt++) {
-      const { items, stored } = transaction(sessionId, base, events, contents, now())
+      const { items, stored, headAt, cursorAt, fenceAt } = transaction(
+        sessionId,
+        base,
+        events,
+        contents,
+        now(),
+        appendOptions,
+      )
       try {
         await client.send(new TransactWriteItemsCommand({ TransactItems: items }))
-        rememberHead(sessionId, base + events.length)
+        if (events.length > 0) rememberHead(sessionId, base + events.length)
         return { events: stored, replayed: false }
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error
@@ -249,10 +309,21 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         const guardFailed = events.some((_event, position) => failed(position))
         const raced = reasons.some((reason) => reason.Code === 'TransactionConflict')
         if (guardFailed) return answerResubmission(sessionId, events, contents)
+        if (failed(fenceAt) && fence)
+          throw new FencedOutError(sessionId, fence.claim, fence.attempt)
+        if (failed(cursorAt) && cursor) {
+          throw new CursorConflictError(
+            sessionId,
+            cursor.name,
+            cursor.from,
+            await readCursor(sessionId, cursor.name),
+          )
+        }
         if (raced && attempt < maxAttempts) {
           await sleep(backoff(attempt), undefined)
           continue
         }
+        if (!failed(headAt)) throw error
         // The head moved. A replay still wins over a stale expected index, and
         // some emulators report only the first failed condition, so look.
         const known = await readGuards([events[0]?.id as string])
@@ -267,10 +338,84 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     }
   }
 
+  async function readCursor(sessionId: string, name: string): Promise<number> {
+    const { Item } = await client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: cursorSk(name) } },
+        ConsistentRead: true,
+      }),
+    )
+    return Item?.position?.N === undefined ? 0 : Number(Item.position.N)
+  }
+
+  async function readClaim(sessionId: string, key: string): Promise<Claim | undefined> {
+    const { Item } = await client.send(
+      new GetItemCommand({
+        TableName: tableName,
+        Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(key) } },
+        ConsistentRead: true,
+      }),
+    )
+    return Item ? claimFromItem(key, Item) : undefined
+  }
+
   return {
     append,
     read,
     head,
+    readCursor,
+    readClaim,
+
+    async claim(sessionId: string, key: string, { ttlMs }: ClaimOptions): Promise<Claim> {
+      const at = now()
+      try {
+        const { Attributes } = await client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(key) } },
+            UpdateExpression:
+              'SET attempt = if_not_exists(attempt, :zero) + :one, expiresAt = :expires',
+            ConditionExpression: 'attribute_not_exists(attempt) OR expiresAt <= :now',
+            ExpressionAttributeValues: {
+              ':zero': { N: '0' },
+              ':one': { N: '1' },
+              ':expires': { N: String(at + ttlMs) },
+              ':now': { N: String(at) },
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        )
+        return claimFromItem(key, Attributes ?? {})
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error
+        const held = error.Item ? claimFromItem(key, error.Item) : await readClaim(sessionId, key)
+        throw new ClaimHeldError(sessionId, key, held?.attempt ?? 0, held?.expiresAt ?? at)
+      }
+    },
+
+    async renewClaim(sessionId: string, claim: Claim, { ttlMs }: ClaimOptions): Promise<Claim> {
+      const expiresAt = now() + ttlMs
+      try {
+        await client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(claim.key) } },
+            UpdateExpression: 'SET expiresAt = :expires',
+            ConditionExpression: 'attempt = :attempt',
+            ExpressionAttributeValues: {
+              ':expires': { N: String(expiresAt) },
+              ':attempt': { N: String(claim.attempt) },
+            },
+          }),
+        )
+        return { ...claim, expiresAt }
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error
+        throw new FencedOutError(sessionId, claim.key, claim.attempt)
+      }
+    },
     tail(sessionId: string, { after = 0, signal }: TailOptions = {}): AsyncIterable<StoredEvent> {
       return tailLoop(
         {
@@ -334,6 +479,10 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       }
     },
   }
+}
+
+function claimFromItem(key: string, item: Record<string, AttributeValue>): Claim {
+  return { key, attempt: Number(item.attempt?.N ?? 0), expiresAt: Number(item.expiresAt?.N ?? 0) }
 }
 
 function digest(content: string): string {

@@ -6,6 +6,8 @@
  * | session head   | `S#<sessionId>`  | `#HEAD`            |
  * | event          | `S#<sessionId>`  | `E#<index, 12 digits>` |
  * | reducer snapshot | `S#<sessionId>` | `R#<reducerName>`  |
+ * | handler cursor | `S#<sessionId>`  | `C#<handlerName>`  |
+ * | work claim     | `S#<sessionId>`  | `K#<claimKey>`     |
  * | event ID guard | `ID#<eventId>`   | `#ID`              |
  *
  * A session's items share a partition, so one Query reads a range of its log
@@ -24,5 +26,7 @@ export const HEAD_SK = '#HEAD'
 export const eventSk = (index: number): string => `E#${String(index).padStart(INDEX_DIGITS, '0')}`
 export const LAST_EVENT_SK = eventSk(10 ** INDEX_DIGITS - 1)
 export const snapshotSk = (reducerName: string): string => `R#${reducerName}`
+export const cursorSk = (name: string): string => `C#${name}`
+export const claimSk = (key: string): string => `K#${key}`
 export const guardPk = (eventId: string): string => `ID#${eventId}`
 export const GUARD_SK = '#ID'

@@ -1,10 +1,18 @@
 import { eventContent } from '../../log/canonical-json.ts'
 import { type IdGuard, judgeResubmission, repeatedIds } from '../../log/duplicate-batch.ts'
-import { AppendConflictError, PartialDuplicateBatchError } from '../../log/errors.ts'
+import {
+  AppendConflictError,
+  ClaimHeldError,
+  CursorConflictError,
+  FencedOutError,
+  PartialDuplicateBatchError,
+} from '../../log/errors.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type {
   AppendOptions,
   AppendResult,
+  Claim,
+  ClaimOptions,
   EventStore,
   ReadOptions,
   StoredSnapshot,
@@ -30,6 +38,9 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
   /** Snapshots are kept serialized, as a real store would keep them. */
   const snapshots = new Map<string, string>()
   const waiters = new Map<string, Set<() => void>>()
+  const cursors = new Map<string, number>()
+  const claims = new Map<string, Claim>()
+  const keyOf = (sessionId: string, name: string): string => `${sessionId}\u0000${name}`
 
   const logOf = (sessionId: string): StoredEvent[] => logs.get(sessionId) ?? []
   const clone = (events: StoredEvent[]): StoredEvent[] => structuredClone(events)
@@ -46,7 +57,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       events: readonly NewEvent[],
       appendOptions: AppendOptions = {},
     ): Promise<AppendResult> {
-      if (events.length === 0) return { events: [], replayed: false }
+      if (events.length === 0 && !appendOptions.cursor) return { events: [], replayed: false }
       const repeated = repeatedIds(events)
       if (repeated.length > 0)
         throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
@@ -57,7 +68,15 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
         return { events: clone(logOf(sessionId).slice(firstIndex - 1, lastIndex)), replayed: true }
       }
       const log = logOf(sessionId)
-      const { expectedIndex } = appendOptions
+      const { expectedIndex, cursor, fence } = appendOptions
+      if (fence && claims.get(keyOf(sessionId, fence.claim))?.attempt !== fence.attempt) {
+        throw new FencedOutError(sessionId, fence.claim, fence.attempt)
+      }
+      if (cursor) {
+        const at = cursors.get(keyOf(sessionId, cursor.name)) ?? 0
+        if (at !== cursor.from)
+          throw new CursorConflictError(sessionId, cursor.name, cursor.from, at)
+      }
       if (expectedIndex !== undefined && expectedIndex !== log.length) {
         throw new AppendConflictError(sessionId, expectedIndex, log.length)
       }
@@ -87,6 +106,8 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
           batchSize: stored.length,
         })
       }
+      if (cursor) cursors.set(keyOf(sessionId, cursor.name), cursor.to)
+      if (stored.length === 0) return { events: [], replayed: false }
       logs.set(sessionId, [...log, ...stored])
       wake(sessionId)
       return { events: clone(stored), replayed: false }
@@ -146,6 +167,34 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       const existing = await this.readSnapshot(sessionId, reducerName)
       if (existing && existing.index >= snapshot.index) return
       snapshots.set(key, JSON.stringify(snapshot))
+    },
+
+    async readCursor(sessionId: string, name: string): Promise<number> {
+      return cursors.get(keyOf(sessionId, name)) ?? 0
+    },
+
+    async claim(sessionId: string, key: string, { ttlMs }: ClaimOptions): Promise<Claim> {
+      const held = claims.get(keyOf(sessionId, key))
+      const at = now()
+      if (held && held.expiresAt > at)
+        throw new ClaimHeldError(sessionId, key, held.attempt, held.expiresAt)
+      const claim = { key, attempt: (held?.attempt ?? 0) + 1, expiresAt: at + ttlMs }
+      claims.set(keyOf(sessionId, key), claim)
+      return { ...claim }
+    },
+
+    async renewClaim(sessionId: string, claim: Claim, { ttlMs }: ClaimOptions): Promise<Claim> {
+      const held = claims.get(keyOf(sessionId, claim.key))
+      if (held?.attempt !== claim.attempt)
+        throw new FencedOutError(sessionId, claim.key, claim.attempt)
+      const renewed = { ...held, expiresAt: now() + ttlMs }
+      claims.set(keyOf(sessionId, claim.key), renewed)
+      return { ...renewed }
+    },
+
+    async readClaim(sessionId: string, key: string): Promise<Claim | undefined> {
+      const held = claims.get(keyOf(sessionId, key))
+      return held && { ...held }
     },
   }
 }
