@@ -43,6 +43,8 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   CURSOR_CONFLICT: 409,
   FENCED_OUT: 409,
   CLAIM_HELD: 409,
+  TIMER_CONFLICT: 409,
+  NO_HANDLER_CONTEXT: 500,
 }
 
 /** The one place typed errors become responses. Unknown errors are 500s that leak nothing. */

@@ -15,6 +15,8 @@ export type A2ErrorCode =
   | 'CURSOR_CONFLICT'
   | 'FENCED_OUT'
   | 'CLAIM_HELD'
+  | 'TIMER_CONFLICT'
+  | 'NO_HANDLER_CONTEXT'
 
 export class A2Error extends Error {
   readonly code: A2ErrorCode

@@ -1,0 +1,20 @@
+import type { NewEvent } from '../log/event.ts'
+
+/** A named one-time timer that appends `events` to a session at `at`. */
+export interface Timer {
+  sessionId: string
+  /** The timer's identity within the session: same name and time, one timer. */
+  name: string
+  /** Epoch milliseconds. */
+  at: number
+  events: NewEvent[]
+}
+
+/**
+ * Where timers live: in process when embedded, EventBridge Scheduler (or an
+ * SQS delay) on AWS. `schedule` is idempotent for the same name and time;
+ * the same name with another time is a `TimerConflictError`.
+ */
+export interface Scheduler {
+  schedule(timer: Timer): Promise<void>
+}

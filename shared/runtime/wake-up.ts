@@ -1,0 +1,23 @@
+/**
+ * A wake-up says "session S may have work for lane L", nothing more: the
+ * lane reads the log to find out what. Duplicates cost a read; a lost one is
+ * recovered by the next (ARCHITECTURE.md, principle 2).
+ */
+export interface WakeUp {
+  sessionId: string
+  lane: string
+  /** Narrows the work, e.g. the tool call a tools wake-up is about. */
+  key?: string
+}
+
+/** Wake-ups of one group run one at a time, in order (an SQS FIFO message group). */
+export function wakeUpGroup(wakeUp: WakeUp): string {
+  return wakeUp.key === undefined
+    ? `${wakeUp.sessionId}\u0000${wakeUp.lane}`
+    : `${wakeUp.sessionId}\u0000${wakeUp.lane}\u0000${wakeUp.key}`
+}
+
+/** Delivers wake-ups to lane workers: in process when embedded, through SQS on AWS. */
+export interface Dispatcher {
+  wake(wakeUps: readonly WakeUp[]): Promise<void>
+}
