@@ -1,0 +1,168 @@
+import type { UIMessage } from 'ai'
+import type { AIEventInput } from '../events/ai-events.ts'
+import { derivedId } from '../ids.ts'
+import type { AIState } from '../state/ai-state.ts'
+import { isTerminalTool } from '../state/response-helpers.ts'
+import { admissionEvents, nextAdmission } from './admission.ts'
+import { foldDraft } from './draft-fold.ts'
+
+export interface AdvanceOptions {
+  /** Model steps per response before it completes anyway. Default 20. */
+  maxSteps?: number
+}
+
+export const DEFAULT_MAX_STEPS = 20
+
+const HANDOFF_REASON = 'Closed: steering took over the turn before this was answered.'
+
+/**
+ * The next move the durable facts make due, or `[]`. Pure and deterministic:
+ * every ID derives from the state, so running it twice over the same state
+ * writes the same events and the log replays them.
+ */
+function nextMove<M extends UIMessage>(
+  state: AIState<M>,
+  options: AdvanceOptions,
+): AIEventInput<M>[] {
+  const active = state.active
+  if (active === null) {
+    const admission = nextAdmission(state)
+    if (admission === null) return []
+    return admissionEvents(admission.inputs, admission.passive)
+  }
+
+  const generation = state.activeGeneration
+  const generating = generation?.status === 'running' || state.activeRequestId !== null
+  const turnTools = state.tools.filter((tool) => tool.turnId === active.turnId)
+
+  if (active.phase === 'pausing') {
+    const busy =
+      generation?.status === 'running' || turnTools.some((tool) => tool.status === 'running')
+    if (busy) return []
+    return [
+      {
+        id: derivedId('paused', active.pausedBy ?? active.inputId),
+        type: 'ai.control.committed',
+        payload: { changes: [{ op: 'turn.paused', turnId: active.turnId }] },
+      },
+    ]
+  }
+  if (active.phase === 'paused' || active.phase === 'failed' || generating) return []
+
+  if (active.handoff) {
+    // Finish the current response's authorized tool work, then close what
+    // nobody answered, so the unapproved tool never runs.
+    if (turnTools.some((tool) => tool.status === 'running')) return []
+    const approvals = state.pendingApprovals.filter((approval) => approval.turnId === active.turnId)
+    const inputs = state.pendingInputs.filter(
+      (input) => input.turnId === active.turnId && input.status === 'pending',
+    )
+    return [
+      ...approvals.map(
+        (approval): AIEventInput<M> => ({
+          id: derivedId('closed', approval.approvalId),
+          type: 'ai.tool.result',
+          payload: {
+            toolCallId: approval.toolCallId,
+            generationId: approval.generationId,
+            messageId: approval.messageId,
+            outcome: 'denied',
+            reason: HANDOFF_REASON,
+          },
+        }),
+      ),
+      ...(inputs.length === 0
+        ? []
+        : [
+            {
+              id: derivedId('closed-inputs', active.inputId),
+              type: 'ai.control.committed' as const,
+              payload: {
+                changes: inputs.map((input) => ({
+                  op: 'input.close' as const,
+                  inputRequestId: input.inputRequestId,
+                })),
+              },
+            },
+          ]),
+      {
+        id: derivedId('completed', active.inputId),
+        type: 'ai.message.completed',
+        payload: { turnId: active.turnId, messageId: active.responseMessageId, reason: 'handoff' },
+      },
+    ]
+  }
+
+  const request = (step: number): AIEventInput<M>[] => [
+    {
+      id: derivedId('request', active.inputId, active.requestCount + 1),
+      type: 'ai.generation.requested',
+      payload: {
+        requestId: derivedId('request', active.inputId, active.requestCount + 1),
+        turnId: active.turnId,
+        responseMessageId: active.responseMessageId,
+        step,
+        ...(active.retryId === undefined ? {} : { retryId: active.retryId }),
+      },
+    },
+  ]
+
+  // No successful attempt for this step yet (new turn, retry, resumed
+  // interruption): run it (again).
+  if (generation === null || generation.status !== 'completed')
+    return request(Math.max(active.step, 1))
+
+  // The join: the step closed; wait until every sibling tool is terminal and
+  // nothing waits for an answer.
+  const stepTools = turnTools.filter((tool) => tool.generationId === generation.generationId)
+  if (stepTools.some((tool) => !isTerminalTool(tool))) return []
+  if (state.pendingApprovals.some((approval) => approval.turnId === active.turnId)) return []
+  if (
+    state.pendingInputs.some(
+      (input) => input.turnId === active.turnId && input.status === 'pending',
+    )
+  )
+    return []
+
+  const calledTools = stepTools.some((tool) => tool.providerExecuted !== true)
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
+  if (calledTools && generation.step < maxSteps) return request(generation.step + 1)
+  return [
+    {
+      id: derivedId('completed', active.inputId),
+      type: 'ai.message.completed',
+      payload: {
+        turnId: active.turnId,
+        messageId: active.responseMessageId,
+        reason: calledTools ? 'max-steps' : 'finished',
+      },
+    },
+  ]
+}
+
+/**
+ * Everything the confirmed state makes due now: the next generation request
+ * once a step and its sibling tools settle, the end of a response, a
+ * steering hand-off, the pause of a settled Pause now, and the admission of
+ * queued inputs. Call it after folding any event; append what it returns.
+ *
+ * @example
+ * const events = advance(state, { maxSteps: 10 })
+ * if (events.length > 0) await session.append(...events)
+ */
+export function advance<M extends UIMessage>(
+  state: AIState<M>,
+  options: AdvanceOptions = {},
+): AIEventInput<M>[] {
+  const events: AIEventInput<M>[] = []
+  let current = state
+  // Each move changes the state it was computed from; a fixed bound guards
+  // against a bug turning that into a loop.
+  for (let moves = 0; moves < 1000; moves++) {
+    const move = nextMove(current, options)
+    if (move.length === 0) return events
+    events.push(...move)
+    current = foldDraft(current, move)
+  }
+  throw new Error('advance() did not settle after 1000 moves')
+}

@@ -1,0 +1,20 @@
+import type { UIMessage } from 'ai'
+import type { StoredEvent } from '../../log/event.ts'
+import type { Reducer } from '../../log/reducer.ts'
+import { type AIState, initialAIState } from './ai-state.ts'
+import { reduceAIState } from './reduce-ai-state.ts'
+
+/**
+ * The built-in AI reducer. Its name is the snapshot identity: bump the version
+ * whenever `reduceAIState` or `AIState` changes meaning.
+ */
+export const AI_STATE_REDUCER: Reducer<AIState, StoredEvent> & { name: 'a2.ai.state.v1' } = {
+  name: 'a2.ai.state.v1',
+  initialState: initialAIState(),
+  fold: reduceAIState,
+}
+
+/** The AI reducer typed for your message type. */
+export function aiStateReducer<M extends UIMessage>(): Reducer<AIState<M>, StoredEvent> {
+  return AI_STATE_REDUCER as unknown as Reducer<AIState<M>, StoredEvent>
+}

@@ -1,0 +1,195 @@
+import type { UIMessage } from 'ai'
+import type { ControlRequest } from '../events/control.ts'
+import type { CompactionData, CompactionPart } from './compaction-part.ts'
+import type { ResponseStream } from './response-stream.ts'
+
+/**
+ * A message as `state.messages` holds it: your message type, whose parts may
+ * also include the reducer's compaction marker.
+ */
+export type TranscriptMessage<M extends UIMessage = UIMessage> = Omit<M, 'parts'> & {
+  parts: Array<M['parts'][number] | CompactionPart>
+}
+
+/** A pending input in the durable inbox: accepted, not yet admitted. */
+export interface InboxItem<M extends UIMessage = UIMessage> {
+  /** The message ID, which is also the input's ID. */
+  id: string
+  /** The latest accepted content (the original command's, or the last edit's). */
+  message: M
+  /** `false` for passive input: it joins the next generating turn's context. */
+  generate: boolean
+  /** The turn this input steers (set by `steer()` and `queue.sendNow()`). */
+  afterStepOf: string | null
+  /** The command whose message is the accepted content: the original or the last edit. */
+  commandId: string
+}
+
+/**
+ * The phase of the logical turn. `starting`: admitted, no model step has
+ * started; `generating`: a model step runs; `waiting`: between steps, for
+ * tools, approvals or inputs; `pausing`: Pause now was accepted and old work
+ * settles; `paused`; `failed`: the model call failed, waiting for retry or
+ * interruption.
+ */
+export type TurnPhase = 'starting' | 'generating' | 'waiting' | 'pausing' | 'paused' | 'failed'
+
+export interface ActiveTurn {
+  turnId: string
+  /** The generating input that started the turn. */
+  inputId: string
+  /** Inputs admitted with it as context (earlier steering, passive input). */
+  contextInputIds: string[]
+  phase: TurnPhase
+  responseMessageId: string
+  /** Model steps requested so far in this turn (1 for the first). */
+  step: number
+  /** Steering or Send now asked this turn to hand off before another step. */
+  handoff: boolean
+  /** The failed call's message, while `phase` is `failed`. */
+  error?: string
+  /** Generation requests made in this turn; numbers the next request's ID. */
+  requestCount: number
+  /** The retry that re-requests the failed step. */
+  retryId?: string
+  /** The Pause now command that is pausing or paused this turn. */
+  pausedBy?: string
+}
+
+/** One model step attempt of the active turn. */
+export interface ActiveGeneration {
+  generationId: string
+  requestId: string
+  responseMessageId: string
+  step: number
+  status: 'running' | 'completed' | 'failed' | 'interrupted'
+  finishReason?: string
+}
+
+export interface PendingApproval {
+  approvalId: string
+  toolCallId: string
+  toolName: string
+  messageId: string
+  generationId: string
+  turnId: string
+  input?: unknown
+}
+
+export interface PendingInput {
+  inputRequestId: string
+  turnId: string | null
+  messageId?: string
+  generationId?: string
+  toolCallId?: string
+  request: unknown
+  status: 'pending' | 'answered'
+  value?: unknown
+}
+
+/**
+ * A tool call's identity and execution status. Inputs, outputs and metadata
+ * live in the message parts. `running` means accepted and not yet terminal
+ * (including a preliminary output); `interrupted`: Pause now cut its work
+ * short and it runs again on Resume; `cancelled`: its turn ended while the
+ * call had no terminal result, and A2 waits for its work to settle.
+ */
+export type ToolStatus =
+  | 'awaiting-approval'
+  | 'running'
+  | 'interrupted'
+  | 'completed'
+  | 'failed'
+  | 'denied'
+  | 'cancelled'
+
+export interface ToolRecord {
+  toolCallId: string
+  toolName: string
+  turnId: string
+  generationId: string
+  messageId: string
+  status: ToolStatus
+  providerExecuted?: boolean
+}
+
+export interface CompactionState extends CompactionData {
+  compactionId: string
+  messageId: string
+  /** The last message the summary covers, once completed. */
+  upToMessageId?: string
+}
+
+export type ModelMetadata =
+  | { status: 'pending' }
+  | { status: 'unavailable' }
+  | {
+      status: 'resolved'
+      contextWindow?: number
+      maxOutputTokens?: number
+      [key: string]: unknown
+    }
+
+/** The application receipt of the most recent user command. */
+export interface CommandReceipt {
+  commandId: string
+  action: string
+  outcome: 'applied' | 'rejected'
+  reason?: string
+}
+
+/**
+ * The conversation as the AI reducer folds it. JSON-safe: snapshots store it.
+ */
+export interface AIState<M extends UIMessage = UIMessage> {
+  /** The transcript: admitted inputs and responses, in order. */
+  messages: TranscriptMessage<M>[]
+  /** Accepted inputs waiting for admission, in (editable) arrival order. */
+  inbox: { items: InboxItem<M>[]; paused: boolean }
+  /** The logical turn, or `null` when idle. */
+  active: ActiveTurn | null
+  pendingApprovals: PendingApproval[]
+  pendingInputs: PendingInput[]
+  tools: ToolRecord[]
+  /** The current or latest compaction. */
+  compaction: CompactionState | null
+  modelMetadata: Record<string, ModelMetadata>
+  receipt: CommandReceipt | null
+  /** A turn awaits acceptance or its first model step: not a running model. */
+  starting: boolean
+  activeGeneration: ActiveGeneration | null
+  /** The generation request the active turn waits on, before it starts. */
+  activeRequestId: string | null
+  activeResponseMessageId: string | null
+  /** `ai.session.closed` was recorded. */
+  closed: boolean
+  /**
+   * Bookkeeping: commands persisted but not yet decided, by command ID. The
+   * log stores a message once, in its command; admission reads it from here.
+   */
+  requests: Record<string, ControlRequest<M>>
+  /** Bookkeeping: the active response's chunk-processing state. */
+  response: ResponseStream | null
+}
+
+/** The state of a session with no events. */
+export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
+  return {
+    messages: [],
+    inbox: { items: [], paused: false },
+    active: null,
+    pendingApprovals: [],
+    pendingInputs: [],
+    tools: [],
+    compaction: null,
+    modelMetadata: {},
+    receipt: null,
+    starting: false,
+    activeGeneration: null,
+    activeRequestId: null,
+    activeResponseMessageId: null,
+    closed: false,
+    requests: {},
+    response: null,
+  }
+}
