@@ -1,0 +1,192 @@
+import type { UIMessage, UIMessageChunk } from 'ai'
+import {
+  type AIEventInput,
+  type AIState,
+  advance,
+  type ControlCommandInput,
+  type Decision,
+  decide,
+  dueGeneration,
+  initialAIState,
+  reduceAIState,
+} from '../../../shared/ai/index.ts'
+import type { StoredEvent } from '../../../shared/log/event.ts'
+
+// A session driven the way the runtime will drive it: commands are appended,
+// decided against confirmed state, and the decision appended; runtime facts
+// (generation and tool events) are appended and followed by `advance()`.
+// The log and the fold are real; only the model and tools are scripted.
+
+export function userMessage(id: string, text = id): UIMessage {
+  return { id, role: 'user', parts: [{ type: 'text', text }] }
+}
+
+export class FakeSession {
+  readonly log: StoredEvent[] = []
+  state: AIState = initialAIState()
+  readonly maxSteps: number
+  private generations = 0
+  private commands = 0
+
+  constructor(options: { maxSteps?: number } = {}) {
+    this.maxSteps = options.maxSteps ?? 20
+  }
+
+  /** The log index the client has seen: its frontier. */
+  get index(): number {
+    return this.log.length
+  }
+
+  append(...events: readonly (AIEventInput | ControlCommandInput)[]): StoredEvent[] {
+    const stored: StoredEvent[] = []
+    for (const event of events) {
+      const id = event.id ?? `cmd-${++this.commands}`
+      if (this.log.some((existing) => existing.id === id)) continue // replay
+      const next: StoredEvent = {
+        id,
+        type: event.type,
+        payload: event.payload,
+        sessionId: 's1',
+        index: this.log.length + 1,
+        timestamp: 0,
+      }
+      this.log.push(next)
+      this.state = reduceAIState(this.state, next)
+      stored.push(next)
+    }
+    return stored
+  }
+
+  /** Pushes one command and lets the controller decide it. */
+  push(commands: readonly ControlCommandInput[]): Decision {
+    const [command] = commands
+    if (command === undefined) throw new Error('no command')
+    const [stored] = this.append(command)
+    if (stored === undefined) throw new Error('command replayed')
+    const decision = decide(this.state, stored as never, { maxSteps: this.maxSteps })
+    this.append(...decision.events)
+    return decision
+  }
+
+  /** Appends runtime facts, then whatever they make due. */
+  fact(...events: AIEventInput[]): void {
+    this.append(...events)
+    this.append(...advance(this.state, { maxSteps: this.maxSteps }))
+  }
+
+  /** Starts the due generation; returns its ID. */
+  start(): string {
+    const due = dueGeneration(this.state)
+    if (due === null) throw new Error('no generation is due')
+    const generationId = `gen-${++this.generations}`
+    this.fact({
+      id: `started:${generationId}`,
+      type: 'ai.generation.started',
+      payload: { generationId, ...due, attempt: 1 },
+    })
+    return generationId
+  }
+
+  progress(generationId: string, chunks: UIMessageChunk[]): void {
+    this.fact({
+      id: `progress:${generationId}:${this.log.length}`,
+      type: 'ai.generation.progress',
+      payload: { generationId, chunks },
+    })
+  }
+
+  text(generationId: string, text: string, partId = 't1'): void {
+    this.progress(generationId, [
+      { type: 'start-step' },
+      { type: 'text-start', id: partId },
+      { type: 'text-delta', id: partId, delta: text },
+      { type: 'text-end', id: partId },
+    ])
+  }
+
+  complete(generationId: string, outcome: 'success' | 'failed' | 'interrupted' = 'success'): void {
+    const requestId = this.state.activeGeneration?.requestId ?? 'unknown'
+    this.fact({
+      id: `completed:${generationId}`,
+      type: 'ai.generation.completed',
+      payload: {
+        generationId,
+        requestId,
+        outcome,
+        ...(outcome === 'failed' ? { error: 'provider down' } : {}),
+      },
+    })
+  }
+
+  /** A tool call streamed by the model and recorded for execution. */
+  callTool(generationId: string, toolCallId: string, options: { approval?: string } = {}): void {
+    const active = this.state.active
+    if (active === null) throw new Error('no active turn')
+    this.progress(generationId, [
+      { type: 'tool-input-start', toolCallId, toolName: 'closeTicket' },
+      { type: 'tool-input-delta', toolCallId, inputTextDelta: '{"ticketId":"T-1"}' },
+      {
+        type: 'tool-input-available',
+        toolCallId,
+        toolName: 'closeTicket',
+        input: { ticketId: 'T-1' },
+      },
+    ])
+    const identity = {
+      toolCallId,
+      generationId,
+      messageId: active.responseMessageId,
+      turnId: active.turnId,
+    }
+    this.fact({
+      id: `called:${generationId}:${toolCallId}`,
+      type: 'ai.tool.called',
+      payload: { ...identity, toolName: 'closeTicket' },
+    })
+    if (options.approval) {
+      this.fact({
+        id: `approval:${options.approval}`,
+        type: 'ai.approval.requested',
+        payload: {
+          ...identity,
+          approvalId: options.approval,
+          toolName: 'closeTicket',
+          input: { ticketId: 'T-1' },
+        },
+      })
+    }
+  }
+
+  toolResult(generationId: string, toolCallId: string, output: unknown = { closed: true }): void {
+    const messageId = this.state.active?.responseMessageId ?? 'gone'
+    this.fact({
+      id: `result:${generationId}:${toolCallId}:${this.log.length}`,
+      type: 'ai.tool.result',
+      payload: { toolCallId, generationId, messageId, outcome: 'output', output },
+    })
+  }
+
+  /** Runs a whole plain-text response for the due generation. */
+  respond(text: string): string {
+    const generationId = this.start()
+    this.text(generationId, text)
+    this.complete(generationId)
+    return generationId
+  }
+
+  eventsOf(type: string): StoredEvent[] {
+    return this.log.filter((event) => event.type === type)
+  }
+
+  messageIds(): string[] {
+    return this.state.messages.map((message) => message.id)
+  }
+
+  inboxIds(): string[] {
+    return this.state.inbox.items.map((item) => item.id)
+  }
+
+  lastReceipt(): AIState['receipt'] {
+    return this.state.receipt
+  }
+}
