@@ -92,6 +92,25 @@ describe('Input identity', () => {
     expect(() => inputs.pause({ when: 'now', id: 'a2.ai:x' })).toThrow(ReservedIdCheck)
   })
 
+  it('Given a malformed or forged command that reached the log, Then the controller rejects it as invalid-command and changes nothing', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const before = session.state
+    for (const payload of [
+      { action: 'stop' },
+      { action: 'message', message: { id: 'x' } },
+      { action: 'launch' },
+      null,
+    ]) {
+      const [stored] = session.append({ type: 'ai.control.requested', payload } as never)
+      const decision = decide(session.state, stored as never)
+      expect(decision).toMatchObject({ outcome: 'rejected', reason: 'invalid-command' })
+      expect(decision.events.map((event) => event.type)).toEqual(['ai.control.decided'])
+    }
+    expect(session.state.messages).toEqual(before.messages)
+    expect(session.state.active).toEqual(before.active)
+  })
+
   it('Given a command decided twice against the same state, Then the decision is identical: every ID is derived from the command', () => {
     const session = new FakeSession()
     session.push(inputs.message(userMessage('m0')))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../shared/ai/index.ts'
+import { decide, inputs } from '../../shared/ai/index.ts'
 import { FakeSession, userMessage } from './support/fake-session.ts'
 
 function failedTurn(): { session: FakeSession; turnId: string } {
@@ -26,6 +26,9 @@ describe('Retry', () => {
     // Resent: the log replays the same ID; deciding it again changes nothing.
     expect(session.append(...click)).toEqual([])
     expect(session.eventsOf('ai.generation.requested')).toHaveLength(requests)
+    const stored = session.log.find((event) => event.id === 'retry-1')
+    const again = decide(session.state, stored as never)
+    expect(again.events.map((event) => event.type)).toEqual(['ai.control.decided'])
     // A distinct retry while the first one runs is not a second model call.
     expect(session.push(inputs.retry({ turnId, retryId: 'retry-2' }))).toMatchObject({
       reason: 'not-failed',

@@ -116,3 +116,27 @@ describe('Stop and interruption', () => {
     expect(session.state.active).toBeNull()
   })
 })
+
+describe('Superseded attempts', () => {
+  it('Given an incomplete attempt marked superseded, When it still streams, Then its late chunks are ignored and its partial step leaves when the replacement starts', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const requestId = session.state.activeRequestId as string
+    const first = session.start()
+    session.text(first, 'from the lost attempt')
+    session.fact({
+      id: 'superseded:1',
+      type: 'ai.generation.superseded',
+      payload: { generationId: first, requestId, reason: 'claim expired' },
+    })
+    expect(session.state.activeRequestId).toBe(requestId)
+    session.text(first, 'late chunk', 't2')
+    expect(JSON.stringify(session.state.messages)).not.toContain('late chunk')
+    const second = session.start()
+    session.text(second, 'from the replacement')
+    session.complete(second)
+    const text = JSON.stringify(session.state.messages.at(-1))
+    expect(text).toContain('from the replacement')
+    expect(text).not.toContain('from the lost attempt')
+  })
+})

@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
 import type { AIEventInput, ControlCommand } from '../events/ai-events.ts'
-import type { ControlRequest } from '../events/control.ts'
+import { type ControlRequest, controlRequestSchema } from '../events/control.ts'
 import type { ControlChange, RejectionReason } from '../events/controller-events.ts'
 import { derivedId } from '../ids.ts'
 import type { AIState, InboxItem } from '../state/ai-state.ts'
@@ -302,20 +302,26 @@ export function decide<M extends UIMessage>(
   options: AdvanceOptions = {},
 ): Decision<M> {
   const commandId = command.id
+  // The log validates commands against the contract; a hand-built or forged
+  // one that slipped past is rejected here instead of breaking the decision.
+  const parsed = controlRequestSchema.safeParse(command.payload)
   const request = command.payload
   const receipt = (outcome: 'applied' | 'rejected', reason?: RejectionReason): AIEventInput<M> => ({
     id: derivedId('decided', commandId),
     type: 'ai.control.decided',
     payload: {
       commandId,
-      action: request.action,
+      // A forged payload may lack an action; the receipt still names the command.
+      action: parsed.success ? request.action : 'invalid',
       outcome,
       ...(reason === undefined ? {} : { reason }),
     },
   })
-  const verdict: Verdict<M> = state.closed
-    ? reject('session-closed')
-    : judge(state, commandId, request)
+  const verdict: Verdict<M> = !parsed.success
+    ? reject('invalid-command')
+    : state.closed
+      ? reject('session-closed')
+      : judge(state, commandId, request)
   if ('reject' in verdict) {
     return {
       events: [receipt('rejected', verdict.reject)],

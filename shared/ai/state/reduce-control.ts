@@ -26,7 +26,9 @@ function messageOf<M extends UIMessage>(
 ): M | undefined {
   if (commandId === undefined || !Object.hasOwn(state.requests, commandId)) return undefined
   const request = state.requests[commandId]
-  return request && 'message' in request ? request.message : undefined
+  return typeof request === 'object' && request !== null && 'message' in request
+    ? request.message
+    : undefined
 }
 
 export function reduceMessageCreated<M extends UIMessage>(
