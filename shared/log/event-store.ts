@@ -28,6 +28,13 @@ export interface Claim {
   attempt: number
   /** Epoch milliseconds after which another worker may take it over. */
   expiresAt: number
+  /**
+   * How the previous attempt ended, when there was one: `released` when it
+   * gave the work back (it failed and wants a retry), `revoked` when A2 took
+   * it away (Stop, Pause now), `expired` when its holder stopped renewing
+   * (a crash or a timeout: the work may have partly run).
+   */
+  previous?: 'released' | 'revoked' | 'expired'
 }
 
 export interface ClaimOptions {
@@ -106,4 +113,12 @@ export interface EventStore {
   renewClaim(sessionId: string, claim: Claim, options: ClaimOptions): Promise<Claim>
   /** The claim's current state, when anyone ever took it. */
   readClaim(sessionId: string, key: string): Promise<Claim | undefined>
+  /** Gives a held claim back for a retry; a no-op when the attempt was superseded. */
+  releaseClaim(sessionId: string, claim: Claim): Promise<void>
+  /**
+   * Takes the claim away from whoever holds it, so the holder's renewals and
+   * fenced writes fail from now on (and it aborts). The next `claim` gets a
+   * new attempt.
+   */
+  revokeClaim(sessionId: string, key: string): Promise<void>
 }

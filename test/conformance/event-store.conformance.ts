@@ -490,6 +490,26 @@ export function describeEventStoreConformance(
         expect(await store.head(s)).toBe(2)
       })
 
+      it('tells the next taker how the previous attempt ended: expired, released or revoked', async () => {
+        const { store } = harness()
+        const s = session()
+        expect((await store.claim(s, 'w', { ttlMs: 10 })).previous).toBeUndefined()
+        await new Promise((resolve) => setTimeout(resolve, 25))
+        const second = await store.claim(s, 'w', ttl)
+        expect(second).toMatchObject({ attempt: 2, previous: 'expired' })
+        await store.releaseClaim(s, second)
+        const third = await store.claim(s, 'w', ttl)
+        expect(third).toMatchObject({ attempt: 3, previous: 'released' })
+        await store.releaseClaim(s, second) // superseded: no effect
+        await expect(store.claim(s, 'w', ttl)).rejects.toBeInstanceOf(ClaimHeldError)
+        await store.revokeClaim(s, 'w')
+        await expect(store.renewClaim(s, third, ttl)).rejects.toBeInstanceOf(FencedOutError)
+        await expect(
+          store.append(s, [ev(randomUUID())], { fence: { claim: 'w', attempt: third.attempt } }),
+        ).rejects.toBeInstanceOf(FencedOutError)
+        expect(await store.claim(s, 'w', ttl)).toMatchObject({ attempt: 5, previous: 'revoked' })
+      })
+
       it('renews a held claim', async () => {
         const { store } = harness()
         const s = session()

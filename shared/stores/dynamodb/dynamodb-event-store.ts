@@ -383,16 +383,62 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
               ':expires': { N: String(at + ttlMs) },
               ':now': { N: String(at) },
             },
-            ReturnValues: 'ALL_NEW',
+            ReturnValues: 'ALL_OLD',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         )
-        return claimFromItem(key, Attributes ?? {})
+        const claim: Claim = {
+          key,
+          attempt: Number(Attributes?.attempt?.N ?? 0) + 1,
+          expiresAt: at + ttlMs,
+        }
+        if (Attributes?.attempt === undefined) return claim
+        const ended = Attributes.ended?.S
+        return {
+          ...claim,
+          previous: ended === 'released' || ended === 'revoked' ? ended : 'expired',
+        }
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error
         const held = error.Item ? claimFromItem(key, error.Item) : await readClaim(sessionId, key)
         throw new ClaimHeldError(sessionId, key, held?.attempt ?? 0, held?.expiresAt ?? at)
       }
+    },
+
+    async releaseClaim(sessionId: string, claim: Claim): Promise<void> {
+      try {
+        await client.send(
+          new UpdateItemCommand({
+            TableName: tableName,
+            Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(claim.key) } },
+            UpdateExpression: 'SET expiresAt = :zero, ended = :released',
+            ConditionExpression: 'attempt = :attempt',
+            ExpressionAttributeValues: {
+              ':zero': { N: '0' },
+              ':released': { S: 'released' },
+              ':attempt': { N: String(claim.attempt) },
+            },
+          }),
+        )
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error
+      }
+    },
+
+    async revokeClaim(sessionId: string, key: string): Promise<void> {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(key) } },
+          UpdateExpression:
+            'SET attempt = if_not_exists(attempt, :zero) + :one, expiresAt = :zero, ended = :revoked',
+          ExpressionAttributeValues: {
+            ':zero': { N: '0' },
+            ':one': { N: '1' },
+            ':revoked': { S: 'revoked' },
+          },
+        }),
+      )
     },
 
     async renewClaim(sessionId: string, claim: Claim, { ttlMs }: ClaimOptions): Promise<Claim> {

@@ -39,7 +39,8 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
   const snapshots = new Map<string, string>()
   const waiters = new Map<string, Set<() => void>>()
   const cursors = new Map<string, number>()
-  const claims = new Map<string, Claim>()
+  /** `ended` records how an attempt gave the claim up, for the next taker. */
+  const claims = new Map<string, Claim & { ended?: 'released' | 'revoked' }>()
   const keyOf = (sessionId: string, name: string): string => `${sessionId}\u0000${name}`
 
   const logOf = (sessionId: string): StoredEvent[] => logs.get(sessionId) ?? []
@@ -178,23 +179,39 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       const at = now()
       if (held && held.expiresAt > at)
         throw new ClaimHeldError(sessionId, key, held.attempt, held.expiresAt)
-      const claim = { key, attempt: (held?.attempt ?? 0) + 1, expiresAt: at + ttlMs }
+      const claim: Claim = { key, attempt: (held?.attempt ?? 0) + 1, expiresAt: at + ttlMs }
       claims.set(keyOf(sessionId, key), claim)
-      return { ...claim }
+      return held ? { ...claim, previous: held.ended ?? 'expired' } : { ...claim }
     },
 
     async renewClaim(sessionId: string, claim: Claim, { ttlMs }: ClaimOptions): Promise<Claim> {
       const held = claims.get(keyOf(sessionId, claim.key))
       if (held?.attempt !== claim.attempt)
         throw new FencedOutError(sessionId, claim.key, claim.attempt)
-      const renewed = { ...held, expiresAt: now() + ttlMs }
+      const renewed = { key: held.key, attempt: held.attempt, expiresAt: now() + ttlMs }
       claims.set(keyOf(sessionId, claim.key), renewed)
       return { ...renewed }
     },
 
     async readClaim(sessionId: string, key: string): Promise<Claim | undefined> {
       const held = claims.get(keyOf(sessionId, key))
-      return held && { ...held }
+      return held && { key: held.key, attempt: held.attempt, expiresAt: held.expiresAt }
+    },
+
+    async releaseClaim(sessionId: string, claim: Claim): Promise<void> {
+      const held = claims.get(keyOf(sessionId, claim.key))
+      if (held?.attempt !== claim.attempt) return
+      claims.set(keyOf(sessionId, claim.key), { ...held, expiresAt: 0, ended: 'released' })
+    },
+
+    async revokeClaim(sessionId: string, key: string): Promise<void> {
+      const held = claims.get(keyOf(sessionId, key))
+      claims.set(keyOf(sessionId, key), {
+        key,
+        attempt: (held?.attempt ?? 0) + 1,
+        expiresAt: 0,
+        ended: 'revoked',
+      })
     },
   }
 }
