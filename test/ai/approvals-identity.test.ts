@@ -121,3 +121,29 @@ describe('Input identity', () => {
     expect(once.events.every((event) => event.id.startsWith('a2.ai:'))).toBe(true)
   })
 })
+
+describe('Who may push what', () => {
+  it('Given browser pushes, Then user messages, responses, controls and queue operations are accepted, while requestInput(), toolResult() and non-user seeds are for trusted server appends', async () => {
+    const { browserMayPush } = await import('../../shared/ai/index.ts')
+    const allowed = [
+      inputs.message(userMessage('m1')),
+      inputs.steer(userMessage('m2'), { afterStepOf: null }),
+      inputs.stop({ turnId: 't', frontier: 1 }),
+      inputs.retry({ turnId: 't', retryId: 'r' }),
+      inputs.interrupt({ toolCallId: 'c' }),
+      inputs.queue.remove('m1'),
+      inputs.input({ inputRequestId: 'i' }, 1),
+    ]
+    const refused = [
+      inputs.requestInput({ inputRequestId: 'i', request: {} }),
+      inputs.toolResult({ toolCallId: 'c', generationId: 'g', messageId: 'm', output: 1 }),
+      inputs.seed({ id: 's', role: 'assistant', parts: [] }),
+    ]
+    expect(allowed.map(([command]) => browserMayPush(command.payload))).toEqual(
+      allowed.map(() => true),
+    )
+    expect(refused.map(([command]) => browserMayPush(command.payload))).toEqual(
+      refused.map(() => false),
+    )
+  })
+})
