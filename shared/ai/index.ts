@@ -1,6 +1,13 @@
 // `a2-aws/ai`: the conversation model, isomorphic. Event schemas, the
 // `inputs` builders, the AI reducer, the controller's pure decisions and the
 // optimistic overlay. Nothing here touches AWS, React or Node I/O.
+
+export {
+  type HandlerContext,
+  type HandlerSession,
+  handlerContext,
+  type TimerWhen,
+} from '../runtime/handler-context.ts'
 export { type Admission, admissionEvents, nextAdmission } from './controller/admission.ts'
 export { type AdvanceOptions, advance, DEFAULT_MAX_STEPS } from './controller/advance.ts'
 export { type Decision, decide } from './controller/decide.ts'

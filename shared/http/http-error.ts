@@ -10,6 +10,7 @@ export type HttpErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'FORBIDDEN'
   | 'SERVER_EVENT_REFUSED'
+  | 'UNKNOWN_EVENT_TYPE'
   | 'INTERNAL'
 
 /** An error that knows its HTTP answer: a status and a JSON body with a code. */

@@ -19,6 +19,8 @@ export interface LogEndpointOptions {
    * Runs before `authorize`.
    */
   checkPush?: (events: readonly EventInput[]) => void
+  /** Runs after a push is stored (an agent wakes its handlers here). */
+  onAppended?: (sessionId: string, events: StoredEvent[]) => Promise<void>
   /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
   maxBodyBytes?: number
   stream?: Omit<EventStreamOptions, 'signal'>
@@ -121,6 +123,7 @@ export function logEndpoint(options: LogEndpointOptions) {
       request,
     })
     const stored: StoredEvent[] = await session.append(events)
+    await options.onAppended?.(session.sessionId, stored)
     return Response.json({ events: stored }, { headers: { 'cache-control': 'no-store' } })
   }
 

@@ -18,6 +18,7 @@ import {
   generationProgressSchema,
   generationStartedSchema,
   generationSupersededSchema,
+  handlerDeadLetteredSchema,
   modelMetadataRequestedSchema,
   modelMetadataResolvedSchema,
   sessionClosedSchema,
@@ -50,6 +51,7 @@ export const AI_EVENTS = {
   'ai.compaction.started': compactionStartedSchema,
   'ai.compaction.completed': compactionCompletedSchema,
   'ai.compaction.failed': compactionFailedSchema,
+  'ai.handler.dead-lettered': handlerDeadLetteredSchema,
 } as const
 
 export type AIEventType = keyof typeof AI_EVENTS

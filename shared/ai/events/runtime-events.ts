@@ -114,3 +114,11 @@ export const compactionFailedSchema = z.object({
   error: z.string().optional(),
   status: z.enum(['failed', 'interrupted']),
 })
+
+/** A durable handler that kept failing and is no longer retried until woken again. */
+export const handlerDeadLetteredSchema = z.object({
+  lane: z.string().min(1),
+  key: z.string().optional(),
+  error: z.string(),
+  attempts: z.number().int().positive(),
+})

@@ -1,5 +1,4 @@
-// `a2-aws/ai/server`: server-only pieces (Node). For now, the event stores
-// and the HTTP endpoint of a session log.
+// `a2-aws/ai/server`: the agent runtime and its server-side parts (Node).
 
 export { HttpError, type HttpErrorCode } from '../../http/http-error.ts'
 export {
@@ -9,6 +8,11 @@ export {
   logEndpoint,
   type Operation,
 } from '../../http/log-endpoint.ts'
+export { runWithHandlerContext } from '../../runtime/handler-context-storage.ts'
+export { inProcessDispatcher, type RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
+export { inProcessScheduler, TimerConflictError } from '../../runtime/in-process-scheduler.ts'
+export type { Scheduler, Timer } from '../../runtime/scheduler.ts'
+export type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 export { createEventLogTable } from '../../stores/dynamodb/create-table.ts'
 export {
   type DynamoDBEventStoreOptions,
@@ -24,3 +28,15 @@ export {
   MAX_EVENT_BYTES,
   MAX_EVENTS_PER_APPEND,
 } from '../../stores/payload-codec.ts'
+export { type Agent, type AgentRuntime, agent } from './agent.ts'
+export type {
+  AgentOptions,
+  GenerateContext,
+  GenerationSettings,
+  HarnessOptions,
+  ModelChoice,
+  ResolverContext,
+  ToolApprovalPolicy,
+} from './agent-options.ts'
+export type { AgentSession } from './session-api.ts'
+export { LANES, type Lane, wakeUpsFor } from './wake-ups-for.ts'

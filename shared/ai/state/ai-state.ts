@@ -111,6 +111,11 @@ export interface ToolRecord {
   messageId: string
   status: ToolStatus
   providerExecuted?: boolean
+  /**
+   * The `ai.tool.called` event, so a recovered tool's handler context sees
+   * the same event (and the same timer target times) as the first attempt.
+   */
+  called?: { id: string; index: number; timestamp: number }
 }
 
 export interface CompactionState extends CompactionData {
@@ -164,6 +169,11 @@ export interface AIState<M extends UIMessage = UIMessage> {
   /** `ai.session.closed` was recorded. */
   closed: boolean
   /**
+   * Handlers that kept failing and were set aside (newest last): the lane,
+   * the work's key, the last error. Waking the session retries them.
+   */
+  deadLetters: { lane: string; key?: string; error: string; attempts: number; index: number }[]
+  /**
    * Bookkeeping: commands persisted but not yet decided, by command ID. The
    * log stores a message once, in its command; admission reads it from here.
    */
@@ -189,6 +199,7 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     activeRequestId: null,
     activeResponseMessageId: null,
     closed: false,
+    deadLetters: [],
     requests: {},
     response: null,
   }

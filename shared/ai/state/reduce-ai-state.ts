@@ -62,7 +62,7 @@ export function reduceAIState<M extends UIMessage = UIMessage>(
     case 'ai.generation.superseded':
       return reduceGenerationSuperseded(state, event.payload)
     case 'ai.tool.called':
-      return reduceToolCalled(state, event.payload)
+      return reduceToolCalled(state, event.payload, event)
     case 'ai.approval.requested':
       return reduceApprovalRequested(state, event.payload, event.index)
     case 'ai.tool.result':
@@ -79,6 +79,11 @@ export function reduceAIState<M extends UIMessage = UIMessage>(
       return state
     case 'ai.session.closed':
       return state.closed ? state : { ...state, closed: true }
+    case 'ai.handler.dead-lettered':
+      return {
+        ...state,
+        deadLetters: [...state.deadLetters.slice(-19), { ...event.payload, index: event.index }],
+      }
     case 'ai.compaction.started':
       return reduceCompactionStarted(state, event.payload, event.index)
     case 'ai.compaction.completed':

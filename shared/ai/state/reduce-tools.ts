@@ -25,6 +25,7 @@ function onActiveResponse<M extends UIMessage>(
 export function reduceToolCalled<M extends UIMessage>(
   state: AIState<M>,
   payload: AIEventPayload<'ai.tool.called', M>,
+  event: { id: string; index: number; timestamp: number },
 ): AIState<M> {
   if (state.active?.turnId !== payload.turnId) return state
   if (state.tools.some((tool) => sameCall(tool, payload.toolCallId, payload.generationId)))
@@ -36,6 +37,7 @@ export function reduceToolCalled<M extends UIMessage>(
     generationId: payload.generationId,
     messageId: payload.messageId,
     status: 'running',
+    called: { id: event.id, index: event.index, timestamp: event.timestamp },
     ...(payload.providerExecuted === undefined
       ? {}
       : { providerExecuted: payload.providerExecuted }),

@@ -1,0 +1,123 @@
+import type {
+  LanguageModel,
+  LanguageModelUsage,
+  ModelMessage,
+  TextStreamPart,
+  ToolSet,
+  UIMessage,
+  UIMessageChunk,
+} from 'ai'
+import type { Contract, ContractEvents } from '../../log/contract.ts'
+import type { StoredEvent } from '../../log/event.ts'
+import type { EventStore } from '../../log/event-store.ts'
+import type { HandlerContext } from '../../runtime/handler-context.ts'
+import type { RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
+import type { Scheduler } from '../../runtime/scheduler.ts'
+import type { Dispatcher } from '../../runtime/wake-up.ts'
+import type { AIState } from '../state/ai-state.ts'
+import type { ModelSettings } from '../state/model-settings.ts'
+
+/** What model and instruction resolvers receive. */
+export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMessage> {
+  /** Your contract's state, from the snapshot the generation captured. */
+  state: AppState
+  /** The prompt messages of this model step. */
+  messages: M[]
+  /** The `ai.generation.requested` event being served. */
+  event: StoredEvent
+  sessionId: string
+}
+
+/** A Gateway model ID, `ModelSettings`, or (for tests and custom providers) an AI SDK model. */
+export type ModelChoice = string | ModelSettings | Exclude<LanguageModel, string>
+
+export type Resolvable<T, AppState, M extends UIMessage> =
+  | T
+  | ((context: ResolverContext<AppState, M>) => T | Promise<T>)
+
+export type ToolApprovalPolicy =
+  | 'user-approval'
+  | 'approved'
+  | ((input: unknown) => 'user-approval' | 'approved')
+
+/** What a custom `harness.generate` receives for one model step. */
+export interface GenerateContext<AppState = unknown, M extends UIMessage = UIMessage>
+  extends ResolverContext<AppState, M> {
+  /** The resolved model, ready for `streamText`. */
+  model: LanguageModel
+  instructions: string | undefined
+  modelMessages: ModelMessage[]
+  generationId: string
+  /** Tool definitions without `execute`: A2 runs tools itself. */
+  tools: ToolSet
+  signal: AbortSignal
+  settings: GenerationSettings
+}
+
+export interface GenerationSettings {
+  toolApproval?: Record<string, ToolApprovalPolicy>
+  maxOutputTokens?: number
+  temperature?: number
+  providerOptions?: Record<string, Record<string, unknown>>
+  /**
+   * How streamed chunks become `ai.generation.progress` events: the first
+   * chunk is written at once, later ones every `windowMs` or when `maxChunks`
+   * or `maxBytes` collect, whichever comes first.
+   */
+  progress?: { windowMs?: number; maxChunks?: number; maxBytes?: number }
+}
+
+export interface MessageMetadataContext {
+  part: TextStreamPart<ToolSet>
+}
+
+export interface HarnessOptions<AppState = unknown, M extends UIMessage = UIMessage> {
+  type: 'ai-sdk'
+  generation?: GenerationSettings
+  /** Model steps per response (default 20). */
+  maxSteps?: number
+  /** Replaces the model-facing step; returns one step's UI message chunks. */
+  generate?: (
+    context: GenerateContext<AppState, M>,
+  ) => ReadableStream<UIMessageChunk> | Promise<ReadableStream<UIMessageChunk>>
+  messageMetadata?: (context: MessageMetadataContext) => unknown
+  compaction?: false | { thresholdTokens?: number; instructions?: string }
+}
+
+export interface AppHandlerArgs<Event = StoredEvent> extends HandlerContext<Event> {}
+
+export interface AgentOptions<
+  Tools extends ToolSet = ToolSet,
+  Events extends ContractEvents = ContractEvents,
+  AppState = unknown,
+  M extends UIMessage = UIMessage,
+> {
+  /** The agent's identity (or take it from `contract`). */
+  name?: string
+  contract?: Contract<Events, AppState>
+  model: Resolvable<ModelChoice, AppState, M>
+  instructions?: Resolvable<string | undefined, AppState, M>
+  tools?: Tools
+  harness?: HarnessOptions<AppState, M>
+  /** `'tools'` runs local tools one at a time; by default they run concurrently. */
+  toolLane?: 'tools'
+  /** `'report'`: a call that may have been cut short is not run again; the model is told. */
+  toolRecovery?: Partial<Record<keyof Tools & string, 'report' | 'rerun'>>
+  /** Durable handlers for application events, at least once each. */
+  handlers?: Record<string, (args: AppHandlerArgs) => Promise<void> | void>
+  /** Where the log lives. Default: an in-memory store (the embedded default). */
+  store?: EventStore
+  /** How work is woken. Default: in process. */
+  dispatcher?: Dispatcher
+  /** Where timers live. Default: in process. */
+  scheduler?: Scheduler
+  /** Embedded dispatch retries before a failing handler is dead-lettered. */
+  retry?: Partial<RetryPolicy>
+  /** How long a worker's claim on a generation or tool lasts between renewals (default 30 s). */
+  claimTtlMs?: number
+  /** Runs to `state()` and resolvers; default `Date.now`. */
+  now?: () => number
+  logger?: Pick<Console, 'info' | 'warn' | 'error'>
+}
+
+export type { AIState, LanguageModelUsage }

@@ -1,0 +1,269 @@
+import type { ToolSet, UIMessage } from 'ai'
+import { HttpError } from '../../http/http-error.ts'
+import { type FetchOptions, logEndpoint } from '../../http/log-endpoint.ts'
+import { type ContractEvents, contract as coreContract } from '../../log/contract.ts'
+import type { EventInput, StoredEvent } from '../../log/event.ts'
+import { type EventLog, eventLog } from '../../log/event-log.ts'
+import type { EventStore } from '../../log/event-store.ts'
+import { foldEvents, type StateSnapshot } from '../../log/reducer.ts'
+import '../../runtime/handler-context-storage.ts'
+import { inProcessDispatcher } from '../../runtime/in-process-dispatcher.ts'
+import { inProcessScheduler } from '../../runtime/in-process-scheduler.ts'
+import type { Scheduler } from '../../runtime/scheduler.ts'
+import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
+import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
+import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
+import { browserMayPush, type ControlRequest } from '../events/control.ts'
+import { derivedId } from '../ids.ts'
+import type { AIState } from '../state/ai-state.ts'
+import type { AgentOptions } from './agent-options.ts'
+import { runAdmissionLane } from './lanes/admission-lane.ts'
+import { runGenerationLane } from './lanes/generation-lane.ts'
+import { runHandlersLane } from './lanes/handlers-lane.ts'
+import type { LaneContext, SessionState } from './lanes/lane-context.ts'
+import { runToolsLane } from './lanes/tools-lane.ts'
+import { type AgentSession, agentSession } from './session-api.ts'
+import { mergedState, sessionReducer } from './session-reducer.ts'
+import { type Lane, wakeUpsFor } from './wake-ups-for.ts'
+
+const DEFAULT_CLAIM_TTL_MS = 30_000
+/** Sessions whose folded state an agent keeps in memory. */
+const STATE_CACHE_SIZE = 500
+
+export interface Agent<
+  Tools extends ToolSet = ToolSet,
+  Events extends ContractEvents = ContractEvents,
+  AppState = unknown,
+  M extends UIMessage = UIMessage,
+> {
+  readonly name: string
+  readonly options: AgentOptions<Tools, Events, AppState, M>
+  /**
+   * The HTTP endpoint: GET streams a session's events as SSE, POST accepts
+   * a browser's pushes (user messages and controls, your app's events).
+   * Server-authored `ai.*` events are refused with 400.
+   */
+  fetch(request: Request, options?: FetchOptions): Promise<Response>
+  /** A session as trusted server code sees it. */
+  session(id: string): AgentSession<AIState<M> & AppState>
+  /** The runtime's parts, for the AWS pipeline and tests. */
+  readonly runtime: AgentRuntime
+}
+
+export interface AgentRuntime {
+  log: EventLog
+  store: EventStore
+  /** Runs one lane's due work for a session (what a Lambda handler calls). */
+  run(wakeUp: WakeUp): Promise<void>
+  /** The lanes a batch of stored events concerns. */
+  wakeUpsFor(events: readonly StoredEvent[]): WakeUp[]
+  /** Wakes every lane of a session, e.g. to recover work after a restart. */
+  wakeAll(sessionId: string): Promise<void>
+  /** Resolves when the embedded dispatcher has nothing running or queued. */
+  idle(): Promise<void>
+  /** Stops embedded timers and dispatch (tests, shutdown). */
+  close(): void
+}
+
+/**
+ * An agent: the AI protocol, the agent's loop, and A2's store, scheduler and
+ * handlers. The default is embedded (an in-memory store, in-process
+ * dispatch and timers); pass `store`, `dispatcher` and `scheduler` to run on
+ * AWS.
+ *
+ * @example
+ * export const assistant = agent({
+ *   name: 'support-agent',
+ *   model: 'openai/gpt-5.6-terra',
+ *   instructions: 'Help the customer. Be concise.',
+ * })
+ */
+export function agent<
+  Tools extends ToolSet = ToolSet,
+  Events extends ContractEvents = ContractEvents,
+  AppState = unknown,
+  M extends UIMessage = UIMessage,
+>(options: AgentOptions<Tools, Events, AppState, M>): Agent<Tools, Events, AppState, M> {
+  const name = options.name ?? options.contract?.name
+  if (!name) throw new TypeError('agent() needs a name or a contract')
+  const appEvents = (options.contract?.events ?? {}) as ContractEvents
+  for (const type of Object.keys(appEvents)) {
+    if (type.startsWith('ai.'))
+      throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
+  }
+  const validation = coreContract({ name, events: { ...appEvents, ...AI_EVENTS } })
+  const store = options.store ?? memoryEventStore(options.now ? { now: options.now } : {})
+  const log = eventLog({ store, contract: validation })
+  const reducer = sessionReducer(options.contract?.reducer as never)
+  const handledTypes = new Set(Object.keys(options.handlers ?? {}))
+  const logger = options.logger ?? console
+  const local = new Map<string, AbortController>()
+  const cache = new Map<string, StateSnapshot<SessionState>>()
+
+  async function state(sessionId: string): Promise<StateSnapshot<SessionState>> {
+    const cached = cache.get(sessionId)
+    const snapshot = cached
+      ? foldEvents(reducer, cached, await log.session(sessionId).read({ after: cached.index }))
+      : await log.session(sessionId).state(reducer)
+    cache.delete(sessionId)
+    cache.set(sessionId, snapshot)
+    if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+    return snapshot
+  }
+
+  const wake = (wakeUps: WakeUp[]): Promise<void> =>
+    wakeUps.length === 0 ? Promise.resolve() : dispatcher.wake(wakeUps)
+
+  async function appendAndWake(
+    sessionId: string,
+    events: readonly EventInput[],
+    appendOptions: Parameters<ReturnType<EventLog['session']>['append']>[1] = {},
+  ): Promise<StoredEvent[]> {
+    const stored = await log.session(sessionId).append(events, appendOptions)
+    await wake(wakeUpsFor(stored, handledTypes))
+    return stored
+  }
+
+  const scheduler: Scheduler =
+    options.scheduler ??
+    inProcessScheduler({
+      fire: async (timer) => {
+        await appendAndWake(timer.sessionId, timer.events, { author: 'a2' })
+      },
+    })
+
+  const lane: LaneContext = {
+    options: options as unknown as AgentOptions,
+    agentName: name,
+    log,
+    store,
+    scheduler,
+    reducer,
+    claimTtlMs: options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS,
+    logger,
+    appendAsA2: (sessionId, events, appendOptions) =>
+      appendAndWake(sessionId, events, { ...appendOptions, author: 'a2' }),
+    wake,
+    state,
+    abortLocal: (sessionId, claimKey, reason) =>
+      local.get(`${sessionId}\u0000${claimKey}`)?.abort(new Error(reason)),
+    registerLocal: (sessionId, claimKey, controller) => {
+      const key = `${sessionId}\u0000${claimKey}`
+      local.set(key, controller)
+      return () => {
+        if (local.get(key) === controller) local.delete(key)
+      }
+    },
+  }
+
+  async function run(wakeUp: WakeUp): Promise<void> {
+    switch (wakeUp.lane as Lane) {
+      case 'admission':
+        return runAdmissionLane(lane, wakeUp.sessionId)
+      case 'generation':
+        return runGenerationLane(lane, wakeUp.sessionId)
+      case 'tools':
+        return runToolsLane(lane, wakeUp.sessionId, wakeUp.key)
+      case 'handlers':
+        return runHandlersLane(lane, wakeUp.sessionId)
+      default:
+        logger.warn(`a2: no lane "${wakeUp.lane}"`)
+    }
+  }
+
+  const embedded = options.dispatcher
+    ? undefined
+    : inProcessDispatcher({
+        run: (wakeUp) => run(wakeUp),
+        ...(options.retry ? { retry: options.retry } : {}),
+        onRetry: (wakeUp, error, attempt, delayMs) =>
+          logger.warn(
+            `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} failed (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
+          ),
+        onDeadLetter: async (wakeUp, error, attempts) => {
+          logger.error(
+            `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} dead-lettered after ${attempts} attempts: ${messageOf(error)}`,
+          )
+          await log.session(wakeUp.sessionId).append(
+            [
+              {
+                id: derivedId('dead-letter', wakeUp.lane, wakeUp.key ?? '', Date.now()),
+                type: 'ai.handler.dead-lettered',
+                payload: {
+                  lane: wakeUp.lane,
+                  ...(wakeUp.key ? { key: wakeUp.key } : {}),
+                  error: messageOf(error),
+                  attempts,
+                },
+              },
+            ],
+            { author: 'a2' },
+          )
+        },
+      })
+  const dispatcher: Dispatcher = options.dispatcher ?? (embedded as Dispatcher)
+
+  const endpoint = logEndpoint({
+    log,
+    checkPush: (events) => {
+      for (const event of events) {
+        if (typeof event !== 'object' || event === null || typeof event.type !== 'string') continue
+        if (isAIEventType(event.type)) {
+          const trusted =
+            event.type !== 'ai.control.requested' ||
+            !browserMayPush(event.payload as ControlRequest)
+          if (trusted) {
+            throw new HttpError(
+              400,
+              'SERVER_EVENT_REFUSED',
+              `"${event.type}"${event.type === 'ai.control.requested' ? ` (${(event.payload as { action?: string })?.action})` : ''} is written by the server; browsers push user messages and controls`,
+            )
+          }
+        } else if (!Object.hasOwn(appEvents, event.type)) {
+          throw new HttpError(
+            400,
+            'UNKNOWN_EVENT_TYPE',
+            `Unknown event type "${event.type}" for agent "${name}"`,
+          )
+        }
+      }
+    },
+    onAppended: async (_sessionId, stored) => wake(wakeUpsFor(stored, handledTypes)),
+  })
+
+  return {
+    name,
+    options,
+    fetch: (request, fetchOptions) => endpoint(request, fetchOptions),
+    session(id) {
+      return agentSession(lane, id, (sessionId, events) =>
+        appendAndWake(sessionId, events),
+      ) as never
+    },
+    runtime: {
+      log,
+      store,
+      run,
+      wakeUpsFor: (events) => wakeUpsFor(events, handledTypes),
+      wakeAll: (sessionId) =>
+        wake(
+          (['admission', 'generation', 'tools', 'handlers'] as const).map((laneName) => ({
+            sessionId,
+            lane: laneName,
+          })),
+        ),
+      idle: () => embedded?.idle() ?? Promise.resolve(),
+      close() {
+        embedded?.close()
+        ;(scheduler as { close?: () => void }).close?.()
+        for (const controller of local.values()) controller.abort(new Error('closed'))
+      },
+    },
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+export { mergedState }

@@ -1,0 +1,38 @@
+import { streamText, type UIMessageChunk } from 'ai'
+import type { GenerateContext } from './agent-options.ts'
+import type { ResolvedModel } from './resolve-model.ts'
+
+/**
+ * One model step with the AI SDK: `streamText` with the tool definitions but
+ * no `execute`, so the step ends at its tool calls and A2 runs them.
+ */
+export function defaultGenerate(
+  context: GenerateContext,
+  resolved: ResolvedModel,
+  messageMetadata: ((options: { part: unknown }) => unknown) | undefined,
+): ReadableStream<UIMessageChunk> {
+  const { settings } = context
+  const result = streamText({
+    model: context.model,
+    messages: context.modelMessages,
+    tools: context.tools,
+    abortSignal: context.signal,
+    ...(context.instructions === undefined ? {} : { instructions: context.instructions }),
+    ...(resolved.reasoning === undefined ? {} : { reasoning: resolved.reasoning }),
+    ...(settings.maxOutputTokens === undefined
+      ? {}
+      : { maxOutputTokens: settings.maxOutputTokens }),
+    ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    ...(settings.providerOptions || resolved.providerOptions
+      ? { providerOptions: { ...resolved.providerOptions, ...settings.providerOptions } as never }
+      : {}),
+  })
+  return result.toUIMessageStream({
+    generateMessageId: () =>
+      (context.event.payload as { responseMessageId: string }).responseMessageId,
+    sendReasoning: true,
+    sendSources: true,
+    onError: (error) => (error instanceof Error ? error.message : String(error)),
+    ...(messageMetadata ? { messageMetadata: messageMetadata as never } : {}),
+  })
+}

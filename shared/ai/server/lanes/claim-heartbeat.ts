@@ -1,0 +1,32 @@
+import type { Claim, EventStore } from '../../../log/event-store.ts'
+
+/**
+ * Keeps a claim alive while its work runs, renewing it every third of its
+ * TTL. When a renewal is refused (Stop or Pause now revoked the claim, or a
+ * newer attempt took over after an outage) it aborts the work, so a revoked
+ * model call or tool stops on any host, not only the one that revoked it.
+ */
+export function claimHeartbeat(
+  store: EventStore,
+  sessionId: string,
+  claim: Claim,
+  ttlMs: number,
+  controller: AbortController,
+): () => void {
+  let current = claim
+  const timer = setInterval(
+    () => {
+      store.renewClaim(sessionId, current, { ttlMs }).then(
+        (renewed) => {
+          current = renewed
+        },
+        (error: unknown) => {
+          if ((error as { code?: string }).code === 'FENCED_OUT')
+            controller.abort(new Error('superseded'))
+        },
+      )
+    },
+    Math.max(50, Math.floor(ttlMs / 3)),
+  )
+  return () => clearInterval(timer)
+}

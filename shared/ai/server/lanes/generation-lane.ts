@@ -1,0 +1,319 @@
+import type { ToolSet, UIMessage, UIMessageChunk } from 'ai'
+import { ClaimHeldError, FencedOutError } from '../../../log/errors.ts'
+import type { StoredEvent } from '../../../log/event.ts'
+import type { Claim } from '../../../log/event-store.ts'
+import { dueGeneration } from '../../controller/due-work.ts'
+import type { AIEventInput } from '../../events/ai-events.ts'
+import { derivedId } from '../../ids.ts'
+import type { AIState } from '../../state/ai-state.ts'
+import type { GenerateContext, ToolApprovalPolicy } from '../agent-options.ts'
+import { defaultGenerate } from '../default-generate.ts'
+import { progressBatcher } from '../progress-batcher.ts'
+import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
+import { resolveModel } from '../resolve-model.ts'
+import { claimHeartbeat } from './claim-heartbeat.ts'
+import type { LaneContext } from './lane-context.ts'
+
+export const generationClaimKey = (requestId: string): string => `gen:${requestId}`
+
+/** The request to serve: a new one, or a running one whose worker vanished. */
+function requestToServe(state: AIState): { requestId: string; running?: string } | null {
+  const due = dueGeneration(state)
+  if (due) return { requestId: due.requestId }
+  const running = state.activeGeneration
+  if (running?.status === 'running' && state.active?.phase !== 'pausing') {
+    return { requestId: running.requestId, running: running.generationId }
+  }
+  return null
+}
+
+interface ToolCallChunk {
+  toolCallId: string
+  toolName: string
+  input: unknown
+  providerExecuted?: boolean
+  errorText?: string
+}
+
+/**
+ * The generation lane: runs the session's due model step, one at a time.
+ * It claims the request (a crashed worker's claim expires and the next
+ * attempt supersedes it), streams the step's chunks into batched progress
+ * events, then closes the step with its tool calls and approvals in one
+ * append. Every write is fenced by the claim, so a superseded attempt's late
+ * writes are refused.
+ */
+export async function runGenerationLane(lane: LaneContext, sessionId: string): Promise<void> {
+  const { state: snapshot, index } = await lane.state(sessionId)
+  const state = snapshot.ai
+  const serve = requestToServe(state)
+  if (!serve || !state.active) return
+  const claimKey = generationClaimKey(serve.requestId)
+  let claim: Claim
+  try {
+    claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
+  } catch (error) {
+    // A live worker runs it. When it was dead, its claim expires and the
+    // redelivered wake-up (SQS visibility, embedded retry) takes over.
+    if (error instanceof ClaimHeldError && serve.running === undefined) return
+    throw error
+  }
+  const active = state.active
+  const requested = requestEvent(sessionId, index, serve.requestId, state)
+  const generationId = derivedId('gen', serve.requestId, claim.attempt)
+  const fence = { claim: claimKey, attempt: claim.attempt }
+  const controller = new AbortController()
+  const unregister = lane.registerLocal(sessionId, claimKey, controller)
+  const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
+  const append = (events: AIEventInput<UIMessage>[]) =>
+    lane.appendAsA2(sessionId, events, { fence })
+  try {
+    const step =
+      state.activeGeneration?.requestId === serve.requestId
+        ? state.activeGeneration.step
+        : active.step
+    const tools = (lane.options.tools ?? {}) as ToolSet
+    const messages = promptMessages(state)
+    const resolverContext = { state: snapshot.app, messages, event: requested, sessionId }
+    let resolvedModel: ReturnType<typeof resolveModel> | undefined
+    let failure: string | undefined
+    let instructions: string | undefined
+    try {
+      const choice =
+        typeof lane.options.model === 'function'
+          ? await lane.options.model(resolverContext)
+          : lane.options.model
+      resolvedModel = resolveModel(choice)
+      instructions =
+        typeof lane.options.instructions === 'function'
+          ? await lane.options.instructions(resolverContext)
+          : lane.options.instructions
+    } catch (error) {
+      failure = messageOf(error)
+    }
+    await append([
+      ...(serve.running
+        ? [
+            {
+              id: derivedId('superseded', serve.running),
+              type: 'ai.generation.superseded' as const,
+              payload: {
+                generationId: serve.running,
+                requestId: serve.requestId,
+                reason: `attempt ${claim.attempt} took over`,
+              },
+            },
+          ]
+        : []),
+      {
+        id: derivedId('started', generationId),
+        type: 'ai.generation.started',
+        payload: {
+          generationId,
+          requestId: serve.requestId,
+          turnId: active.turnId,
+          responseMessageId: active.responseMessageId,
+          step,
+          attempt: claim.attempt,
+          ...(resolvedModel ? { modelId: resolvedModel.modelId } : {}),
+        },
+      },
+    ])
+    if (failure !== undefined || !resolvedModel) {
+      await append([
+        completed(generationId, serve.requestId, {
+          outcome: 'failed',
+          error: failure ?? 'no model',
+        }),
+      ])
+      return
+    }
+
+    const settings = lane.options.harness?.generation ?? {}
+    const definitions = toolDefinitions(tools)
+    const context: GenerateContext = {
+      ...resolverContext,
+      model: resolvedModel.model,
+      instructions,
+      modelMessages: await modelMessagesOf(messages, definitions),
+      generationId,
+      tools: definitions,
+      signal: controller.signal,
+      settings,
+    }
+    let sequence = 0
+    const batcher = progressBatcher(async (chunks) => {
+      sequence++
+      await append([
+        {
+          id: derivedId('progress', generationId, sequence),
+          type: 'ai.generation.progress',
+          payload: { generationId, chunks: chunks as never },
+        },
+      ])
+    }, settings.progress)
+    const calls = new Map<string, ToolCallChunk>()
+    let finishReason: string | undefined
+    let streamError: string | undefined
+    try {
+      const generate = lane.options.harness?.generate
+      const stream = generate
+        ? await generate(context as never)
+        : defaultGenerate(context, resolvedModel, lane.options.harness?.messageMetadata as never)
+      for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+        if (controller.signal.aborted) break
+        collectToolCall(calls, chunk)
+        if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
+        if (chunk.type === 'error') streamError = chunk.errorText
+        batcher.push(chunk)
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) streamError = messageOf(error)
+    }
+    await batcher.close()
+    if (controller.signal.aborted) return
+    if (streamError !== undefined) {
+      await append([
+        completed(generationId, serve.requestId, { outcome: 'failed', error: streamError }),
+      ])
+      return
+    }
+    await append([
+      ...toolEvents(lane, generationId, active.turnId, active.responseMessageId, calls),
+      completed(generationId, serve.requestId, {
+        outcome: 'success',
+        ...(finishReason === undefined ? {} : { finishReason }),
+      }),
+    ])
+  } catch (error) {
+    if (error instanceof FencedOutError || controller.signal.aborted) return
+    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
+    throw error
+  } finally {
+    stopHeartbeat()
+    unregister()
+  }
+}
+
+/**
+ * The request as resolvers see it. Its ID is the request ID (advance() writes
+ * it so), and its payload is rebuilt from state, which saves reading the log
+ * for it.
+ */
+function requestEvent(
+  sessionId: string,
+  index: number,
+  requestId: string,
+  state: AIState,
+): StoredEvent {
+  const active = state.active
+  return {
+    id: requestId,
+    type: 'ai.generation.requested',
+    payload: {
+      requestId,
+      turnId: active?.turnId,
+      responseMessageId: active?.responseMessageId,
+      step: active?.step,
+      ...(active?.retryId === undefined ? {} : { retryId: active.retryId }),
+    },
+    sessionId,
+    index,
+    timestamp: Date.now(),
+  }
+}
+
+function completed(
+  generationId: string,
+  requestId: string,
+  rest: { outcome: 'success' | 'failed' | 'interrupted'; finishReason?: string; error?: string },
+): AIEventInput<UIMessage> {
+  return {
+    id: derivedId('gen-completed', generationId),
+    type: 'ai.generation.completed',
+    payload: { generationId, requestId, ...rest },
+  }
+}
+
+function collectToolCall(calls: Map<string, ToolCallChunk>, chunk: UIMessageChunk): void {
+  if (chunk.type === 'tool-input-available') {
+    calls.set(chunk.toolCallId, {
+      toolCallId: chunk.toolCallId,
+      toolName: chunk.toolName,
+      input: chunk.input,
+      ...(chunk.providerExecuted ? { providerExecuted: true } : {}),
+    })
+  } else if (chunk.type === 'tool-input-error') {
+    calls.set(chunk.toolCallId, {
+      toolCallId: chunk.toolCallId,
+      toolName: chunk.toolName,
+      input: chunk.input,
+      errorText: chunk.errorText,
+    })
+  }
+}
+
+/** Tool calls become `ai.tool.called`, approvals per policy, and invalid input an error result. */
+function toolEvents(
+  lane: LaneContext,
+  generationId: string,
+  turnId: string,
+  messageId: string,
+  calls: Map<string, ToolCallChunk>,
+): AIEventInput<UIMessage>[] {
+  const policies = lane.options.harness?.generation?.toolApproval ?? {}
+  const events: AIEventInput<UIMessage>[] = []
+  for (const call of calls.values()) {
+    events.push({
+      id: derivedId('tool-called', generationId, call.toolCallId),
+      type: 'ai.tool.called',
+      payload: {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        generationId,
+        messageId,
+        turnId,
+        ...(call.providerExecuted ? { providerExecuted: true } : {}),
+      },
+    })
+    if (call.errorText !== undefined) {
+      events.push({
+        id: derivedId('tool-invalid', generationId, call.toolCallId),
+        type: 'ai.tool.result',
+        payload: {
+          toolCallId: call.toolCallId,
+          generationId,
+          messageId,
+          outcome: 'error',
+          errorText: call.errorText,
+        },
+      })
+      continue
+    }
+    if (call.providerExecuted) continue
+    const policy: ToolApprovalPolicy | undefined = Object.hasOwn(policies, call.toolName)
+      ? policies[call.toolName]
+      : undefined
+    const decision = typeof policy === 'function' ? policy(call.input) : (policy ?? 'approved')
+    if (decision === 'user-approval') {
+      events.push({
+        id: derivedId('approval-requested', generationId, call.toolCallId),
+        type: 'ai.approval.requested',
+        payload: {
+          approvalId: derivedId('approval', generationId, call.toolCallId),
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          generationId,
+          messageId,
+          turnId,
+          input: call.input,
+        },
+      })
+    }
+  }
+  return events
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

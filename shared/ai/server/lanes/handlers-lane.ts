@@ -1,0 +1,69 @@
+import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { agentSession } from '../session-api.ts'
+import { claimHeartbeat } from './claim-heartbeat.ts'
+import type { LaneContext } from './lane-context.ts'
+
+export const HANDLERS_CURSOR = 'handlers'
+const PAGE = 100
+
+/**
+ * The handlers lane runs your `handlers` for application events, each event
+ * at least once and in log order. It reads from its cursor, runs the handler
+ * of each event under a claim (whose attempt number the handler sees), and
+ * moves the cursor past the event only once the handler succeeded. A handler
+ * that throws stops the lane; the wake-up is retried with backoff and, after
+ * the retry policy's attempts, dead-lettered.
+ */
+export async function runHandlersLane(lane: LaneContext, sessionId: string): Promise<void> {
+  const handlers = lane.options.handlers ?? {}
+  const log = lane.log.session(sessionId)
+  const move = (from: number, to: number, fence?: { claim: string; attempt: number }) =>
+    lane.store.append(sessionId, [], {
+      cursor: { name: HANDLERS_CURSOR, from, to },
+      ...(fence ? { fence } : {}),
+    })
+  for (;;) {
+    let from = await lane.store.readCursor(sessionId, HANDLERS_CURSOR)
+    const events = await log.read({ after: from, limit: PAGE })
+    const last = events.at(-1)
+    if (!last) return
+    const event = events.find((candidate) => Object.hasOwn(handlers, candidate.type))
+    const handler = event ? handlers[event.type] : undefined
+    if (!event || !handler) {
+      await move(from, last.index)
+      continue
+    }
+    if (event.index - 1 > from) {
+      // Commit the events nobody handles first, so a failure below does not re-read them.
+      await move(from, event.index - 1)
+      from = event.index - 1
+    }
+    const claimKey = `handler:${event.id}`
+    // A held claim throws: a live worker runs it, and the wake-up is retried.
+    const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
+    const controller = new AbortController()
+    const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
+    const session = agentSession(
+      lane,
+      sessionId,
+      (target, appended) => lane.log.session(target).append(appended),
+      () => event.timestamp,
+    )
+    try {
+      const context = {
+        event,
+        attempt: claim.attempt,
+        session,
+        signal: controller.signal,
+        agentName: lane.agentName,
+      }
+      await runInHandlerContext(context, () => handler(context))
+    } catch (error) {
+      await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
+      throw error
+    } finally {
+      stopHeartbeat()
+    }
+    await move(from, event.index, { claim: claimKey, attempt: claim.attempt })
+  }
+}

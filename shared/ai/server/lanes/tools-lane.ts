@@ -1,0 +1,221 @@
+import { executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
+import type { Tool, ToolSet, UIMessage } from 'ai'
+import { ClaimHeldError, FencedOutError } from '../../../log/errors.ts'
+import type { StoredEvent } from '../../../log/event.ts'
+import type { Claim } from '../../../log/event-store.ts'
+import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { runnableTools } from '../../controller/due-work.ts'
+import type { AIEventInput } from '../../events/ai-events.ts'
+import { derivedId } from '../../ids.ts'
+import type { AIState, ToolRecord } from '../../state/ai-state.ts'
+import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
+import { agentSession } from '../session-api.ts'
+import { claimHeartbeat } from './claim-heartbeat.ts'
+import type { LaneContext } from './lane-context.ts'
+
+export const toolClaimKey = (toolCallId: string): string => `tool:${toolCallId}`
+
+/** The wake-up key of a tool run: the call, or one shared lane with `toolLane: 'tools'`. */
+export const SERIAL_TOOL_KEY = 'serial'
+
+const INTERRUPTED_REPORT =
+  'The tool call was interrupted (a crash, a timeout, Stop or Pause now) and may have partly run. It was not run again.'
+
+/**
+ * The tools lane. A wake-up without a key scans the session and wakes one
+ * keyed run per runnable call (or one serial run with `toolLane: 'tools'`),
+ * so calls start as soon as they are authorized and run concurrently.
+ */
+export async function runToolsLane(
+  lane: LaneContext,
+  sessionId: string,
+  key: string | undefined,
+): Promise<void> {
+  const { state, index } = await lane.state(sessionId)
+  const runnable = runnableTools(state.ai)
+  const serial = lane.options.toolLane === 'tools'
+  if (key === undefined) {
+    if (runnable.length === 0) return
+    await lane.wake(
+      serial
+        ? [{ sessionId, lane: 'tools', key: SERIAL_TOOL_KEY }]
+        : runnable.map((tool) => ({ sessionId, lane: 'tools', key: tool.toolCallId })),
+    )
+    return
+  }
+  const targets =
+    key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => tool.toolCallId === key)
+  for (const tool of targets) await runTool(lane, sessionId, index, state.ai, tool)
+}
+
+async function runTool(
+  lane: LaneContext,
+  sessionId: string,
+  index: number,
+  state: AIState,
+  record: ToolRecord,
+): Promise<void> {
+  const claimKey = toolClaimKey(record.toolCallId)
+  let claim: Claim
+  try {
+    claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
+  } catch (error) {
+    if (error instanceof ClaimHeldError) return
+    throw error
+  }
+  const fence = { claim: claimKey, attempt: claim.attempt }
+  const result = (
+    id: string,
+    payload: Omit<
+      Extract<AIEventInput<UIMessage>, { type: 'ai.tool.result' }>['payload'],
+      'toolCallId' | 'generationId' | 'messageId'
+    >,
+  ): AIEventInput<UIMessage> => ({
+    id,
+    type: 'ai.tool.result',
+    payload: {
+      toolCallId: record.toolCallId,
+      generationId: record.generationId,
+      messageId: record.messageId,
+      ...payload,
+    },
+  })
+  const recovery =
+    (lane.options.toolRecovery as Record<string, string> | undefined)?.[record.toolName] ?? 'rerun'
+  if (recovery === 'report' && (claim.previous === 'expired' || claim.previous === 'revoked')) {
+    await lane.appendAsA2(
+      sessionId,
+      [
+        result(derivedId('tool-result', record.toolCallId, claim.attempt), {
+          outcome: 'error',
+          errorText: INTERRUPTED_REPORT,
+        }),
+      ],
+      { fence },
+    )
+    return
+  }
+
+  const tools = (lane.options.tools ?? {}) as ToolSet
+  const definition: Tool | undefined = Object.hasOwn(tools, record.toolName)
+    ? tools[record.toolName]
+    : undefined
+  const input = toolInput(state, record.toolCallId)
+  if (!definition || !isExecutableTool(definition)) {
+    await lane.appendAsA2(
+      sessionId,
+      [
+        result(derivedId('tool-result', record.toolCallId, claim.attempt), {
+          outcome: 'error',
+          errorText: definition
+            ? `Tool "${record.toolName}" has no execute function`
+            : `Unknown tool "${record.toolName}"`,
+        }),
+      ],
+      { fence },
+    )
+    return
+  }
+
+  const controller = new AbortController()
+  const unregister = lane.registerLocal(sessionId, claimKey, controller)
+  const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
+  const calledEvent: StoredEvent = {
+    id: record.called?.id ?? derivedId('tool-called', record.generationId, record.toolCallId),
+    type: 'ai.tool.called',
+    payload: { ...record },
+    sessionId,
+    index: record.called?.index ?? index,
+    timestamp: record.called?.timestamp ?? Date.now(),
+  }
+  const session = agentSession(
+    lane,
+    sessionId,
+    (target, events) => lane.log.session(target).append(events),
+    () => calledEvent.timestamp,
+  )
+  let preliminary = 0
+  try {
+    const messages = await modelMessagesOf(promptMessages(state), toolDefinitions(tools))
+    let final: unknown
+    let errorText: string | undefined
+    try {
+      await runInHandlerContext(
+        {
+          event: calledEvent,
+          attempt: claim.attempt,
+          session,
+          signal: controller.signal,
+          agentName: lane.agentName,
+        },
+        async () => {
+          for await (const output of executeTool({
+            tool: definition,
+            input: input as never,
+            options: {
+              toolCallId: record.toolCallId,
+              messages,
+              abortSignal: controller.signal,
+              context: {} as never,
+            },
+          })) {
+            if (output.type === 'final') {
+              final = output.output
+              break
+            }
+            preliminary++
+            await lane.appendAsA2(
+              sessionId,
+              [
+                result(
+                  derivedId('tool-preliminary', record.toolCallId, claim.attempt, preliminary),
+                  {
+                    outcome: 'output',
+                    output: output.output,
+                    preliminary: true,
+                  },
+                ),
+              ],
+              { fence },
+            )
+          }
+        },
+      )
+    } catch (error) {
+      if (error instanceof FencedOutError || controller.signal.aborted) return
+      errorText = error instanceof Error ? error.message : String(error)
+    }
+    if (controller.signal.aborted) return
+    await lane.appendAsA2(
+      sessionId,
+      [
+        result(
+          derivedId('tool-result', record.toolCallId, claim.attempt),
+          errorText === undefined
+            ? { outcome: 'output', output: final ?? null }
+            : { outcome: 'error', errorText },
+        ),
+      ],
+      { fence },
+    )
+  } catch (error) {
+    if (error instanceof FencedOutError || controller.signal.aborted) return
+    // A2 failed around the tool (say, the store): give the call back for a retry.
+    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
+    throw error
+  } finally {
+    stopHeartbeat()
+    unregister()
+  }
+}
+
+/** A call's input lives in its message part, not in `state.tools`. */
+function toolInput(state: AIState, toolCallId: string): unknown {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    for (const part of state.messages[i]?.parts ?? []) {
+      if ((part as { toolCallId?: string }).toolCallId === toolCallId)
+        return (part as { input?: unknown }).input
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,34 @@
+import { convertToModelMessages, type ModelMessage, type ToolSet, type UIMessage } from 'ai'
+import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
+import { isCompactionPart } from '../state/compaction-part.ts'
+
+/**
+ * The UI messages a model step sees: the transcript with A2's own markers
+ * (compaction parts) removed and empty messages (a response that has not
+ * streamed yet) left out.
+ */
+export function promptMessages<M extends UIMessage>(state: AIState<M>): M[] {
+  const messages: M[] = []
+  for (const message of state.messages as TranscriptMessage<M>[]) {
+    const parts = message.parts.filter((part) => !isCompactionPart(part))
+    if (parts.length > 0) messages.push({ ...message, parts } as unknown as M)
+  }
+  return messages
+}
+
+export async function modelMessagesOf(
+  messages: UIMessage[],
+  tools: ToolSet,
+): Promise<ModelMessage[]> {
+  return convertToModelMessages(messages, { tools, ignoreIncompleteToolCalls: true })
+}
+
+/** Tool definitions as the model sees them: no `execute`, since A2 runs tools itself. */
+export function toolDefinitions(tools: ToolSet): ToolSet {
+  return Object.fromEntries(
+    Object.entries(tools).map(([name, definition]) => {
+      const { execute: _execute, ...rest } = definition as typeof definition & { execute?: unknown }
+      return [name, rest]
+    }),
+  ) as ToolSet
+}

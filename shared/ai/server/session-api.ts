@@ -1,0 +1,52 @@
+import { ReservedEventIdError } from '../../log/errors.ts'
+import type { EventInput, StoredEvent } from '../../log/event.ts'
+import { isReservedId } from '../../log/event.ts'
+import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
+import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
+import { derivedId } from '../ids.ts'
+import type { LaneContext } from './lanes/lane-context.ts'
+import { mergedState } from './session-reducer.ts'
+import { timerTarget } from './timer-target.ts'
+
+export interface AgentSession<State = Record<string, unknown>> extends HandlerSession<State> {}
+
+/**
+ * A session as server code sees it: trusted appends (no `authorize`), state,
+ * and named timers. `timersFrom` is the time delays count from: the
+ * triggering event's timestamp inside a handler, now elsewhere.
+ */
+export function agentSession(
+  lane: LaneContext,
+  sessionId: string,
+  appendTrusted: (sessionId: string, events: readonly EventInput[]) => Promise<StoredEvent[]>,
+  timersFrom: () => number = Date.now,
+): AgentSession {
+  const log = lane.log.session(sessionId)
+  return {
+    id: log.sessionId,
+    append: (...events) => appendTrusted(sessionId, events),
+    async state<Other>(reducer?: Reducer<Other, never>): Promise<StateSnapshot<never>> {
+      if (reducer) return (await log.state(reducer)) as StateSnapshot<never>
+      const { state, index } = await lane.state(sessionId)
+      return { state: mergedState(state), index } as StateSnapshot<never>
+    },
+    async schedule(name: string, when: TimerWhen, ...events: EventInput[]): Promise<void> {
+      for (const event of events) {
+        if (event.id !== undefined && isReservedId(event.id))
+          throw new ReservedEventIdError(event.id)
+      }
+      await lane.scheduler.schedule({
+        sessionId,
+        name,
+        at: timerTarget(when, timersFrom()),
+        events: events.map((event, position) => ({
+          id: event.id ?? derivedId('timer', name, position),
+          type: event.type,
+          payload: event.payload,
+        })),
+      })
+    },
+  } as AgentSession
+}
+
+export type { StateSnapshot }

@@ -1,0 +1,30 @@
+import ms from 'ms'
+import { A2Error } from '../../log/errors.ts'
+import type { TimerWhen } from '../../runtime/handler-context.ts'
+
+/**
+ * When a timer fires, in epoch milliseconds. A delay counts from `from` (the
+ * triggering event's timestamp), so a retried handler computes the same
+ * target time and converges on the same timer.
+ */
+export function timerTarget(when: TimerWhen, from: number): number {
+  if ('delay' in when) {
+    const delay = typeof when.delay === 'number' ? when.delay : ms(when.delay as ms.StringValue)
+    if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) {
+      throw new A2Error(
+        'INVALID_EVENT',
+        `Cannot read timer delay ${JSON.stringify(when.delay)}: use '30s', '5m', '2h', '1d' or milliseconds`,
+      )
+    }
+    return from + delay
+  }
+  const at =
+    when.at instanceof Date
+      ? when.at.getTime()
+      : typeof when.at === 'number'
+        ? when.at
+        : Date.parse(when.at)
+  if (!Number.isFinite(at))
+    throw new A2Error('INVALID_EVENT', `Cannot read timer time ${JSON.stringify(when.at)}`)
+  return at
+}

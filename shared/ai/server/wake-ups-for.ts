@@ -1,0 +1,33 @@
+import type { StoredEvent } from '../../log/event.ts'
+import type { WakeUp } from '../../runtime/wake-up.ts'
+
+export const LANES = ['admission', 'generation', 'tools', 'handlers'] as const
+export type Lane = (typeof LANES)[number]
+
+/** Events that can make a tool runnable: a new call, an approval, a resume, a closed step. */
+const TOOL_TRIGGERS = new Set(['ai.tool.called', 'ai.control.committed', 'ai.generation.completed'])
+const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.superseded'])
+/** Facts the controller does not act on: streamed chunks and its own receipts. */
+const NOT_FOR_ADMISSION = new Set(['ai.generation.progress', 'ai.handler.dead-lettered'])
+
+/**
+ * The lanes a batch of new events concerns: one wake-up per lane and
+ * session. The embedded runtime, the fast path and the AWS stream router
+ * all route with this, so they wake the same lanes.
+ */
+export function wakeUpsFor(
+  events: readonly StoredEvent[],
+  handledTypes: ReadonlySet<string>,
+): WakeUp[] {
+  const wakeUps = new Map<string, WakeUp>()
+  const add = (sessionId: string, lane: Lane): void => {
+    wakeUps.set(`${sessionId}\u0000${lane}`, { sessionId, lane })
+  }
+  for (const event of events) {
+    if (!NOT_FOR_ADMISSION.has(event.type)) add(event.sessionId, 'admission')
+    if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')
+    if (TOOL_TRIGGERS.has(event.type)) add(event.sessionId, 'tools')
+    if (handledTypes.has(event.type)) add(event.sessionId, 'handlers')
+  }
+  return [...wakeUps.values()]
+}
