@@ -1,23 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { inputs } from '../../shared/ai/index.ts'
-import { type Agent, agent } from '../../shared/ai/server/index.ts'
+import { agent } from '../../shared/ai/server/index.ts'
 import { scriptedModel, text } from '../support/scripted-model.ts'
-
-const agents: Agent[] = []
-afterEach(() => {
-  for (const a of agents.splice(0)) a.runtime.close()
-})
-
-function track<A extends Agent>(a: A): A {
-  agents.push(a as unknown as Agent)
-  return a
-}
-
-const userMessage = (id: string, content: string) => ({
-  id,
-  role: 'user' as const,
-  parts: [{ type: 'text' as const, text: content }],
-})
+import { track, userMessage } from './support.ts'
 
 describe('What happens after a send (embedded)', () => {
   it('turns one generating user message into the documented durable sequence, and answers it', async () => {
