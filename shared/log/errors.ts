@@ -181,6 +181,11 @@ export class ClaimHeldError extends A2Error {
     this.attempt = attempt
     this.expiresAt = expiresAt
   }
+
+  /** When to look again: a dead holder's claim has expired by then. */
+  get retryAt(): number {
+    return this.expiresAt
+  }
 }
 
 export function isA2Error(error: unknown): error is A2Error {

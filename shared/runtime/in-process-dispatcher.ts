@@ -70,6 +70,19 @@ export function inProcessDispatcher(options: InProcessDispatcherOptions): Dispat
         finish(id, group)
       },
       async (error: unknown) => {
+        const retryAt = (error as { retryAt?: unknown } | null)?.retryAt
+        if (typeof retryAt === 'number') {
+          // Not a failure: the work is someone else's until then (a claim).
+          group.running = false
+          group.retryTimer = setTimeout(
+            () => {
+              group.retryTimer = undefined
+              start(id, group)
+            },
+            Math.max(0, retryAt - Date.now()) + 5,
+          )
+          return
+        }
         group.failures++
         if (group.failures >= policy.maxAttempts) {
           const attempts = group.failures

@@ -185,7 +185,7 @@ describe('tools (embedded)', () => {
           ...ticketTools(),
           explode: tool({
             inputSchema: z.object({}),
-            execute: async () => {
+            execute: async (): Promise<string> => {
               throw new Error('database on fire')
             },
           }),
@@ -239,7 +239,7 @@ describe('tools (embedded)', () => {
       expect.objectContaining({ outcome: 'output', output: { percent: 100 }, preliminary: true }),
       expect.objectContaining({ outcome: 'output', output: { percent: 100 } }),
     ])
-    expect((results[2]?.payload as { preliminary?: boolean }).preliminary).toBeUndefined()
+    expect(results[2]?.payload).not.toHaveProperty('preliminary')
     const { state } = await a.session('s').state()
     const part = state.messages[1]?.parts.find((p) => p.type === 'tool-progress') as {
       state: string

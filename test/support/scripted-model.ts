@@ -77,9 +77,16 @@ export function scriptedModel(
         const stream = new ReadableStream<LanguageModelV4StreamPart>({
           start(controller) {
             for (const part of parts) controller.enqueue(part)
-            const end = () => controller.error(options.abortSignal?.reason ?? new Error('aborted'))
+            let done = false
+            const end = () => {
+              if (!done) controller.error(options.abortSignal?.reason ?? new Error('aborted'))
+              done = true
+            }
             options.abortSignal?.addEventListener('abort', end, { once: true })
-            release = () => controller.close()
+            release = () => {
+              if (!done) controller.close()
+              done = true
+            }
           },
         })
         return { stream }

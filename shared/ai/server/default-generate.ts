@@ -17,6 +17,9 @@ export function defaultGenerate(
     messages: context.modelMessages,
     tools: context.tools,
     abortSignal: context.signal,
+    // Failures are recorded in the log (ai.generation.completed); the SDK's
+    // default would also print them.
+    onError: () => {},
     ...(context.instructions === undefined ? {} : { instructions: context.instructions }),
     ...(resolved.reasoning === undefined ? {} : { reasoning: resolved.reasoning }),
     ...(settings.maxOutputTokens === undefined

@@ -28,5 +28,8 @@ export function claimHeartbeat(
     },
     Math.max(50, Math.floor(ttlMs / 3)),
   )
-  return () => clearInterval(timer)
+  const stop = (): void => clearInterval(timer)
+  // Aborted work is over (and a closed process renews nothing).
+  controller.signal.addEventListener('abort', stop, { once: true })
+  return stop
 }

@@ -1,7 +1,6 @@
 import type { ToolSet, UIMessage, UIMessageChunk } from 'ai'
-import { ClaimHeldError, FencedOutError } from '../../../log/errors.ts'
+import { FencedOutError } from '../../../log/errors.ts'
 import type { StoredEvent } from '../../../log/event.ts'
-import type { Claim } from '../../../log/event-store.ts'
 import { dueGeneration } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
@@ -49,15 +48,9 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
   const serve = requestToServe(state)
   if (!serve || !state.active) return
   const claimKey = generationClaimKey(serve.requestId)
-  let claim: Claim
-  try {
-    claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
-  } catch (error) {
-    // A live worker runs it. When it was dead, its claim expires and the
-    // redelivered wake-up (SQS visibility, embedded retry) takes over.
-    if (error instanceof ClaimHeldError && serve.running === undefined) return
-    throw error
-  }
+  // Held by another process: ClaimHeldError carries retryAt. When the holder
+  // died, its claim expires and the retried wake-up takes over.
+  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
   const active = state.active
   const requested = requestEvent(sessionId, index, serve.requestId, state)
   const generationId = derivedId('gen', serve.requestId, claim.attempt)

@@ -1,8 +1,7 @@
 import { executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
 import type { Tool, ToolSet, UIMessage } from 'ai'
-import { ClaimHeldError, FencedOutError } from '../../../log/errors.ts'
+import { FencedOutError } from '../../../log/errors.ts'
 import type { StoredEvent } from '../../../log/event.ts'
-import type { Claim } from '../../../log/event-store.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { runnableTools } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
@@ -56,13 +55,9 @@ async function runTool(
   record: ToolRecord,
 ): Promise<void> {
   const claimKey = toolClaimKey(record.toolCallId)
-  let claim: Claim
-  try {
-    claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
-  } catch (error) {
-    if (error instanceof ClaimHeldError) return
-    throw error
-  }
+  // Held by another process: ClaimHeldError carries retryAt, and embedded
+  // dispatch looks again then; on SQS the holder's own message recovers it.
+  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
   const fence = { claim: claimKey, attempt: claim.attempt }
   const result = (
     id: string,

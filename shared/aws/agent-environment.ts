@@ -1,0 +1,152 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { SQSClient } from '@aws-sdk/client-sqs'
+import type { EventStore } from '../log/event-store.ts'
+import type { Scheduler } from '../runtime/scheduler.ts'
+import type { Dispatcher } from '../runtime/wake-up.ts'
+import { dynamoDBEventStore } from '../stores/dynamodb/dynamodb-event-store.ts'
+import { PipelineError } from './errors.ts'
+import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
+import { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
+import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
+
+/** The environment variables the construct sets on every function. */
+export const ENVIRONMENT_VARIABLES = {
+  tableName: 'A2_TABLE_NAME',
+  admissionQueueUrl: 'A2_ADMISSION_QUEUE_URL',
+  generationQueueUrl: 'A2_GENERATION_QUEUE_URL',
+  toolsQueueUrl: 'A2_TOOLS_QUEUE_URL',
+  handlersQueueUrl: 'A2_HANDLERS_QUEUE_URL',
+  timerQueueUrl: 'A2_TIMER_QUEUE_URL',
+  timerQueueArn: 'A2_TIMER_QUEUE_ARN',
+  scheduleGroup: 'A2_SCHEDULE_GROUP',
+  schedulerRoleArn: 'A2_SCHEDULER_ROLE_ARN',
+  schedulerDeadLetterQueueArn: 'A2_SCHEDULER_DLQ_ARN',
+  /** Optional: an AWS-compatible endpoint (the moto server, LocalStack). */
+  endpoint: 'A2_AWS_ENDPOINT',
+  /** Optional: the agent module's export (default `default`). */
+  agentExport: 'A2_AGENT_EXPORT',
+} as const
+
+export interface AwsEnvironment {
+  tableName: string
+  queueUrls: LaneQueueUrls
+  timers: {
+    queueUrl: string
+    queueArn: string
+    scheduleGroup: string
+    schedulerRoleArn: string
+    deadLetterQueueArn: string
+  }
+  endpoint?: string
+  agentExport: string
+}
+
+/**
+ * Reads the pipeline's configuration from the environment, once, at the edge
+ * (adapters take it as options). Every missing variable is named in one
+ * `MISSING_ENVIRONMENT` error.
+ */
+export function readAwsEnvironment(env: Record<string, string | undefined> = process.env): AwsEnvironment {
+  const missing: string[] = []
+  const required = (name: string): string => {
+    const value = env[name]
+    if (!value) missing.push(name)
+    return value ?? ''
+  }
+  const v = ENVIRONMENT_VARIABLES
+  const environment: AwsEnvironment = {
+    tableName: required(v.tableName),
+    queueUrls: {
+      admission: required(v.admissionQueueUrl),
+      generation: required(v.generationQueueUrl),
+      tools: required(v.toolsQueueUrl),
+      handlers: required(v.handlersQueueUrl),
+    },
+    timers: {
+      queueUrl: required(v.timerQueueUrl),
+      queueArn: required(v.timerQueueArn),
+      scheduleGroup: required(v.scheduleGroup),
+      schedulerRoleArn: required(v.schedulerRoleArn),
+      deadLetterQueueArn: required(v.schedulerDeadLetterQueueArn),
+    },
+    agentExport: env[v.agentExport] || 'default',
+  }
+  if (env[v.endpoint]) environment.endpoint = env[v.endpoint] as string
+  if (missing.length > 0) {
+    throw new PipelineError(
+      'MISSING_ENVIRONMENT',
+      `The a2 pipeline needs ${missing.join(', ')} (the A2Agent construct sets them; the local runner too)`,
+    )
+  }
+  return environment
+}
+
+export interface AwsClients {
+  dynamodb: DynamoDBClient
+  sqs: SQSClient
+  scheduler: SchedulerClient
+}
+
+/** SDK clients for the environment, created once per container. */
+export function awsClients(environment: Pick<AwsEnvironment, 'endpoint'>): AwsClients {
+  const config = environment.endpoint ? { endpoint: environment.endpoint } : {}
+  return {
+    dynamodb: new DynamoDBClient(config),
+    sqs: new SQSClient(config),
+    scheduler: new SchedulerClient(config),
+  }
+}
+
+export interface AwsAgentParts {
+  store: EventStore
+  dispatcher: Dispatcher
+  scheduler: Scheduler
+  clients: AwsClients
+  watermark: IndexWatermark
+  environment: AwsEnvironment
+}
+
+/**
+ * The store, dispatcher and scheduler of an agent on AWS, from the
+ * environment the construct sets (read once, here).
+ *
+ * @example
+ * export default agent({ name: 'support-agent', model, ...awsAgentParts() })
+ */
+export function awsAgentParts(
+  options: {
+    environment?: AwsEnvironment
+    clients?: AwsClients
+    /** Pass the agent's `toolLane` here too. */
+    toolLane?: 'tools'
+  } = {},
+): AwsAgentParts {
+  const environment = options.environment ?? readAwsEnvironment()
+  const clients = options.clients ?? awsClients(environment)
+  const watermark = indexWatermark()
+  return {
+    store: watchedStore(
+      dynamoDBEventStore({ client: clients.dynamodb, tableName: environment.tableName }),
+      watermark,
+    ),
+    dispatcher: sqsDispatcher({
+      client: clients.sqs,
+      queueUrls: environment.queueUrls,
+      watermark,
+      ...(options.toolLane ? { toolLane: options.toolLane } : {}),
+    }),
+    scheduler: eventBridgeScheduler({
+      scheduler: clients.scheduler,
+      sqs: clients.sqs,
+      groupName: environment.timers.scheduleGroup,
+      roleArn: environment.timers.schedulerRoleArn,
+      timerQueueArn: environment.timers.queueArn,
+      timerQueueUrl: environment.timers.queueUrl,
+      deadLetterQueueArn: environment.timers.deadLetterQueueArn,
+    }),
+    clients,
+    watermark,
+    environment,
+  }
+}

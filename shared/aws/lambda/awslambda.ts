@@ -1,0 +1,40 @@
+import type { Writable } from 'node:stream'
+import type { Context } from 'aws-lambda'
+
+/** The stream a response-streaming handler writes to. */
+export type ResponseStream = Writable
+
+export interface HttpResponseMetadata {
+  statusCode: number
+  headers?: Record<string, string>
+  cookies?: string[]
+}
+
+export type StreamingHandler<Event> = (
+  event: Event,
+  responseStream: ResponseStream,
+  context: Context,
+) => Promise<void>
+
+/**
+ * The `awslambda` global of Lambda's Node runtime (response streaming). It
+ * exists only inside Lambda; the local runner installs a shim
+ * (`installStreamingShim`).
+ */
+export interface AwsLambdaGlobal {
+  streamifyResponse<Event>(handler: StreamingHandler<Event>): StreamingHandler<Event>
+  HttpResponseStream: {
+    from(stream: ResponseStream, metadata: HttpResponseMetadata): ResponseStream
+  }
+}
+
+/** The global, or a clear error when not running in Lambda (or under the shim). */
+export function lambdaGlobal(): AwsLambdaGlobal {
+  const value = (globalThis as { awslambda?: AwsLambdaGlobal }).awslambda
+  if (!value) {
+    throw new Error(
+      'awslambda is not defined: this module runs in Lambda, or locally after installStreamingShim()',
+    )
+  }
+  return value
+}

@@ -1,0 +1,124 @@
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda'
+import type { Authorize } from '../../http/log-endpoint.ts'
+import { PipelineError } from '../errors.ts'
+import type { AwsLambdaGlobal, ResponseStream, StreamingHandler } from './awslambda.ts'
+import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
+
+/**
+ * How long before Lambda's deadline a response is ended, so an SSE client
+ * gets a clean end (and reconnects with Last-Event-ID) instead of a cut.
+ */
+const DEADLINE_MARGIN_MS = 10_000
+
+export interface HttpHandlerOptions {
+  authorize?: Authorize
+  logger: PipelineLogger
+  /** The Lambda global's `HttpResponseStream` (the real one, or the local shim's). */
+  httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
+}
+
+/**
+ * The API Gateway (REST, proxy, response streaming) handler: the event
+ * becomes a `Request` for `agent.fetch`, whose `Response` is streamed back,
+ * status and headers first. Wrap it in `awslambda.streamifyResponse`.
+ */
+export function httpHandler(
+  agent: PipelineAgent,
+  options: HttpHandlerOptions,
+): StreamingHandler<APIGatewayProxyEvent> {
+  return async (event, responseStream, context) => {
+    const abort = new AbortController()
+    const remaining = context?.getRemainingTimeInMillis?.() ?? 15 * 60_000
+    const deadline = setTimeout(
+      () => abort.abort(new Error('Lambda deadline')),
+      Math.max(0, remaining - DEADLINE_MARGIN_MS),
+    )
+    responseStream.once('close', () => abort.abort(new Error('client gone')))
+    try {
+      let response: Response
+      try {
+        const request = requestFromApiGatewayEvent(event, abort.signal)
+        response = await agent.fetch(request, options.authorize ? { authorize: options.authorize } : {})
+      } catch (error) {
+        options.logger.warn('a2: bad HTTP event', { error: String(error) })
+        response = Response.json(
+          {
+            error: {
+              code: error instanceof PipelineError ? error.code : 'INTERNAL',
+              message: error instanceof Error ? error.message : String(error),
+            },
+          },
+          { status: error instanceof PipelineError ? 400 : 500 },
+        )
+      }
+      await writeResponse(response, responseStream, options.httpResponseStream)
+    } finally {
+      clearTimeout(deadline)
+    }
+  }
+}
+
+/** An API Gateway REST proxy event as a fetch `Request`. */
+export function requestFromApiGatewayEvent(event: APIGatewayProxyEvent, signal?: AbortSignal): Request {
+  if (typeof event !== 'object' || event === null || typeof event.httpMethod !== 'string') {
+    throw new PipelineError('MALFORMED_HTTP_EVENT', 'Not an API Gateway proxy event: no httpMethod')
+  }
+  const headers = new Headers()
+  for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
+    for (const value of values ?? []) headers.append(name, value)
+  }
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined && !headers.has(name)) headers.set(name, value)
+  }
+  const query = new URLSearchParams()
+  const multi = event.multiValueQueryStringParameters ?? {}
+  for (const [name, values] of Object.entries(multi)) {
+    for (const value of values ?? []) query.append(name, value)
+  }
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (value !== undefined && !(name in multi)) query.append(name, value)
+  }
+  const host = headers.get('host') ?? 'lambda.local'
+  const search = query.toString()
+  const url = `https://${host}${event.path ?? '/'}${search ? `?${search}` : ''}`
+  const hasBody = event.body !== null && event.body !== undefined && !['GET', 'HEAD'].includes(event.httpMethod)
+  return new Request(url, {
+    method: event.httpMethod,
+    headers,
+    ...(hasBody
+      ? { body: event.isBase64Encoded ? Buffer.from(event.body as string, 'base64') : (event.body as string) }
+      : {}),
+    ...(signal ? { signal } : {}),
+  })
+}
+
+async function writeResponse(
+  response: Response,
+  responseStream: ResponseStream,
+  httpResponseStream: AwsLambdaGlobal['HttpResponseStream'],
+): Promise<void> {
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers[name] = value
+  })
+  const cookies = response.headers.getSetCookie()
+  const stream = httpResponseStream.from(responseStream, {
+    statusCode: response.status,
+    headers,
+    ...(cookies.length > 0 ? { cookies } : {}),
+  })
+  if (!response.body) {
+    stream.end()
+    return
+  }
+  try {
+    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), stream)
+  } catch (error) {
+    // The client left or the deadline passed: the stream is already closed.
+    if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error
+  }
+}
+
+export type { Context }

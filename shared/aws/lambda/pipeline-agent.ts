@@ -1,0 +1,55 @@
+import type { Authorize } from '../../http/log-endpoint.ts'
+import type { AgentRuntime } from '../../ai/server/agent.ts'
+import type { Dispatcher } from '../../runtime/wake-up.ts'
+import { PipelineError } from '../errors.ts'
+
+/** What the Lambda handlers need of an agent (what `agent()` returns). */
+export interface PipelineAgent {
+  readonly name: string
+  readonly options: { dispatcher?: Dispatcher }
+  fetch(request: Request, options?: { authorize?: Authorize }): Promise<Response>
+  session(id: string): { append(...events: never[]): Promise<unknown> }
+  readonly runtime: AgentRuntime
+}
+
+/**
+ * Finds the agent a user's module exports (by `exportName`, default
+ * `default`), with a clear error when it is missing or not an agent.
+ */
+export function agentFromModule(module: Record<string, unknown>, exportName = 'default'): PipelineAgent {
+  const candidate = module[exportName] as Partial<PipelineAgent> | undefined
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.fetch !== 'function' ||
+    typeof candidate.runtime?.run !== 'function'
+  ) {
+    throw new PipelineError(
+      'MISSING_ENVIRONMENT',
+      `The agent module has no agent named "${exportName}" (exports: ${Object.keys(module).join(', ') || 'none'}); export the value agent() returns`,
+    )
+  }
+  if (!candidate.options?.dispatcher) {
+    throw new PipelineError(
+      'MISSING_ENVIRONMENT',
+      `Agent "${candidate.name}" has no dispatcher: on Lambda it needs the SQS dispatcher (see agentEnvironment())`,
+    )
+  }
+  return candidate as PipelineAgent
+}
+
+/** An optional `authorize` export of the agent module guards the HTTP API. */
+export function authorizeFromModule(module: Record<string, unknown>): Authorize | undefined {
+  const authorize = module.authorize
+  if (authorize === undefined) return undefined
+  if (typeof authorize !== 'function') {
+    throw new PipelineError('MISSING_ENVIRONMENT', 'The agent module exports "authorize", but not as a function')
+  }
+  return authorize as Authorize
+}
+
+export interface PipelineLogger {
+  info(message: string, ...extra: unknown[]): void
+  warn(message: string, ...extra: unknown[]): void
+  error(message: string, ...extra: unknown[]): void
+}

@@ -1,0 +1,19 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
+import { sendWakeUps, type SqsDispatcherOptions } from '../sqs-dispatcher.ts'
+import { routeStreamRecords } from '../stream-router.ts'
+import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
+
+/** The table stream's handler: new events become wake-ups on the lane queues. */
+export function routerHandler(
+  agent: PipelineAgent & { options: { toolLane?: 'tools' } },
+  queues: Pick<SqsDispatcherOptions, 'client' | 'queueUrls'>,
+  logger: PipelineLogger,
+): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
+  const toolLane = agent.options.toolLane
+  return (event) =>
+    routeStreamRecords(event.Records ?? [], {
+      wakeUpsFor: agent.runtime.wakeUpsFor,
+      send: (wakeUps) => sendWakeUps({ ...queues, ...(toolLane ? { toolLane } : {}) }, wakeUps),
+      logger,
+    })
+}
