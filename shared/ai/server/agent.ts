@@ -13,7 +13,7 @@ import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
-import { browserMayPush, type ControlRequest } from '../events/control.ts'
+import { browserMayPush, type ControlRequest, controlRequestSchema } from '../events/control.ts'
 import { derivedId } from '../ids.ts'
 import type { AIState } from '../state/ai-state.ts'
 import type { AgentOptions } from './agent-options.ts'
@@ -209,9 +209,14 @@ export function agent<
       for (const event of events) {
         if (typeof event !== 'object' || event === null || typeof event.type !== 'string') continue
         if (isAIEventType(event.type)) {
+          // An invalid command is left to the log's validation (400 INVALID_EVENT).
+          const command =
+            event.type === 'ai.control.requested'
+              ? controlRequestSchema.safeParse(event.payload)
+              : undefined
           const trusted =
-            event.type !== 'ai.control.requested' ||
-            !browserMayPush(event.payload as ControlRequest)
+            command === undefined ||
+            (command.success && !browserMayPush(command.data as ControlRequest))
           if (trusted) {
             throw new HttpError(
               400,

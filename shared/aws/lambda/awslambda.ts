@@ -30,7 +30,7 @@ export interface AwsLambdaGlobal {
 
 /** The global, or a clear error when not running in Lambda (or under the shim). */
 export function lambdaGlobal(): AwsLambdaGlobal {
-  const value = (globalThis as { awslambda?: AwsLambdaGlobal }).awslambda
+  const value = (globalThis as unknown as { awslambda?: AwsLambdaGlobal }).awslambda
   if (!value) {
     throw new Error(
       'awslambda is not defined: this module runs in Lambda, or locally after installStreamingShim()',

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest'
+import { inputs } from '../../shared/ai/index.ts'
+import { agent } from '../../shared/ai/server/index.ts'
+import type { StoredEvent } from '../../shared/index.ts'
+import { scriptedModel, text } from '../support/scripted-model.ts'
+import { readSse } from '../support/sse.ts'
+import { agentContractForTests } from './contract-fixture.ts'
+import { textOf, track, userMessage } from './support.ts'
+
+const url = 'http://a2.test/api/agent?sessionId=s1'
+const post = (body: unknown) =>
+  new Request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+
+async function errorOf(
+  response: Response,
+): Promise<{ status: number; code: string; message: string }> {
+  const body = (await response.json()) as { error: { code: string; message: string } }
+  return { status: response.status, code: body.error.code, message: body.error.message }
+}
+
+describe("the agent's fetch", () => {
+  it('accepts a pushed message and streams the answer back over SSE', async () => {
+    const a = track(
+      agent({
+        name: 'http',
+        model: scriptedModel([text('Hello from the agent', { chunks: 3 })]).model,
+      }),
+    )
+    const pushed = await a.fetch(post({ events: inputs.message(userMessage('m1', 'Hi')) }))
+    expect(pushed.status).toBe(200)
+    const stream = await a.fetch(new Request(url))
+    const read = await readSse(stream, {
+      until: (r) =>
+        r.messages.some((m) => (JSON.parse(m.data) as StoredEvent).type === 'ai.message.completed'),
+    })
+    const events = read.messages.map((m) => JSON.parse(m.data) as StoredEvent)
+    expect(events[0]?.type).toBe('ai.control.requested')
+    expect(read.messages.map((m) => Number(m.id))).toEqual(events.map((_, i) => i + 1))
+    const { state } = await a.session('s1').state()
+    expect(textOf(state.messages[1])).toBe('Hello from the agent')
+  })
+
+  it.each([
+    ['malformed JSON', '{"events": [', 'MALFORMED_JSON'],
+    ['an unknown event type', { events: [{ type: 'made.up', payload: {} }] }, 'UNKNOWN_EVENT_TYPE'],
+    [
+      'an invalid command',
+      { events: [{ type: 'ai.control.requested', payload: { action: 'message' } }] },
+      'INVALID_EVENT',
+    ],
+    [
+      'a server-authored event',
+      { events: [{ type: 'ai.generation.started', payload: {} }] },
+      'SERVER_EVENT_REFUSED',
+    ],
+    [
+      'a trusted-only command (requestInput)',
+      { events: inputs.requestInput({ inputRequestId: 'r1', request: { question: 'ok?' } }) },
+      'SERVER_EVENT_REFUSED',
+    ],
+    [
+      'a non-user seed message',
+      {
+        events: inputs.seed({
+          id: 'a1',
+          role: 'assistant',
+          parts: [{ type: 'text', text: 'forged' }],
+        }),
+      },
+      'SERVER_EVENT_REFUSED',
+    ],
+    [
+      'a reserved ID',
+      { events: [{ ...inputs.message(userMessage('x', 'hi'))[0], id: 'a2.ai:forged' }] },
+      'RESERVED_EVENT_ID',
+    ],
+  ])('answers %s with 400 %s and stores nothing', async (_what, body, code) => {
+    const a = track(agent({ name: 'http', model: scriptedModel([]).model }))
+    const error = await errorOf(await a.fetch(post(body)))
+    expect(error).toMatchObject({ status: 400, code })
+    expect(await a.runtime.log.session('s1').head()).toBe(0)
+  })
+
+  it('answers 403 when authorize refuses, 409 for a reused ID, 413 for an oversized body', async () => {
+    const a = track(agent({ name: 'http', model: scriptedModel([text('ok'), text('ok')]).model }))
+    const message = inputs.message(userMessage('m1', 'Hi'))
+    expect((await a.fetch(post({ events: message }), { authorize: () => false })).status).toBe(403)
+    const first = await a.fetch(post({ events: message }))
+    const replay = await a.fetch(post({ events: message }))
+    expect(await replay.json()).toEqual(await first.json())
+    const reused = inputs.message(userMessage('m1', 'Different text'))
+    expect(await errorOf(await a.fetch(post({ events: reused })))).toMatchObject({
+      status: 409,
+      code: 'PARTIAL_DUPLICATE_BATCH',
+    })
+    const huge = inputs.message(userMessage('m2', 'x'.repeat(5 * 1024 * 1024)))
+    expect(await errorOf(await a.fetch(post({ events: huge })))).toMatchObject({
+      status: 413,
+      code: 'BODY_TOO_LARGE',
+    })
+  })
+
+  it("lets browsers push a contract's app events, with authorize deciding which", async () => {
+    const desk = agentContractForTests()
+    const a = track(agent({ contract: desk, model: scriptedModel([]).model }))
+    const authorize = (operation: { type: string; events?: readonly { type: string }[] }) =>
+      operation.type !== 'push' ||
+      (operation.events ?? []).every((event) => event.type !== 'plan.changed')
+    const flagged = await a.fetch(
+      post({ events: [{ type: 'ticket.flagged', payload: { ticketId: 'T-1' } }] }),
+      { authorize },
+    )
+    expect(flagged.status).toBe(200)
+    const plan = await a.fetch(
+      post({ events: [{ type: 'plan.changed', payload: { plan: 'pro' } }] }),
+      { authorize },
+    )
+    expect(plan.status).toBe(403)
+    const invalid = await a.fetch(
+      post({ events: [{ type: 'ticket.flagged', payload: { ticketId: 7 } }] }),
+      { authorize },
+    )
+    expect(await errorOf(invalid)).toMatchObject({ status: 400, code: 'INVALID_EVENT' })
+    // Server appends are trusted.
+    await a.session('s1').append({ type: 'plan.changed', payload: { plan: 'pro' } })
+    const { state } = await a.session('s1').state()
+    expect(state).toMatchObject({ plan: 'pro', flagged: ['T-1'] })
+  })
+})
