@@ -1,0 +1,58 @@
+import { tool } from 'ai'
+import { z } from 'zod'
+import { handlerContext, inputs } from '../../shared/ai/index.ts'
+import type { AgentOptions } from '../../shared/ai/server/index.ts'
+import { demoModel } from './demo-model.ts'
+
+/** The example agent's tools: one needs the user's approval, one sets a timer. */
+export const supportTools = {
+  closeTicket: tool({
+    description: 'Close a resolved support ticket',
+    inputSchema: z.object({ ticketId: z.string() }),
+    execute: async ({ ticketId }, { toolCallId }) => {
+      // A real side effect would use toolCallId as its idempotency key.
+      return { ticketId, closed: true, idempotencyKey: toolCallId }
+    },
+  }),
+  setReminder: tool({
+    description: 'Set a reminder for yourself; it arrives later as a user message',
+    inputSchema: z.object({
+      delaySeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(6 * 24 * 60 * 60),
+      reminder: z.string(),
+    }),
+    execute: async ({ delaySeconds, reminder }, { toolCallId }) => {
+      const ctx = handlerContext()
+      await ctx.session.schedule(
+        `reminder:${toolCallId}`,
+        { delay: `${delaySeconds}s` },
+        ...inputs.message({
+          id: `reminder:${ctx.event.id}`,
+          role: 'user',
+          parts: [{ type: 'text', text: `Reminder: ${reminder}` }],
+        }),
+      )
+      return { scheduled: true, delaySeconds }
+    },
+  }),
+}
+
+/**
+ * The example support agent, without its store: the embedded server and the
+ * AWS functions add theirs. With `AI_GATEWAY_API_KEY` it uses a real model
+ * through AI Gateway; without, the offline demo model.
+ */
+export function supportAgentOptions(env: { AI_GATEWAY_API_KEY?: string; A2_MODEL?: string } = {}) {
+  const online = Boolean(env.AI_GATEWAY_API_KEY)
+  return {
+    name: 'support-agent',
+    model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : demoModel(),
+    instructions: 'Help the customer. Be concise. Ask before closing tickets.',
+    tools: supportTools,
+    harness: { type: 'ai-sdk', generation: { toolApproval: { closeTicket: 'user-approval' } } },
+    online,
+  } satisfies AgentOptions<typeof supportTools> & { online: boolean }
+}
