@@ -5,28 +5,13 @@ import type { EventStore } from '../log/event-store.ts'
 import type { Scheduler } from '../runtime/scheduler.ts'
 import type { Dispatcher } from '../runtime/wake-up.ts'
 import { dynamoDBEventStore } from '../stores/dynamodb/dynamodb-event-store.ts'
+import { ENVIRONMENT_VARIABLES } from './environment-variables.ts'
 import { PipelineError } from './errors.ts'
 import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
 import { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
-/** The environment variables the construct sets on every function. */
-export const ENVIRONMENT_VARIABLES = {
-  tableName: 'A2_TABLE_NAME',
-  admissionQueueUrl: 'A2_ADMISSION_QUEUE_URL',
-  generationQueueUrl: 'A2_GENERATION_QUEUE_URL',
-  toolsQueueUrl: 'A2_TOOLS_QUEUE_URL',
-  handlersQueueUrl: 'A2_HANDLERS_QUEUE_URL',
-  timerQueueUrl: 'A2_TIMER_QUEUE_URL',
-  timerQueueArn: 'A2_TIMER_QUEUE_ARN',
-  scheduleGroup: 'A2_SCHEDULE_GROUP',
-  schedulerRoleArn: 'A2_SCHEDULER_ROLE_ARN',
-  schedulerDeadLetterQueueArn: 'A2_SCHEDULER_DLQ_ARN',
-  /** Optional: an AWS-compatible endpoint (the moto server, LocalStack). */
-  endpoint: 'A2_AWS_ENDPOINT',
-  /** Optional: the agent module's export (default `default`). */
-  agentExport: 'A2_AGENT_EXPORT',
-} as const
+export { ENVIRONMENT_VARIABLES }
 
 export interface AwsEnvironment {
   tableName: string
@@ -47,7 +32,9 @@ export interface AwsEnvironment {
  * (adapters take it as options). Every missing variable is named in one
  * `MISSING_ENVIRONMENT` error.
  */
-export function readAwsEnvironment(env: Record<string, string | undefined> = process.env): AwsEnvironment {
+export function readAwsEnvironment(
+  env: Record<string, string | undefined> = process.env,
+): AwsEnvironment {
   const missing: string[] = []
   const required = (name: string): string => {
     const value = env[name]

@@ -40,7 +40,10 @@ export function httpHandler(
       let response: Response
       try {
         const request = requestFromApiGatewayEvent(event, abort.signal)
-        response = await agent.fetch(request, options.authorize ? { authorize: options.authorize } : {})
+        response = await agent.fetch(
+          request,
+          options.authorize ? { authorize: options.authorize } : {},
+        )
       } catch (error) {
         options.logger.warn('a2: bad HTTP event', { error: String(error) })
         response = Response.json(
@@ -61,7 +64,10 @@ export function httpHandler(
 }
 
 /** An API Gateway REST proxy event as a fetch `Request`. */
-export function requestFromApiGatewayEvent(event: APIGatewayProxyEvent, signal?: AbortSignal): Request {
+export function requestFromApiGatewayEvent(
+  event: APIGatewayProxyEvent,
+  signal?: AbortSignal,
+): Request {
   if (typeof event !== 'object' || event === null || typeof event.httpMethod !== 'string') {
     throw new PipelineError('MALFORMED_HTTP_EVENT', 'Not an API Gateway proxy event: no httpMethod')
   }
@@ -83,12 +89,17 @@ export function requestFromApiGatewayEvent(event: APIGatewayProxyEvent, signal?:
   const host = headers.get('host') ?? 'lambda.local'
   const search = query.toString()
   const url = `https://${host}${event.path ?? '/'}${search ? `?${search}` : ''}`
-  const hasBody = event.body !== null && event.body !== undefined && !['GET', 'HEAD'].includes(event.httpMethod)
+  const hasBody =
+    event.body !== null && event.body !== undefined && !['GET', 'HEAD'].includes(event.httpMethod)
   return new Request(url, {
     method: event.httpMethod,
     headers,
     ...(hasBody
-      ? { body: event.isBase64Encoded ? Buffer.from(event.body as string, 'base64') : (event.body as string) }
+      ? {
+          body: event.isBase64Encoded
+            ? Buffer.from(event.body as string, 'base64')
+            : (event.body as string),
+        }
       : {}),
     ...(signal ? { signal } : {}),
   })
@@ -114,7 +125,10 @@ async function writeResponse(
     return
   }
   try {
-    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream), stream)
+    await pipeline(
+      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream),
+      stream,
+    )
   } catch (error) {
     // The client left or the deadline passed: the stream is already closed.
     if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error

@@ -1,5 +1,5 @@
-import type { Authorize } from '../../http/log-endpoint.ts'
 import type { AgentRuntime } from '../../ai/server/agent.ts'
+import type { Authorize } from '../../http/log-endpoint.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
 import { PipelineError } from '../errors.ts'
 
@@ -16,7 +16,10 @@ export interface PipelineAgent {
  * Finds the agent a user's module exports (by `exportName`, default
  * `default`), with a clear error when it is missing or not an agent.
  */
-export function agentFromModule(module: Record<string, unknown>, exportName = 'default'): PipelineAgent {
+export function agentFromModule(
+  module: Record<string, unknown>,
+  exportName = 'default',
+): PipelineAgent {
   const candidate = module[exportName] as Partial<PipelineAgent> | undefined
   if (
     typeof candidate !== 'object' ||
@@ -43,7 +46,10 @@ export function authorizeFromModule(module: Record<string, unknown>): Authorize 
   const authorize = module.authorize
   if (authorize === undefined) return undefined
   if (typeof authorize !== 'function') {
-    throw new PipelineError('MISSING_ENVIRONMENT', 'The agent module exports "authorize", but not as a function')
+    throw new PipelineError(
+      'MISSING_ENVIRONMENT',
+      'The agent module exports "authorize", but not as a function',
+    )
   }
   return authorize as Authorize
 }

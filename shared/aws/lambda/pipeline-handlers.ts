@@ -1,4 +1,11 @@
-import type { APIGatewayProxyEvent, Context, DynamoDBBatchResponse, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda'
+import type {
+  APIGatewayProxyEvent,
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBStreamEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda'
 import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
 import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
 import { httpHandler } from './http-handler.ts'
@@ -46,7 +53,11 @@ export function pipelineHandlers(
     }),
     router: (event) => {
       sqs ??= awsClients(options.environment).sqs
-      return routerHandler(agent as never, { client: sqs, queueUrls: options.environment.queueUrls }, logger)(event)
+      return routerHandler(
+        agent as never,
+        { client: sqs, queueUrls: options.environment.queueUrls },
+        logger,
+      )(event)
     },
     admission: laneHandler(agent, 'admission', logger),
     generation: laneHandler(agent, 'generation', logger),

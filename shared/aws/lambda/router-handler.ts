@@ -1,5 +1,5 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
-import { sendWakeUps, type SqsDispatcherOptions } from '../sqs-dispatcher.ts'
+import { type SqsDispatcherOptions, sendWakeUps } from '../sqs-dispatcher.ts'
 import { routeStreamRecords } from '../stream-router.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
 
