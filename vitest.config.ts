@@ -1,11 +1,25 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import packageJson from './package.json' with { type: 'json' }
+
+// Samples and tests import the package by its own name (`a2-aws/ai/server`);
+// point each entry point at its source, as the `a2-source` condition does
+// for TypeScript.
+const selfReferences = Object.entries(packageJson.exports)
+  .filter(([, target]) => typeof target === 'object' && 'a2-source' in target)
+  .map(([entry, target]) => ({
+    find: new RegExp(`^a2-aws${entry.slice(1).replace(/[/.]/g, '\\$&')}$`),
+    replacement: fileURLToPath(
+      new URL((target as { 'a2-source': string })['a2-source'], import.meta.url),
+    ),
+  }))
 
 // Two projects: `unit` runs in parallel with no outside services; `integration`
 // runs against an AWS-compatible endpoint (a moto server started by the global
 // setup, or A2_TEST_ENDPOINT), one file at a time because the single-threaded
 // moto server is shared and reset between suites.
 export default defineConfig({
-  resolve: { conditions: ['a2-source'] },
+  resolve: { conditions: ['a2-source'], alias: selfReferences },
   test: {
     // .ci/run asks for a JSON report too, to print one plain closing line.
     ...(process.env.A2_TEST_REPORT
@@ -13,7 +27,7 @@ export default defineConfig({
       : {}),
     projects: [
       {
-        resolve: { conditions: ['a2-source'] },
+        resolve: { conditions: ['a2-source'], alias: selfReferences },
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
@@ -21,7 +35,7 @@ export default defineConfig({
         },
       },
       {
-        resolve: { conditions: ['a2-source'] },
+        resolve: { conditions: ['a2-source'], alias: selfReferences },
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

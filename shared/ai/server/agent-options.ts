@@ -14,6 +14,7 @@ import type { HandlerContext } from '../../runtime/handler-context.ts'
 import type { RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
+import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
 import type { ModelSettings } from '../state/model-settings.ts'
 
@@ -24,7 +25,7 @@ export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMes
   /** The prompt messages of this model step. */
   messages: M[]
   /** The `ai.generation.requested` event being served. */
-  event: StoredEvent
+  event: StoredEvent<'ai.generation.requested', AIEventPayload<'ai.generation.requested', M>>
   sessionId: string
 }
 

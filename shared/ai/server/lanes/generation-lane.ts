@@ -2,7 +2,7 @@ import type { ToolSet, UIMessage, UIMessageChunk } from 'ai'
 import { FencedOutError } from '../../../log/errors.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { dueGeneration } from '../../controller/due-work.ts'
-import type { AIEventInput } from '../../events/ai-events.ts'
+import type { AIEventInput, AIEventPayload } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
 import type { GenerateContext, ToolApprovalPolicy } from '../agent-options.ts'
@@ -198,17 +198,17 @@ function requestEvent(
   index: number,
   requestId: string,
   state: AIState,
-): StoredEvent {
-  const active = state.active
+): StoredEvent<'ai.generation.requested', AIEventPayload<'ai.generation.requested'>> {
+  const active = state.active as NonNullable<AIState['active']>
   return {
     id: requestId,
     type: 'ai.generation.requested',
     payload: {
       requestId,
-      turnId: active?.turnId,
-      responseMessageId: active?.responseMessageId,
-      step: active?.step,
-      ...(active?.retryId === undefined ? {} : { retryId: active.retryId }),
+      turnId: active.turnId,
+      responseMessageId: active.responseMessageId,
+      step: active.step,
+      ...(active.retryId === undefined ? {} : { retryId: active.retryId }),
     },
     sessionId,
     index,

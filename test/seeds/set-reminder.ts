@@ -1,0 +1,31 @@
+// Tools and approvals: "Read the handler context"
+
+import { handlerContext, inputs } from 'a2-aws/ai'
+import { tool } from 'ai'
+import { z } from 'zod'
+
+export const setReminder = tool({
+  description: 'Set a reminder for yourself',
+  inputSchema: z.object({
+    delaySeconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(6 * 24 * 60 * 60),
+    reminder: z.string(),
+  }),
+  execute: async ({ delaySeconds, reminder }, { toolCallId }) => {
+    const ctx = handlerContext()
+    await ctx.session.schedule(
+      `reminder:${toolCallId}`,
+      { delay: `${delaySeconds}s` },
+      ...inputs.message({
+        id: `reminder:${ctx.event.id}`,
+        role: 'user',
+        parts: [{ type: 'text', text: `Reminder: ${reminder}` }],
+      }),
+    )
+
+    return { scheduled: true, delaySeconds }
+  },
+})
