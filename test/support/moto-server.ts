@@ -66,7 +66,12 @@ export async function startMotoServer({ timeoutMs = 30_000 } = {}): Promise<Moto
   })
   const stop = (): void => {
     // moto ignores SIGTERM.
-    if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL')
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+    try {
+      process.kill(child.pid, 'SIGKILL')
+    } catch {
+      // Already gone (a second stop before the exit event): nothing to do.
+    }
   }
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {

@@ -326,8 +326,12 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         if (!failed(headAt)) throw error
         // The head moved. A replay still wins over a stale expected index, and
         // some emulators report only the first failed condition, so look.
-        const known = await readGuards([events[0]?.id as string])
-        if (known.size > 0) return answerResubmission(sessionId, events, contents)
+        // When every guard is reported as passed, no ID was known; otherwise
+        // (an emulator that stops at the first failure) look.
+        const guardsPassed = events.every((_event, position) => reasons[position]?.Code === 'None')
+        if (!guardsPassed && (await readGuards([events[0]?.id as string])).size > 0) {
+          return answerResubmission(sessionId, events, contents)
+        }
         const actual = await head(sessionId)
         rememberHead(sessionId, actual)
         if (expectedIndex !== undefined || attempt >= maxAttempts) {

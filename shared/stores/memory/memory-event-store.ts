@@ -109,7 +109,10 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       }
       if (cursor) cursors.set(keyOf(sessionId, cursor.name), cursor.to)
       if (stored.length === 0) return { events: [], replayed: false }
-      logs.set(sessionId, [...log, ...stored])
+      // Push in place: reads hand out copies, and a copy per append would make
+      // a long session quadratic.
+      if (!logs.has(sessionId)) logs.set(sessionId, log)
+      log.push(...stored)
       wake(sessionId)
       return { events: clone(stored), replayed: false }
     },
