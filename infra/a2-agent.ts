@@ -335,6 +335,7 @@ export class A2Agent extends Construct {
     acknowledgeFindings(this, {
       agentFunctions: [...agentFunctions, functions.router],
       deadLetterQueues: [schedulerDeadLetterQueue, this.routerFailureQueue],
+      scheduleArn,
     })
   }
 }
@@ -342,7 +343,11 @@ export class A2Agent extends Construct {
 /** Every acknowledged cdk-nag AwsSolutions finding, with why. */
 function acknowledgeFindings(
   agent: A2Agent,
-  parts: { agentFunctions: nodejs.NodejsFunction[]; deadLetterQueues: sqs.Queue[] },
+  parts: {
+    agentFunctions: nodejs.NodejsFunction[]
+    deadLetterQueues: sqs.Queue[]
+    scheduleArn: string
+  },
 ): void {
   for (const agentFunction of parts.agentFunctions) {
     Validations.of(agentFunction).acknowledge(
@@ -365,9 +370,9 @@ function acknowledgeFindings(
   })
   for (const agentFunction of parts.agentFunctions.filter((f) => f !== agent.functions.router)) {
     Validations.of(agentFunction).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${scheduleGroupLogicalId(agent)}>/*]`,
+      id: `AwsSolutions-IAM5[Resource::${nagNotation(agent, parts.scheduleArn)}]`,
       reason:
-        "Timers create one-time schedules with names derived at runtime; the grant is scoped to this agent's schedule group.",
+        "Timers create one-time schedules whose names are derived at runtime; the grant is scoped to this agent's schedule group.",
     })
   }
   for (const queueWithoutDlq of parts.deadLetterQueues) {
@@ -405,9 +410,24 @@ function acknowledgeFindings(
   )
 }
 
-function scheduleGroupLogicalId(agent: A2Agent): string {
-  const cfn = agent.scheduleGroup.node.defaultChild as { logicalId?: string } | undefined
-  return `${Stack.of(agent).getLogicalId(cfn as never)}.Arn`
+/**
+ * A resource as cdk-nag names it in a finding ID: the resolved value with
+ * `{ Ref: X }` as `<X>` and `{ 'Fn::GetAtt': [X, A] }` as `<X.A>`.
+ */
+function nagNotation(scope: Construct, value: string): string {
+  const render = (part: unknown): string => {
+    if (typeof part === 'string') return part
+    const token = part as {
+      Ref?: string
+      'Fn::GetAtt'?: [string, string]
+      'Fn::Join'?: [string, unknown[]]
+    }
+    if (token.Ref) return `<${token.Ref}>`
+    if (token['Fn::GetAtt']) return `<${token['Fn::GetAtt'].join('.')}>`
+    if (token['Fn::Join']) return token['Fn::Join'][1].map(render).join(token['Fn::Join'][0])
+    return JSON.stringify(part)
+  }
+  return render(Stack.of(scope).resolve(value))
 }
 
 function pascal(name: string): string {

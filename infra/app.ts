@@ -10,6 +10,9 @@ const stack = new Stack(app, 'A2ExampleAgent', {
 })
 const agent = new A2Agent(stack, 'SupportAgent', {
   entry: 'functions/example-agent.ts',
+  // Without AI_GATEWAY_API_KEY the example answers with its offline demo
+  // model. The key is not put in the template (it would be readable there):
+  // see docs/deploy.md for giving it to the functions.
   ...(process.env.A2_MODEL ? { environment: { A2_MODEL: process.env.A2_MODEL } } : {}),
 })
 new CfnOutput(stack, 'AgentUrl', { value: agent.url })

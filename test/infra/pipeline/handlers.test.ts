@@ -1,0 +1,275 @@
+import { PassThrough } from 'node:stream'
+import type { APIGatewayProxyEvent, SQSRecord } from 'aws-lambda'
+import { describe, expect, it } from 'vitest'
+import { inputs } from '../../../shared/ai/index.ts'
+import { agent } from '../../../shared/ai/server/index.ts'
+import { requestFromApiGatewayEvent } from '../../../shared/aws/lambda/http-handler.ts'
+import { pipelineHandlers } from '../../../shared/aws/lambda/pipeline-handlers.ts'
+import { timerMessageBody } from '../../../shared/aws/timer-message.ts'
+import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
+import { scriptedModel } from '../../support/scripted-model.ts'
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} }
+const environment = {
+  queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
+  agentExport: 'default',
+}
+
+function setup(run?: (wakeUp: WakeUp) => Promise<void>) {
+  const woken: WakeUp[] = []
+  const assistant = agent({
+    name: 'support-agent',
+    model: scriptedModel([]).model,
+    dispatcher: { wake: async (wakeUps) => void woken.push(...wakeUps) },
+  })
+  if (run) (assistant.runtime as { run: typeof run }).run = run
+  const metadata: { statusCode: number; headers?: Record<string, string> }[] = []
+  const handlers = pipelineHandlers(
+    { default: assistant },
+    {
+      environment,
+      logger: silent,
+      httpResponseStream: {
+        from: (stream, meta) => {
+          metadata.push(meta)
+          return stream
+        },
+      },
+    },
+  )
+  return { assistant, woken, handlers, metadata }
+}
+
+let messageId = 0
+function sqsRecord(body: string, groupId = 'g1'): SQSRecord {
+  messageId++
+  return {
+    messageId: `m${messageId}`,
+    receiptHandle: `r${messageId}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: '0',
+      SenderId: 'x',
+      ApproximateFirstReceiveTimestamp: '0',
+      MessageGroupId: groupId,
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:q.fifo',
+    awsRegion: 'us-east-1',
+  }
+}
+
+describe('a lane handler', () => {
+  it('runs each wake-up; a failure fails the rest of its message group only', async () => {
+    const ran: WakeUp[] = []
+    const { handlers } = setup(async (wakeUp) => {
+      ran.push(wakeUp)
+      if (wakeUp.sessionId === 'boom') throw new Error('model down')
+    })
+    const records = [
+      sqsRecord(JSON.stringify({ sessionId: 'boom', lane: 'admission' }), 'boom'),
+      sqsRecord(JSON.stringify({ sessionId: 'boom', lane: 'admission' }), 'boom'),
+      sqsRecord('not json', 'bad'),
+      sqsRecord(JSON.stringify({ sessionId: 'fine', lane: 'admission' }), 'fine'),
+      sqsRecord(JSON.stringify({ sessionId: 'other', lane: 'tools' }), 'other'),
+    ]
+    const result = await handlers.admission({ Records: records })
+    expect(result.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
+      records[0]?.messageId,
+      records[1]?.messageId,
+      records[2]?.messageId,
+      records[4]?.messageId,
+    ])
+    // The second "boom" record was not run: its group had failed.
+    expect(ran).toEqual([
+      { sessionId: 'boom', lane: 'admission' },
+      { sessionId: 'fine', lane: 'admission' },
+    ])
+  })
+})
+
+describe('the ingress handler', () => {
+  it("appends a message's events as a trusted server append and wakes the session", async () => {
+    const { assistant, handlers, woken } = setup()
+    const events = inputs.message({
+      id: 'msg-1',
+      role: 'user',
+      parts: [{ type: 'text', text: 'Order shipped' }],
+    })
+    const result = await handlers.ingress({
+      Records: [sqsRecord(JSON.stringify({ sessionId: 's1', events }), 's1')],
+    })
+    expect(result.batchItemFailures).toEqual([])
+    const stored = await assistant.runtime.log.session('s1').read()
+    expect(stored.map((event) => [event.id, event.type])).toEqual([
+      ['msg-1', 'ai.control.requested'],
+    ])
+    expect(woken).toContainEqual({ sessionId: 's1', lane: 'admission' })
+  })
+
+  it('is idempotent by event ID: a redelivered message appends once', async () => {
+    const { assistant, handlers } = setup()
+    const body = JSON.stringify({
+      sessionId: 's1',
+      events: [
+        {
+          id: 'n1',
+          type: 'ai.control.requested',
+          payload: {
+            action: 'message',
+            generate: false,
+            message: { id: 'n1', role: 'user', parts: [{ type: 'text', text: 'hi' }] },
+          },
+        },
+      ],
+    })
+    await handlers.ingress({ Records: [sqsRecord(body, 's1')] })
+    const again = await handlers.ingress({ Records: [sqsRecord(body, 's1')] })
+    expect(again.batchItemFailures).toEqual([])
+    expect(await assistant.runtime.log.session('s1').read()).toHaveLength(1)
+  })
+
+  it('fails a malformed message alone (to the DLQ after maxReceiveCount) and keeps the others', async () => {
+    const { assistant, handlers } = setup()
+    const good = inputs.message({
+      id: 'msg-2',
+      role: 'user',
+      parts: [{ type: 'text', text: 'hello' }],
+    })
+    const records = [
+      sqsRecord('{"sessionId": "s1"}', 's1'),
+      sqsRecord(
+        JSON.stringify({
+          sessionId: 's2',
+          events: [{ type: 'ai.generation.completed', payload: {} }],
+        }),
+        's2',
+      ),
+      sqsRecord(JSON.stringify({ sessionId: 's3', events: good }), 's3'),
+    ]
+    const result = await handlers.ingress({ Records: records })
+    expect(result.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
+      records[0]?.messageId,
+      records[1]?.messageId,
+    ])
+    expect(await assistant.runtime.log.session('s3').read()).toHaveLength(1)
+    expect(await assistant.runtime.log.session('s2').read()).toHaveLength(0)
+  })
+})
+
+describe('the timer handler', () => {
+  it("appends a due timer's events as A2 (reserved IDs allowed) and wakes the lanes", async () => {
+    const { assistant, handlers, woken } = setup()
+    // What session.schedule() derives for a timer's events without IDs.
+    const [event] = inputs.message({
+      id: 'reminder-msg',
+      role: 'user',
+      parts: [{ type: 'text', text: 'Reminder' }],
+    })
+    const events = [
+      { ...(event as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' },
+    ]
+    const body = timerMessageBody({ sessionId: 's1', name: 'reminder', at: 1, events })
+    const first = await handlers.timers({ Records: [sqsRecord(body)] })
+    const twice = await handlers.timers({ Records: [sqsRecord(body)] })
+    expect([first.batchItemFailures, twice.batchItemFailures]).toEqual([[], []])
+    expect((await assistant.runtime.log.session('s1').read()).map((event) => event.id)).toEqual([
+      'a2.ai:timer:reminder:0',
+    ])
+    expect(woken).toContainEqual({ sessionId: 's1', lane: 'admission' })
+  })
+
+  it('fails a message that is not a timer', async () => {
+    const { handlers } = setup()
+    const result = await handlers.timers({ Records: [sqsRecord('{"kind":"other"}')] })
+    expect(result.batchItemFailures).toHaveLength(1)
+  })
+})
+
+describe('the HTTP handler', () => {
+  const event = (overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent =>
+    ({
+      httpMethod: 'GET',
+      path: '/agent',
+      headers: { Host: 'abc.execute-api.us-east-1.amazonaws.com' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      body: null,
+      isBase64Encoded: false,
+      ...overrides,
+    }) as APIGatewayProxyEvent
+
+  it('turns a REST proxy event into a Request: method, URL, repeated query values, headers, base64 body', async () => {
+    const request = requestFromApiGatewayEvent(
+      event({
+        httpMethod: 'POST',
+        multiValueQueryStringParameters: { sessionId: ['s1'], tag: ['a', 'b'] },
+        queryStringParameters: { sessionId: 's1', tag: 'b' },
+        multiValueHeaders: { 'Last-Event-ID': ['4'] },
+        body: Buffer.from('{"events":[]}').toString('base64'),
+        isBase64Encoded: true,
+      }),
+    )
+    expect(request.method).toBe('POST')
+    expect(request.url).toBe(
+      'https://abc.execute-api.us-east-1.amazonaws.com/agent?sessionId=s1&tag=a&tag=b',
+    )
+    expect(request.headers.get('last-event-id')).toBe('4')
+    expect(await request.text()).toBe('{"events":[]}')
+  })
+
+  it('refuses an event that is not from API Gateway with MALFORMED_HTTP_EVENT', () => {
+    expect(() => requestFromApiGatewayEvent({} as APIGatewayProxyEvent)).toThrow(
+      expect.objectContaining({ code: 'MALFORMED_HTTP_EVENT' }),
+    )
+  })
+
+  it("streams the agent's response: status and headers first, then the body", async () => {
+    const { handlers, metadata, assistant } = setup()
+    const out = new PassThrough()
+    const chunks: Buffer[] = []
+    out.on('data', (chunk: Buffer) => chunks.push(chunk))
+    const events = inputs.message({
+      id: 'm-http',
+      role: 'user',
+      parts: [{ type: 'text', text: 'hi' }],
+    })
+    await handlers.http(
+      event({
+        httpMethod: 'POST',
+        queryStringParameters: { sessionId: 's1' },
+        headers: { Host: 'h', 'content-type': 'application/json' },
+        body: JSON.stringify({ events }),
+      }),
+      out,
+      { getRemainingTimeInMillis: () => 60_000 } as never,
+    )
+    expect(metadata[0]?.statusCode).toBe(200)
+    expect(metadata[0]?.headers?.['content-type']).toContain('application/json')
+    expect(JSON.parse(Buffer.concat(chunks).toString()).events[0].id).toBe('m-http')
+    expect(await assistant.runtime.log.session('s1').read()).toHaveLength(1)
+  })
+
+  it("answers a push of a server-authored event with the agent's typed 400", async () => {
+    const { handlers, metadata } = setup()
+    const out = new PassThrough()
+    const chunks: Buffer[] = []
+    out.on('data', (chunk: Buffer) => chunks.push(chunk))
+    await handlers.http(
+      event({
+        httpMethod: 'POST',
+        queryStringParameters: { sessionId: 's1' },
+        headers: { Host: 'h', 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [{ type: 'ai.generation.completed', payload: {} }] }),
+      }),
+      out,
+      { getRemainingTimeInMillis: () => 60_000 } as never,
+    )
+    expect(metadata[0]?.statusCode).toBe(400)
+    expect(JSON.parse(Buffer.concat(chunks).toString()).error.code).toBe('SERVER_EVENT_REFUSED')
+  })
+})

@@ -1,0 +1,136 @@
+import { gzipSync } from 'node:zlib'
+import type { DynamoDBRecord } from 'aws-lambda'
+import { describe, expect, it } from 'vitest'
+import { wakeUpsFor } from '../../../shared/ai/server/wake-ups-for.ts'
+import type { IndexedWakeUp } from '../../../shared/aws/sqs-dispatcher.ts'
+import { routeStreamRecords } from '../../../shared/aws/stream-router.ts'
+
+let sequence = 100
+function eventRecord(
+  sessionId: string,
+  index: number,
+  type: string,
+  payload: unknown = {},
+  gzip = false,
+): DynamoDBRecord {
+  return {
+    eventID: `r${sequence}`,
+    eventName: 'INSERT',
+    dynamodb: {
+      SequenceNumber: String(sequence++),
+      NewImage: {
+        pk: { S: `S#${sessionId}` },
+        sk: { S: `E#${String(index).padStart(12, '0')}` },
+        sid: { S: sessionId },
+        i: { N: String(index) },
+        id: { S: `e-${sessionId}-${index}` },
+        t: { S: type },
+        ts: { N: '1' },
+        ...(gzip
+          ? { pz: { B: gzipSync(JSON.stringify(payload)).toString('base64') } }
+          : { p: { S: JSON.stringify(payload) } }),
+      },
+    },
+  }
+}
+
+const route = (
+  records: DynamoDBRecord[],
+  send: (wakeUps: readonly IndexedWakeUp[]) => Promise<void>,
+) =>
+  routeStreamRecords(records, {
+    wakeUpsFor: (events) => wakeUpsFor(events, new Set()),
+    send,
+    logger: { warn: () => {}, error: () => {} },
+  })
+
+describe('the stream router', () => {
+  it("wakes the lanes the new events concern, once per session, with the session's highest index", async () => {
+    const sent: IndexedWakeUp[][] = []
+    const result = await route(
+      [
+        eventRecord('s1', 1, 'ai.control.requested'),
+        eventRecord('s1', 2, 'ai.generation.requested', {}, true),
+        eventRecord('s2', 5, 'ai.generation.progress'),
+        eventRecord('s3', 9, 'ai.tool.called'),
+      ],
+      async (wakeUps) => {
+        sent.push([...wakeUps])
+      },
+    )
+    expect(result.batchItemFailures).toEqual([])
+    expect(
+      sent
+        .flat()
+        .sort((a, b) =>
+          `${a.wakeUp.sessionId}${a.wakeUp.lane}`.localeCompare(
+            `${b.wakeUp.sessionId}${b.wakeUp.lane}`,
+          ),
+        ),
+    ).toEqual([
+      { wakeUp: { sessionId: 's1', lane: 'admission' }, index: 2 },
+      { wakeUp: { sessionId: 's1', lane: 'generation' }, index: 2 },
+      { wakeUp: { sessionId: 's3', lane: 'admission' }, index: 9 },
+      { wakeUp: { sessionId: 's3', lane: 'tools' }, index: 9 },
+    ])
+  })
+
+  it('ignores heads, cursors, claims, ID guards, modifications and removals', async () => {
+    const sent: IndexedWakeUp[] = []
+    const head: DynamoDBRecord = {
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '1', NewImage: { pk: { S: 'S#s1' }, sk: { S: '#HEAD' } } },
+    }
+    const guard: DynamoDBRecord = {
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '2', NewImage: { pk: { S: 'ID#e1' }, sk: { S: '#ID' } } },
+    }
+    const removed = {
+      ...eventRecord('s1', 1, 'ai.control.requested'),
+      eventName: 'REMOVE' as const,
+    }
+    const modified = {
+      ...eventRecord('s1', 1, 'ai.control.requested'),
+      eventName: 'MODIFY' as const,
+    }
+    const result = await route([head, guard, removed, modified], async (wakeUps) => {
+      sent.push(...wakeUps)
+    })
+    expect(sent).toEqual([])
+    expect(result.batchItemFailures).toEqual([])
+  })
+
+  it('logs and skips an event item it cannot read, since a retry could not read it either', async () => {
+    const errors: string[] = []
+    const broken = eventRecord('s1', 1, 'ai.control.requested')
+    ;(broken.dynamodb?.NewImage as Record<string, unknown>).p = { S: '{not json' }
+    const sent: IndexedWakeUp[] = []
+    const result = await routeStreamRecords(
+      [broken, eventRecord('s2', 1, 'ai.control.requested')],
+      {
+        wakeUpsFor: (events) => wakeUpsFor(events, new Set()),
+        send: async (wakeUps) => {
+          sent.push(...wakeUps)
+        },
+        logger: { warn: () => {}, error: (message) => errors.push(message) },
+      },
+    )
+    expect(result.batchItemFailures).toEqual([])
+    expect(sent.map((wakeUp) => wakeUp.wakeUp.sessionId)).toEqual(['s2'])
+    expect(errors[0]).toContain('skipped unreadable event record')
+  })
+
+  it('reports the first record of a session whose wake-ups could not be sent, so Lambda retries from there', async () => {
+    const first = eventRecord('ok', 1, 'ai.control.requested')
+    const failing = [
+      eventRecord('bad', 3, 'ai.control.requested'),
+      eventRecord('bad', 4, 'ai.control.requested'),
+    ]
+    const result = await route([first, ...failing], async (wakeUps) => {
+      if (wakeUps[0]?.wakeUp.sessionId === 'bad') throw new Error('SQS is down')
+    })
+    expect(result.batchItemFailures).toEqual([
+      { itemIdentifier: failing[0]?.dynamodb?.SequenceNumber },
+    ])
+  })
+})
