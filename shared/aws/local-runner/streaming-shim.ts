@@ -1,0 +1,111 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda'
+import type {
+  AwsLambdaGlobal,
+  HttpResponseMetadata,
+  ResponseStream,
+  StreamingHandler,
+} from '../lambda/awslambda.ts'
+
+/**
+ * Lambda's `awslambda` global for local runs: `streamifyResponse` returns the
+ * handler as is, and `HttpResponseStream.from` writes the status and headers
+ * to the Node response the runner passes as the stream (Lambda writes them
+ * as a JSON prelude that API Gateway turns into the same thing).
+ */
+export const streamingShim: AwsLambdaGlobal = {
+  streamifyResponse: (handler) => handler,
+  HttpResponseStream: {
+    from(stream: ResponseStream, metadata: HttpResponseMetadata): ResponseStream {
+      const response = stream as Partial<ServerResponse>
+      if (typeof response.writeHead === 'function') {
+        response.writeHead(metadata.statusCode, {
+          ...metadata.headers,
+          ...(metadata.cookies?.length ? { 'set-cookie': metadata.cookies } : {}),
+        })
+        response.flushHeaders?.()
+      }
+      return stream
+    },
+  },
+}
+
+/** Installs the shim as `globalThis.awslambda` unless a real one is there. */
+export function installStreamingShim(): void {
+  const global = globalThis as unknown as { awslambda?: AwsLambdaGlobal }
+  global.awslambda ??= streamingShim
+}
+
+/** 15 minutes: what API Gateway and Lambda allow a streamed response. */
+const STREAM_LIMIT_MS = 15 * 60_000
+
+/**
+ * Serves a response-streaming Lambda handler on Node's HTTP server, with
+ * each request turned into an API Gateway REST proxy event.
+ */
+export async function serveStreamingHandler(
+  handler: StreamingHandler<APIGatewayProxyEvent>,
+  { port = 0, hostname = '127.0.0.1' }: { port?: number; hostname?: string } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ error: { code: 'INTERNAL', message: String(error) } }))
+    })
+  })
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = []
+    for await (const chunk of request) chunks.push(chunk as Buffer)
+    const started = Date.now()
+    const context = {
+      getRemainingTimeInMillis: () => STREAM_LIMIT_MS - (Date.now() - started),
+    } as Context
+    await handler(proxyEvent(request, Buffer.concat(chunks)), response, context)
+  }
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, hostname, () => resolve())
+  })
+  const address = server.address() as { port: number }
+  return {
+    url: `http://${hostname}:${address.port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+function proxyEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEvent {
+  const url = new URL(request.url ?? '/', 'http://local')
+  const headers: Record<string, string> = {}
+  const multiValueHeaders: Record<string, string[]> = {}
+  for (let at = 0; at < request.rawHeaders.length; at += 2) {
+    const name = request.rawHeaders[at] as string
+    const value = request.rawHeaders[at + 1] as string
+    headers[name] = value
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value]
+  }
+  const query: Record<string, string> = {}
+  const multiQuery: Record<string, string[]> = {}
+  for (const [name, value] of url.searchParams) {
+    query[name] = value
+    multiQuery[name] = [...(multiQuery[name] ?? []), value]
+  }
+  const hasQuery = Object.keys(query).length > 0
+  return {
+    httpMethod: request.method ?? 'GET',
+    path: url.pathname,
+    resource: url.pathname,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: null,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('base64') : null,
+    isBase64Encoded: body.length > 0,
+    requestContext: {} as APIGatewayProxyEvent['requestContext'],
+  }
+}

@@ -1,0 +1,146 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { deriveUIMessages, inputs } from '../../shared/ai/index.ts'
+import { agent } from '../../shared/ai/server/index.ts'
+import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import { sendInputs } from '../../shared/aws/ingress-message.ts'
+import {
+  type LocalPipeline,
+  startLocalPipeline,
+} from '../../shared/aws/local-runner/local-pipeline.ts'
+import { createLocalResources, type LocalQueues } from '../../shared/aws/local-runner/resources.ts'
+import type { StoredEvent } from '../../shared/log/event.ts'
+import { awsClientConfig } from '../support/aws.ts'
+import { resetMoto } from '../support/moto-server.ts'
+import { scriptedModel, text } from '../support/scripted-model.ts'
+import { readSse } from '../support/sse.ts'
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} }
+const script = scriptedModel([
+  text('Hello from the pipeline!', { chunks: 3 }),
+  text('Your order shipped.'),
+])
+let pipeline: LocalPipeline
+let queues: LocalQueues
+let sqs: SQSClient
+let assistant: ReturnType<typeof agent>
+
+beforeAll(async () => {
+  if (inject('awsEndpointKind') === 'moto') await resetMoto(inject('awsEndpoint'))
+  const config = awsClientConfig()
+  const clients = {
+    dynamodb: new DynamoDBClient(config),
+    streams: new DynamoDBStreamsClient(config),
+    sqs: new SQSClient(config),
+    scheduler: new SchedulerClient(config),
+  }
+  sqs = clients.sqs
+  const prefix = `a2-it-${Date.now().toString(36)}`
+  const resources = await createLocalResources(clients, { prefix, maxReceiveCount: 2 })
+  queues = resources.queues
+  const aws = awsAgentParts({ environment: resources.environment, clients })
+  assistant = agent({
+    name: 'support-agent',
+    model: script.model,
+    store: aws.store,
+    dispatcher: aws.dispatcher,
+    scheduler: aws.scheduler,
+    logger: silent,
+  })
+  pipeline = await startLocalPipeline({
+    agentModule: { default: assistant },
+    environment: resources.environment,
+    queues,
+    clients,
+    logger: silent,
+  })
+})
+
+afterAll(async () => {
+  await pipeline?.stop()
+})
+
+/** The assistant's finished replies, folded from the SSE events as a browser would. */
+const replyText = (messages: { data: string }[]): string[] => {
+  const events = messages.map((message) => JSON.parse(message.data) as StoredEvent)
+  if (!events.some((event) => event.type === 'ai.message.completed')) return []
+  return deriveUIMessages(events)
+    .filter((message) => message.role === 'assistant')
+    .map((message) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''))
+}
+
+describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP streaming)', () => {
+  it('answers a POSTed message; the reply streams over SSE', async () => {
+    const posted = await fetch(`${pipeline.url}?sessionId=web-1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        events: inputs.message({ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }),
+      }),
+    })
+    expect(posted.status).toBe(200)
+
+    const stream = await fetch(`${pipeline.url}?sessionId=web-1`)
+    expect(stream.headers.get('content-type')).toContain('text/event-stream')
+    const read = await readSse(stream, {
+      until: (sse) => replyText(sse.messages).length > 0,
+      timeoutMs: 20_000,
+    })
+    expect(replyText(read.messages)).toEqual(['Hello from the pipeline!'])
+    // SSE ids are log indexes, for Last-Event-ID resumes.
+    expect(read.messages.map((message) => Number(message.id))).toEqual(
+      read.messages.map((_, n) => n + 1),
+    )
+    expect(pipeline.stats.routerInvocations).toBeGreaterThan(0)
+    expect(pipeline.stats.laneInvocations.generation).toBeGreaterThan(0)
+  })
+
+  it('starts a turn from inputs sent to the ingress queue', async () => {
+    await sendInputs(
+      { client: sqs, queueUrl: queues.ingress.url },
+      'ops-1',
+      ...inputs.message({
+        id: 'ops-m1',
+        role: 'user',
+        parts: [{ type: 'text', text: 'Where is my order?' }],
+      }),
+    )
+    const stream = await fetch(`${pipeline.url}?sessionId=ops-1`)
+    const read = await readSse(stream, {
+      until: (sse) => replyText(sse.messages).length > 0,
+      timeoutMs: 20_000,
+    })
+    expect(replyText(read.messages)).toEqual(['Your order shipped.'])
+  })
+
+  it('sends a malformed ingress message to the DLQ after its receives, and appends nothing', async () => {
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queues.ingress.url,
+        MessageBody: JSON.stringify({
+          sessionId: 'poison-1',
+          events: [{ type: 'ai.generation.completed', payload: {} }],
+        }),
+        MessageGroupId: 'poison-1',
+      }),
+    )
+    const deadline = Date.now() + 20_000
+    let inDeadLetter = 0
+    while (Date.now() < deadline) {
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: queues.ingress.deadLetterUrl,
+          AttributeNames: ['ApproximateNumberOfMessages'],
+        }),
+      )
+      inDeadLetter = Number(Attributes?.ApproximateNumberOfMessages ?? 0)
+      if (inDeadLetter > 0) break
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    expect(inDeadLetter).toBe(1)
+    expect(await assistant.runtime.log.session('poison-1').read()).toEqual([])
+  })
+})
