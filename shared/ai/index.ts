@@ -8,6 +8,14 @@ export {
   handlerContext,
   type TimerWhen,
 } from '../runtime/handler-context.ts'
+export {
+  type AgentContract,
+  type AgentContractDefinition,
+  type AgentState,
+  agentContract,
+  type NoAIStateKeys,
+} from './contract/agent-contract.ts'
+export { idempotentId } from './contract/idempotent-id.ts'
 export { type Admission, admissionEvents, nextAdmission } from './controller/admission.ts'
 export { type AdvanceOptions, advance, DEFAULT_MAX_STEPS } from './controller/advance.ts'
 export { type Decision, decide } from './controller/decide.ts'

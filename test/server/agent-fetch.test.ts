@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest'
 import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import type { StoredEvent } from '../../shared/index.ts'
+import { supportDesk } from '../seeds/support-desk.ts'
 import { scriptedModel, text } from '../support/scripted-model.ts'
 import { readSse } from '../support/sse.ts'
-import { agentContractForTests } from './contract-fixture.ts'
 import { textOf, track, userMessage } from './support.ts'
 
 const url = 'http://a2.test/api/agent?sessionId=s1'
@@ -105,8 +105,7 @@ describe("the agent's fetch", () => {
   })
 
   it("lets browsers push a contract's app events, with authorize deciding which", async () => {
-    const desk = agentContractForTests()
-    const a = track(agent({ contract: desk, model: scriptedModel([]).model }))
+    const a = track(agent({ contract: supportDesk, model: scriptedModel([]).model }))
     const authorize = (operation: { type: string; events?: readonly { type: string }[] }) =>
       operation.type !== 'push' ||
       (operation.events ?? []).every((event) => event.type !== 'plan.changed')

@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
 import { afterEach } from 'vitest'
-import type { Agent } from '../../shared/ai/server/index.ts'
+import type { Agent, AgentRuntime } from '../../shared/ai/server/index.ts'
 import type { StoredEvent } from '../../shared/index.ts'
 
 const agents: Agent[] = []
@@ -26,11 +26,14 @@ export function textOf(
   return (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('')
 }
 
-export async function eventsOf(a: Agent, sessionId: string): Promise<StoredEvent[]> {
+export async function eventsOf(
+  a: { runtime: AgentRuntime },
+  sessionId: string,
+): Promise<StoredEvent[]> {
   return a.runtime.log.session(sessionId).read()
 }
 
-export async function typesOf(a: Agent, sessionId: string): Promise<string[]> {
+export async function typesOf(a: { runtime: AgentRuntime }, sessionId: string): Promise<string[]> {
   return (await eventsOf(a, sessionId))
     .map((event) => event.type)
     .filter((type) => type !== 'ai.generation.progress')

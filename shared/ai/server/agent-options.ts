@@ -95,7 +95,7 @@ export interface AgentOptions<
 > {
   /** The agent's identity (or take it from `contract`). */
   name?: string
-  contract?: Contract<Events, AppState>
+  contract?: Contract<Events, AppState> & { message?: M }
   model: Resolvable<ModelChoice, AppState, M>
   instructions?: Resolvable<string | undefined, AppState, M>
   tools?: Tools

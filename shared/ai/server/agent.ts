@@ -12,10 +12,10 @@ import { inProcessScheduler } from '../../runtime/in-process-scheduler.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
+import type { AgentState } from '../contract/agent-contract.ts'
 import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
 import { browserMayPush, type ControlRequest, controlRequestSchema } from '../events/control.ts'
 import { derivedId } from '../ids.ts'
-import type { AIState } from '../state/ai-state.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
@@ -45,7 +45,7 @@ export interface Agent<
    */
   fetch(request: Request, options?: FetchOptions): Promise<Response>
   /** A session as trusted server code sees it. */
-  session(id: string): AgentSession<AIState<M> & AppState>
+  session(id: string): AgentSession<AgentState<M, AppState>>
   /** The runtime's parts, for the AWS pipeline and tests. */
   readonly runtime: AgentRuntime
 }

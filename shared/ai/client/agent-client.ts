@@ -1,0 +1,104 @@
+import type { UIMessage } from 'ai'
+import type { AIState } from '../state/ai-state.ts'
+import type { BackoffOptions } from './backoff.ts'
+import { type AgentSession, createSession } from './agent-session.ts'
+import { type ContractLike, clientReducer } from './confirmed-state.ts'
+import type { HeadersOption } from './endpoint.ts'
+import type { AgentLike, MessageOf } from './agent-types.ts'
+
+/** Idle session objects are kept this long by default: five minutes. */
+export const DEFAULT_GC_TIME_MS = 5 * 60 * 1000
+
+export interface AgentClientOptions {
+  /** The agent's route, e.g. `/api/agent` in a browser or an absolute URL in Node. */
+  api: string
+  /** How long an idle session object (no listeners, no pushes in flight) is kept. */
+  gcTime?: number
+  /** Default: the global `fetch`. */
+  fetch?: typeof globalThis.fetch
+  /** Sent with every request; a function is called each time (fresh auth tokens). */
+  headers?: HeadersOption
+  /** Makes event and message IDs; default `crypto.randomUUID()`. */
+  generateId?: () => string
+  /** Stream reconnect backoff. The first delay defaults to the server's `retry:` hint. */
+  reconnect?: BackoffOptions
+}
+
+export interface AgentClient<M extends UIMessage = UIMessage, State = AIState<M>> {
+  readonly api: string
+  /** The session object for `id`: the same one while it lives, a fresh one after collection. */
+  session(id: string): AgentSession<M, State>
+  /** Closes every session's stream and forgets them (tests, teardown). */
+  dispose(): void
+}
+
+/**
+ * The framework-neutral client: session objects that stay live over SSE,
+ * apply pending commands optimistically and push durable commands. The
+ * React hook, the `ChatTransport` and Node services all build on it.
+ *
+ * @example
+ * import type { assistant } from './server/assistant'
+ * export const assistantClient = createAgentClient<typeof assistant>({ api: '/api/agent' })
+ * await assistantClient.session('s1').sendMessage('Hi')
+ */
+export function createAgentClient<A extends AgentLike = AgentLike>(
+  options: AgentClientOptions & { contract?: undefined },
+): AgentClient<MessageOf<A>>
+export function createAgentClient<App, M extends UIMessage = UIMessage>(
+  options: AgentClientOptions & { contract: ContractLike<App> },
+): AgentClient<M, AIState<M> & App>
+export function createAgentClient(
+  options: AgentClientOptions & { contract?: ContractLike },
+): AgentClient {
+  const { api, gcTime = DEFAULT_GC_TIME_MS, contract } = options
+  const fetch = options.fetch ?? globalThis.fetch.bind(globalThis)
+  const generateId = options.generateId ?? (() => crypto.randomUUID())
+  const reducer = clientReducer(contract)
+  const sessions = new Map<string, AgentSession>()
+  const timers = new Map<AgentSession, ReturnType<typeof setTimeout>>()
+
+  function onIdleChange(session: AgentSession, idle: boolean): void {
+    clearTimeout(timers.get(session))
+    timers.delete(session)
+    if (!idle) {
+      // A collected session that someone still held came back to life.
+      if (!sessions.has(session.id)) sessions.set(session.id, session)
+      return
+    }
+    if (gcTime === Number.POSITIVE_INFINITY) return
+    const timer = setTimeout(() => {
+      timers.delete(session)
+      if (sessions.get(session.id) === session) sessions.delete(session.id)
+    }, gcTime)
+    // A Node service that pushed and moved on must be able to exit.
+    ;(timer as { unref?: () => void }).unref?.()
+    timers.set(session, timer)
+  }
+
+  return {
+    api,
+    session(id) {
+      let session = sessions.get(id)
+      if (!session) {
+        session = createSession(id, {
+          endpoint: { api, fetch, ...(options.headers ? { headers: options.headers } : {}) },
+          reducer,
+          contract,
+          generateId,
+          reconnect: options.reconnect,
+          onIdleChange,
+        })
+        sessions.set(id, session)
+        onIdleChange(session, true)
+      }
+      return session
+    },
+    dispose() {
+      for (const timer of timers.values()) clearTimeout(timer)
+      timers.clear()
+      for (const session of sessions.values()) session.close()
+      sessions.clear()
+    },
+  }
+}

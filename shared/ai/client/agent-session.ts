@@ -1,0 +1,235 @@
+import type { UIMessage } from 'ai'
+import type { EventInput, StoredEvent } from '../../log/event.ts'
+import { foldEvents, type Reducer, type StateSnapshot } from '../../log/reducer.ts'
+import { optimisticAIState } from '../optimistic/optimistic-state.ts'
+import type { AIState } from '../state/ai-state.ts'
+import type { BackoffOptions } from './backoff.ts'
+import type { AgentClientError } from './client-error.ts'
+import {
+  type ContractLike,
+  type FoldedState,
+  mergeState,
+  splitSnapshot,
+} from './confirmed-state.ts'
+import { type Endpoint, postEvents } from './endpoint.ts'
+import { type ConnectionStatus, openEventStream } from './event-stream.ts'
+import { PendingCommands } from './pending-commands.ts'
+import { type AgentActions, type PushResult, sessionActions } from './session-actions.ts'
+import { type AgentSnapshot, indicatorOf, statusOf } from './session-view.ts'
+
+/**
+ * One session as a client holds it: an external store (`subscribe` /
+ * `getSnapshot`, ready for `useSyncExternalStore`) over confirmed state, the
+ * SSE subscription that keeps it current, and the pending commands folded
+ * over it, plus the actions.
+ */
+export interface AgentSession<M extends UIMessage = UIMessage, State = AIState<M>>
+  extends AgentActions<M> {
+  readonly id: string
+  /** Listens for changes; the first listener opens the stream, the last one's leaving closes it. */
+  subscribe(listener: () => void): () => void
+  /** The current picture; the same object until something changes. */
+  getSnapshot(): AgentSnapshot<M, State>
+  /** Adopts a server snapshot (`session(id).state()`) unless the client already has newer state. */
+  hydrate(snapshot: StateSnapshot<State>): void
+  /** Actions whose turn IDs and Stop frontier come from `observed()` (the rendered snapshot). */
+  actions(observed: () => AgentSnapshot<M, State>): AgentActions<M>
+  /** Closes the stream now and drops listeners (the client's `dispose()`). */
+  close(): void
+}
+
+export interface SessionConfig {
+  endpoint: Endpoint
+  reducer: Reducer<FoldedState>
+  contract: ContractLike | undefined
+  generateId: () => string
+  reconnect: BackoffOptions | undefined
+  /** Called whenever the session holds nothing (no listeners, no pushes in flight) and again when it does. */
+  onIdleChange(session: AgentSession, idle: boolean): void
+}
+
+/** Listeners leaving and a new one arriving in the same tick (React's StrictMode) keep the stream. */
+const CLOSE_STREAM_AFTER_MS = 0
+
+/**
+ * Creates a session object. Use `createAgentClient().session(id)`, which
+ * shares one per ID and collects idle ones.
+ *
+ * @example
+ * const session = createSession('s1', config)
+ * const stop = session.subscribe(() => render(session.getSnapshot()))
+ */
+export function createSession(id: string, config: SessionConfig): AgentSession {
+  const listeners = new Set<() => void>()
+  const pending = new PendingCommands()
+  const waiters = new Set<{ index: number; resolve: () => void }>()
+  let confirmed: StateSnapshot<FoldedState> = { state: config.reducer.initialState, index: 0 }
+  let connection: ConnectionStatus = 'idle'
+  let streamError: AgentClientError | null = null
+  let inFlight = 0
+  let stream: { close(): void } | undefined
+  let closeTimer: ReturnType<typeof setTimeout> | undefined
+  let snapshot: AgentSnapshot | undefined
+  let idle = true
+
+  const notify = (): void => {
+    snapshot = undefined
+    for (const listener of [...listeners]) listener()
+  }
+
+  function settle(): void {
+    pending.settle(confirmed.state.ai, confirmed.index)
+    for (const waiter of waiters) {
+      if (waiter.index <= confirmed.index) {
+        waiters.delete(waiter)
+        waiter.resolve()
+      }
+    }
+  }
+
+  function apply(events: StoredEvent[]): void {
+    for (const event of events) pending.placed(event.id, event.index)
+    confirmed = foldEvents(config.reducer, confirmed, events)
+    settle()
+    updateHolds()
+    notify()
+  }
+
+  function updateHolds(): void {
+    const wantsStream = listeners.size > 0 || waiters.size > 0
+    if (wantsStream) {
+      clearTimeout(closeTimer)
+      closeTimer = undefined
+      stream ??= openEventStream({
+        endpoint: config.endpoint,
+        sessionId: id,
+        lastIndex: () => confirmed.index,
+        onEvents: apply,
+        onStatus: (status, error) => {
+          if (status === connection && error === streamError) return
+          connection = status
+          streamError = error
+          notify()
+        },
+        ...(config.reconnect ? { backoff: config.reconnect } : {}),
+      })
+    } else if (stream && closeTimer === undefined) {
+      closeTimer = setTimeout(() => {
+        closeTimer = undefined
+        stream?.close()
+        stream = undefined
+      }, CLOSE_STREAM_AFTER_MS)
+    }
+    const nowIdle = !wantsStream && inFlight === 0
+    if (nowIdle !== idle) {
+      idle = nowIdle
+      config.onIdleChange(session, idle)
+    }
+  }
+
+  function waitFor(index: number): Promise<void> {
+    if (index <= confirmed.index) return Promise.resolve()
+    return new Promise((resolve) => {
+      waiters.add({ index, resolve })
+      updateHolds()
+    })
+  }
+
+  function push(...events: EventInput[]): PushResult {
+    const withIds = events.map((event) =>
+      event.id === undefined ? { ...event, id: config.generateId() } : event,
+    )
+    let stored: Promise<StoredEvent[]>
+    if (withIds.length === 0) {
+      stored = Promise.resolve([])
+    } else {
+      pending.add(withIds)
+      inFlight++
+      updateHolds()
+      notify()
+      stored = postEvents(config.endpoint, id, withIds).then(
+        (result) => {
+          for (const event of result) pending.placed(event.id, event.index)
+          settle()
+          return result
+        },
+        (error: unknown) => {
+          pending.remove(withIds)
+          throw error
+        },
+      )
+      void stored
+        .catch(() => undefined)
+        .finally(() => {
+          inFlight--
+          updateHolds()
+          notify()
+        })
+    }
+    let confirmation: Promise<StoredEvent[]> | undefined
+    // Lazy: a Node service that only enqueues never opens a stream it does not read.
+    return Object.defineProperty(stored, 'confirmed', {
+      get: () =>
+        (confirmation ??= stored.then(async (result) => {
+          await waitFor(Math.max(0, ...result.map((event) => event.index)))
+          return result
+        })),
+    }) as PushResult
+  }
+
+  function getSnapshot(): AgentSnapshot {
+    if (snapshot) return snapshot
+    const view = optimisticAIState(confirmed.state.ai, pending.list())
+    const state = mergeState(view, confirmed.state.app) as unknown as AIState
+    snapshot = {
+      state,
+      confirmed: {
+        state: mergeState(confirmed.state.ai, confirmed.state.app) as unknown as AIState,
+        index: confirmed.index,
+      },
+      messages: view.messages,
+      status: statusOf(view),
+      indicator: indicatorOf(view),
+      connection,
+      error: streamError,
+    }
+    return snapshot
+  }
+
+  const observe = (read: () => AgentSnapshot) => () => {
+    const seen = read()
+    return { state: seen.state, frontier: seen.confirmed.index }
+  }
+
+  const session: AgentSession = {
+    id,
+    ...sessionActions(push, observe(getSnapshot), config.generateId),
+    subscribe(listener) {
+      listeners.add(listener)
+      updateHolds()
+      return () => {
+        listeners.delete(listener)
+        updateHolds()
+      }
+    },
+    getSnapshot,
+    hydrate(initial) {
+      if (initial.index <= confirmed.index) return
+      confirmed = splitSnapshot(initial, config.contract)
+      settle()
+      snapshot = undefined
+      // Hydration happens while rendering: tell other listeners after it.
+      queueMicrotask(notify)
+    },
+    actions: (observed) => sessionActions(push, observe(observed), config.generateId),
+    close() {
+      listeners.clear()
+      waiters.clear()
+      clearTimeout(closeTimer)
+      closeTimer = undefined
+      stream?.close()
+      stream = undefined
+    },
+  }
+  return session
+}

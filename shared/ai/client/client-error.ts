@@ -1,0 +1,69 @@
+import type { HttpErrorCode } from '../../http/http-error.ts'
+
+/** Codes a client adds to the server's: the request never got a JSON answer. */
+export type AgentClientErrorCode = HttpErrorCode | 'NETWORK_ERROR' | 'BAD_RESPONSE'
+
+/**
+ * A failed request to an agent's endpoint. `code` is the server's error code
+ * (`PARTIAL_DUPLICATE_BATCH`, `FORBIDDEN`, ...) or `NETWORK_ERROR` when no
+ * answer came; `status` is the HTTP status, 0 for a network failure.
+ *
+ * @example
+ * try {
+ *   await session.sendMessage('Hi')
+ * } catch (error) {
+ *   if (error instanceof AgentClientError && error.code === 'FORBIDDEN') signIn()
+ * }
+ */
+export class AgentClientError extends Error {
+  readonly code: AgentClientErrorCode
+  readonly status: number
+  readonly details: Record<string, unknown> | undefined
+
+  constructor(
+    code: AgentClientErrorCode,
+    status: number,
+    message: string,
+    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'AgentClientError'
+    this.code = code
+    this.status = status
+    this.details = options.details
+  }
+
+  /** Worth sending again: nothing answered, or the server failed or asked us to slow down. */
+  get retryable(): boolean {
+    return this.status === 0 || this.status === 429 || this.status >= 500
+  }
+}
+
+/** Reads an error answer (`{ error: { code, message, details? } }`) into a typed error. */
+export async function errorFromResponse(response: Response): Promise<AgentClientError> {
+  const body = (await response.json().catch(() => undefined)) as
+    | { error?: { code?: unknown; message?: unknown; details?: unknown } }
+    | undefined
+  const error = body?.error
+  if (typeof error?.code !== 'string') {
+    return new AgentClientError(
+      'BAD_RESPONSE',
+      response.status,
+      `The agent answered ${response.status} ${response.statusText}`.trim(),
+    )
+  }
+  return new AgentClientError(
+    error.code as AgentClientErrorCode,
+    response.status,
+    typeof error.message === 'string' ? error.message : error.code,
+    typeof error.details === 'object' && error.details !== null
+      ? { details: error.details as Record<string, unknown> }
+      : {},
+  )
+}
+
+/** A fetch that threw (offline, refused, reset) as a typed error. */
+export function networkError(cause: unknown): AgentClientError {
+  const reason = cause instanceof Error ? cause.message : String(cause)
+  return new AgentClientError('NETWORK_ERROR', 0, `Could not reach the agent: ${reason}`, { cause })
+}

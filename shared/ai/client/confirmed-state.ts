@@ -1,0 +1,67 @@
+import type { StoredEvent } from '../../log/event.ts'
+import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
+import { type AIState, initialAIState } from '../state/ai-state.ts'
+import { AI_STATE_REDUCER } from '../state/ai-state-reducer.ts'
+
+/** What a client folds: the AI reducer's state beside the app contract's. */
+export interface FoldedState {
+  ai: AIState
+  app: unknown
+}
+
+/** An app contract as the client needs it: only its reducer, which the browser folds too. */
+export interface ContractLike<App = unknown> {
+  reducer?: Reducer<App, never>
+}
+
+const AI_KEYS = new Set(Object.keys(initialAIState()))
+
+/**
+ * The client's session reducer, the same fold the agent runs on the server
+ * (`sessionReducer`): the AI reducer over every event, and the contract's
+ * reducer over every event when there is one.
+ *
+ * @example
+ * const reducer = clientReducer(supportDesk)
+ * const next = reducer.fold(reducer.initialState, storedEvent)
+ */
+export function clientReducer(contract: ContractLike | undefined): Reducer<FoldedState> {
+  const app = contract?.reducer as Reducer<unknown, StoredEvent> | undefined
+  return {
+    name: app ? `${AI_STATE_REDUCER.name}+${app.name}` : AI_STATE_REDUCER.name,
+    initialState: { ai: AI_STATE_REDUCER.initialState, app: app?.initialState ?? {} },
+    fold: (state, event) => {
+      const ai = AI_STATE_REDUCER.fold(state.ai, event)
+      const next = app ? app.fold(state.app, event) : state.app
+      return ai === state.ai && next === state.app ? state : { ai, app: next }
+    },
+  }
+}
+
+/** The state a session exposes: the app's merged under AIState (AIState wins a clash). */
+export function mergeState(ai: AIState, app: unknown): Record<string, unknown> {
+  return typeof app === 'object' && app !== null && Object.keys(app).length > 0
+    ? { ...(app as object), ...ai }
+    : (ai as unknown as Record<string, unknown>)
+}
+
+/**
+ * Splits a server snapshot (`session.state()`, merged the same way) back
+ * into the two reducers' states, so the client can go on folding from it.
+ */
+export function splitSnapshot(
+  snapshot: StateSnapshot<unknown>,
+  contract: ContractLike | undefined,
+): StateSnapshot<FoldedState> {
+  const merged = (snapshot.state ?? {}) as Record<string, unknown>
+  const ai: Record<string, unknown> = {}
+  const app: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(merged)) (AI_KEYS.has(key) ? ai : app)[key] = value
+  return {
+    index: snapshot.index,
+    state: {
+      ai: { ...initialAIState(), ...ai } as AIState,
+      app: contract?.reducer ? { ...(contract.reducer.initialState as object), ...app } : {},
+    },
+  }
+}

@@ -1,0 +1,158 @@
+import { createParser } from 'eventsource-parser'
+import type { StoredEvent } from '../../log/event.ts'
+import { type BackoffOptions, backoffDelay, DEFAULT_INITIAL_DELAY_MS } from './backoff.ts'
+import { type AgentClientError, errorFromResponse, networkError } from './client-error.ts'
+import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
+
+/**
+ * The SSE subscription's state: `connecting` before the first answer,
+ * `open` while events flow, `reconnecting` while it waits to resume after a
+ * drop, `failed` when the server refused it for good (a 4xx such as 403).
+ */
+export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
+
+export interface EventStreamOptions {
+  endpoint: Endpoint
+  sessionId: string
+  /** The index of the last event applied; every (re)connect resumes after it. */
+  lastIndex(): number
+  /** Receives events in log order, each exactly the next index: never twice, never a gap. */
+  onEvents(events: StoredEvent[]): void
+  onStatus(status: ConnectionStatus, error: AgentClientError | null): void
+  backoff?: BackoffOptions
+}
+
+interface Attempt {
+  /** Events or heartbeats arrived, so the connection was healthy: reset the backoff. */
+  progress: boolean
+  error: AgentClientError | null
+  /** A refusal that retrying cannot fix. */
+  fatal: boolean
+}
+
+/**
+ * Follows a session's log over SSE until closed. After a drop it resumes
+ * from `lastIndex()` with backoff and jitter; it ignores events at or below
+ * that index (a replay after a reconnect) and re-reads from it when an index
+ * is skipped, so the consumer sees the log exactly once, in order.
+ *
+ * @example
+ * const stream = openEventStream({ endpoint, sessionId: 's1', lastIndex: () => index, onEvents: apply, onStatus: show })
+ * stream.close()
+ */
+export function openEventStream(options: EventStreamOptions): { close(): void } {
+  const closed = new AbortController()
+  let retryHint: number | undefined
+  void (async () => {
+    let attempt = 0
+    let error: AgentClientError | null = null
+    while (!closed.signal.aborted) {
+      options.onStatus(attempt === 0 && error === null ? 'connecting' : 'reconnecting', error)
+      const result = await readOnce(options, closed.signal, (ms) => {
+        retryHint = ms
+      })
+      if (closed.signal.aborted) return
+      error = result.error
+      if (result.fatal) {
+        options.onStatus('failed', error)
+        return
+      }
+      if (result.progress) attempt = 0
+      const initialDelayMs =
+        options.backoff?.initialDelayMs ?? retryHint ?? DEFAULT_INITIAL_DELAY_MS
+      options.onStatus('reconnecting', error)
+      await sleep(backoffDelay(attempt++, { ...options.backoff, initialDelayMs }), closed.signal)
+    }
+  })()
+  return {
+    close: () => {
+      closed.abort()
+      options.onStatus('idle', null)
+    },
+  }
+}
+
+async function readOnce(
+  options: EventStreamOptions,
+  closed: AbortSignal,
+  onRetry: (ms: number) => void,
+): Promise<Attempt> {
+  const connection = new AbortController()
+  const abort = (): void => connection.abort()
+  closed.addEventListener('abort', abort, { once: true })
+  const attempt: Attempt = { progress: false, error: null, fatal: false }
+  try {
+    const headers = await resolveHeaders(options.endpoint.headers)
+    headers.set('accept', 'text/event-stream')
+    const url = sessionUrl(options.endpoint.api, options.sessionId, options.lastIndex())
+    let response: Response
+    try {
+      response = await options.endpoint.fetch(url, { headers, signal: connection.signal })
+    } catch (cause) {
+      return { ...attempt, error: networkError(cause) }
+    }
+    if (!response.ok || !response.body) {
+      const error = await errorFromResponse(response)
+      return { ...attempt, error, fatal: !error.retryable && response.status !== 408 }
+    }
+    options.onStatus('open', null)
+    let gap = false
+    let received: StoredEvent[] = []
+    const parser = createParser({
+      onEvent: (message) => {
+        received.push(JSON.parse(message.data) as StoredEvent)
+      },
+      onComment: () => {
+        attempt.progress = true
+      },
+      onRetry,
+    })
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+    try {
+      while (!gap) {
+        const { value, done } = await reader.read()
+        if (done) break
+        parser.feed(value)
+        const batch = received
+        received = []
+        const next: StoredEvent[] = []
+        let last = options.lastIndex()
+        for (const event of batch) {
+          if (event.index <= last) continue
+          // A skipped index means this answer cannot be trusted past here: re-read from `last`.
+          if (event.index !== last + 1) {
+            gap = true
+            break
+          }
+          next.push(event)
+          last = event.index
+        }
+        if (next.length > 0) {
+          attempt.progress = true
+          options.onEvents(next)
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined)
+    }
+    return attempt
+  } catch (cause) {
+    // A drop mid-body (reset, server restart) or an unparsable frame: resume.
+    return { ...attempt, error: networkError(cause) }
+  } finally {
+    closed.removeEventListener('abort', abort)
+    connection.abort()
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+    function done(): void {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+  })
+}
