@@ -130,15 +130,13 @@ describe('idempotentId()', () => {
   it('makes a retried forward converge on one message in the other session', async () => {
     const a = track(agent({ name: 'room-agent', model: scriptedModel([text('hello room')]).model }))
     const forward = () =>
-      a
-        .session('agent-session')
-        .append(
-          ...inputs.message({
-            id: idempotentId('room-agent', 'agent-session', 'room-evt-9'),
-            role: 'user',
-            parts: [{ type: 'text', text: 'hi' }],
-          }),
-        )
+      a.session('agent-session').append(
+        ...inputs.message({
+          id: idempotentId('room-agent', 'agent-session', 'room-evt-9'),
+          role: 'user',
+          parts: [{ type: 'text', text: 'hi' }],
+        }),
+      )
     await forward()
     await forward()
     await a.runtime.idle()

@@ -17,6 +17,7 @@ import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
 import type { ModelSettings } from '../state/model-settings.ts'
+import type { ModelCatalogOptions } from './model-catalog.ts'
 
 /** What model and instruction resolvers receive. */
 export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMessage> {
@@ -106,6 +107,8 @@ export interface AgentOptions<
   toolRecovery?: Partial<Record<keyof Tools & string, 'report' | 'rerun'>>
   /** Durable handlers for application events, at least once each. */
   handlers?: Record<string, (args: AppHandlerArgs) => Promise<void> | void>
+  /** Where model limits (for compaction) are looked up; default: AI Gateway's catalog. */
+  modelCatalog?: ModelCatalogOptions
   /** Where the log lives. Default: an in-memory store (the embedded default). */
   store?: EventStore
   /** How work is woken. Default: in process. */

@@ -21,10 +21,11 @@ import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
 import { runHandlersLane } from './lanes/handlers-lane.ts'
 import type { LaneContext, SessionState } from './lanes/lane-context.ts'
+import { runMetadataLane } from './lanes/metadata-lane.ts'
 import { runToolsLane } from './lanes/tools-lane.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
 import { mergedState, sessionReducer } from './session-reducer.ts'
-import { type Lane, wakeUpsFor } from './wake-ups-for.ts'
+import { LANES, type Lane, wakeUpsFor } from './wake-ups-for.ts'
 
 const DEFAULT_CLAIM_TTL_MS = 30_000
 /** Sessions whose folded state an agent keeps in memory. */
@@ -166,6 +167,8 @@ export function agent<
         return runToolsLane(lane, wakeUp.sessionId, wakeUp.key)
       case 'handlers':
         return runHandlersLane(lane, wakeUp.sessionId)
+      case 'metadata':
+        return runMetadataLane(lane, wakeUp.sessionId)
       default:
         logger.warn(`a2: no lane "${wakeUp.lane}"`)
     }

@@ -4,8 +4,10 @@ import type { ModelChoice } from './agent-options.ts'
 
 export interface ResolvedModel {
   model: LanguageModel
-  /** The Gateway model ID, or the scripted model's `provider/modelId`. */
+  /** The Gateway model ID, or the model object's `provider/modelId`. */
   modelId: string
+  /** Whether AI Gateway serves it (a model ID), so its catalog knows its limits. */
+  gateway: boolean
   reasoning?: ModelSettings['reasoning']
   providerOptions?: Record<string, Record<string, unknown>>
 }
@@ -16,18 +18,23 @@ export interface ResolvedModel {
  * the Gateway for its priority tier.
  */
 export function resolveModel(choice: ModelChoice): ResolvedModel {
-  if (typeof choice === 'string') return { model: choice, modelId: choice }
+  if (typeof choice === 'string') return { model: choice, modelId: choice, gateway: true }
   if (isModelSettings(choice)) {
     return {
       model: choice.model,
       modelId: choice.model,
+      gateway: true,
       ...(choice.reasoning === undefined ? {} : { reasoning: choice.reasoning }),
       ...(choice.speed === 'fast'
         ? { providerOptions: { gateway: { serviceTier: 'priority' } } }
         : {}),
     }
   }
-  return { model: choice, modelId: `${choice.provider}/${choice.modelId}` }
+  return {
+    model: choice,
+    modelId: `${choice.provider}/${choice.modelId}`,
+    gateway: choice.provider.startsWith('gateway'),
+  }
 }
 
 function isModelSettings(choice: ModelChoice): choice is ModelSettings {

@@ -1,7 +1,7 @@
 import type { StoredEvent } from '../../log/event.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 
-export const LANES = ['admission', 'generation', 'tools', 'handlers'] as const
+export const LANES = ['admission', 'generation', 'tools', 'handlers', 'metadata'] as const
 export type Lane = (typeof LANES)[number]
 
 /** Events that can make a tool runnable: a new call, an approval, a resume, a closed step. */
@@ -28,6 +28,7 @@ export function wakeUpsFor(
     if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')
     if (TOOL_TRIGGERS.has(event.type)) add(event.sessionId, 'tools')
     if (handledTypes.has(event.type)) add(event.sessionId, 'handlers')
+    if (event.type === 'ai.model.metadata.requested') add(event.sessionId, 'metadata')
   }
   return [...wakeUps.values()]
 }

@@ -9,7 +9,7 @@ import type { GenerateContext, ToolApprovalPolicy } from '../agent-options.ts'
 import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
-import { resolveModel } from '../resolve-model.ts'
+import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
 import { claimHeartbeat } from './claim-heartbeat.ts'
 import type { LaneContext } from './lane-context.ts'
 
@@ -95,6 +95,15 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
                 requestId: serve.requestId,
                 reason: `attempt ${claim.attempt} took over`,
               },
+            },
+          ]
+        : []),
+      ...(resolvedModel && wantsMetadata(lane, resolvedModel, state)
+        ? [
+            {
+              id: derivedId('model-metadata', resolvedModel.modelId),
+              type: 'ai.model.metadata.requested' as const,
+              payload: { modelId: resolvedModel.modelId },
             },
           ]
         : []),
@@ -214,6 +223,19 @@ function requestEvent(
     index,
     timestamp: Date.now(),
   }
+}
+
+/**
+ * The first generation with each Gateway model records a metadata request,
+ * which the metadata lane answers. Not for AI SDK model objects (not in the
+ * catalog), not with `compaction: false`, and not with a custom `generate`
+ * unless compaction is configured.
+ */
+function wantsMetadata(lane: LaneContext, model: ResolvedModel, state: AIState): boolean {
+  const harness = lane.options.harness
+  if (harness?.compaction === false) return false
+  if (harness?.generate && harness.compaction === undefined) return false
+  return model.gateway && !Object.hasOwn(state.modelMetadata, model.modelId)
 }
 
 function completed(
