@@ -1,10 +1,10 @@
 import type { UIMessage } from 'ai'
 import type { AIState } from '../state/ai-state.ts'
-import type { BackoffOptions } from './backoff.ts'
 import { type AgentSession, createSession } from './agent-session.ts'
+import type { AgentLike, MessageOf } from './agent-types.ts'
+import type { BackoffOptions } from './backoff.ts'
 import { type ContractLike, clientReducer } from './confirmed-state.ts'
 import type { HeadersOption } from './endpoint.ts'
-import type { AgentLike, MessageOf } from './agent-types.ts'
 
 /** Idle session objects are kept this long by default: five minutes. */
 export const DEFAULT_GC_TIME_MS = 5 * 60 * 1000

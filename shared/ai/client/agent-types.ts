@@ -8,6 +8,14 @@ import type { Agent } from '../server/agent.ts'
 // biome-ignore lint/suspicious/noExplicitAny: any agent, whatever its tools, events and state
 export type AgentLike = Agent<any, any, any, any>
 
-/** The message type of an agent (`agent<..., M>()`, or its contract's), else `UIMessage`. */
 // biome-ignore lint/suspicious/noExplicitAny: only the message type is read
-export type MessageOf<A> = A extends Agent<any, any, any, infer M> ? M : UIMessage
+type AnyAgentOf<M extends UIMessage> = Agent<any, any, any, M>
+
+/** The message type of an agent (`agent<..., M>()`, or its contract's), else `UIMessage`. */
+export type MessageOf<A> =
+  A extends AnyAgentOf<infer M>
+    ? // `AgentLike` itself (the default) says nothing: plain UIMessage, not `any`.
+      0 extends 1 & M
+      ? UIMessage
+      : M
+    : UIMessage
