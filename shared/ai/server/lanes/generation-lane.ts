@@ -1,5 +1,4 @@
 import type { ToolSet, UIMessage, UIMessageChunk } from 'ai'
-import { FencedOutError } from '../../../log/errors.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { dueGeneration } from '../../controller/due-work.ts'
 import type { AIEventInput, AIEventPayload } from '../../events/ai-events.ts'
@@ -10,7 +9,7 @@ import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
-import { claimHeartbeat } from './claim-heartbeat.ts'
+import { runClaimedWork } from './claimed-work.ts'
 import type { LaneContext } from './lane-context.ts'
 
 export const generationClaimKey = (requestId: string): string => `gen:${requestId}`
@@ -55,12 +54,9 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
   const requested = requestEvent(sessionId, index, serve.requestId, state)
   const generationId = derivedId('gen', serve.requestId, claim.attempt)
   const fence = { claim: claimKey, attempt: claim.attempt }
-  const controller = new AbortController()
-  const unregister = lane.registerLocal(sessionId, claimKey, controller)
-  const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
   const append = (events: AIEventInput<UIMessage>[]) =>
     lane.appendAsA2(sessionId, events, { fence })
-  try {
+  await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const step =
       state.activeGeneration?.requestId === serve.requestId
         ? state.activeGeneration.step
@@ -140,7 +136,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       modelMessages: await modelMessagesOf(messages, definitions),
       generationId,
       tools: definitions,
-      signal: controller.signal,
+      signal: signal,
       settings,
     }
     let sequence = 0
@@ -163,17 +159,17 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         ? await generate(context as never)
         : defaultGenerate(context, resolvedModel, lane.options.harness?.messageMetadata as never)
       for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
-        if (controller.signal.aborted) break
+        if (signal.aborted) break
         collectToolCall(calls, chunk)
         if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
         if (chunk.type === 'error') streamError = chunk.errorText
         batcher.push(chunk)
       }
     } catch (error) {
-      if (!controller.signal.aborted) streamError = messageOf(error)
+      if (!signal.aborted) streamError = messageOf(error)
     }
     await batcher.close()
-    if (controller.signal.aborted) return
+    if (signal.aborted) return
     if (streamError !== undefined) {
       await append([
         completed(generationId, serve.requestId, { outcome: 'failed', error: streamError }),
@@ -187,14 +183,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         ...(finishReason === undefined ? {} : { finishReason }),
       }),
     ])
-  } catch (error) {
-    if (error instanceof FencedOutError || controller.signal.aborted) return
-    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
-    throw error
-  } finally {
-    stopHeartbeat()
-    unregister()
-  }
+  })
 }
 
 /**

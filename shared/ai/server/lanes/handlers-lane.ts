@@ -1,6 +1,6 @@
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { agentSession } from '../session-api.ts'
-import { claimHeartbeat } from './claim-heartbeat.ts'
+import { runClaimedWork } from './claimed-work.ts'
 import type { LaneContext } from './lane-context.ts'
 
 export const HANDLERS_CURSOR = 'handlers'
@@ -41,29 +41,16 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
     const claimKey = `handler:${event.id}`
     // A held claim throws: a live worker runs it, and the wake-up is retried.
     const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
-    const controller = new AbortController()
-    const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
     const session = agentSession(
       lane,
       sessionId,
       (target, appended) => lane.log.session(target).append(appended),
       () => event.timestamp,
     )
-    try {
-      const context = {
-        event,
-        attempt: claim.attempt,
-        session,
-        signal: controller.signal,
-        agentName: lane.agentName,
-      }
+    await runClaimedWork(lane, sessionId, claim, async (signal) => {
+      const context = { event, attempt: claim.attempt, session, signal, agentName: lane.agentName }
       await runInHandlerContext(context, () => handler(context))
-    } catch (error) {
-      await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
-      throw error
-    } finally {
-      stopHeartbeat()
-    }
+    })
     await move(from, event.index, { claim: claimKey, attempt: claim.attempt })
   }
 }

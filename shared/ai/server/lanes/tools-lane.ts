@@ -9,7 +9,7 @@ import { derivedId } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { agentSession } from '../session-api.ts'
-import { claimHeartbeat } from './claim-heartbeat.ts'
+import { runClaimedWork } from './claimed-work.ts'
 import type { LaneContext } from './lane-context.ts'
 
 export const toolClaimKey = (toolCallId: string): string => `tool:${toolCallId}`
@@ -112,9 +112,6 @@ async function runTool(
     return
   }
 
-  const controller = new AbortController()
-  const unregister = lane.registerLocal(sessionId, claimKey, controller)
-  const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
   const calledEvent: StoredEvent = {
     id: record.called?.id ?? derivedId('tool-called', record.generationId, record.toolCallId),
     type: 'ai.tool.called',
@@ -130,7 +127,7 @@ async function runTool(
     () => calledEvent.timestamp,
   )
   let preliminary = 0
-  try {
+  await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const messages = await modelMessagesOf(promptMessages(state), toolDefinitions(tools))
     let final: unknown
     let errorText: string | undefined
@@ -140,7 +137,7 @@ async function runTool(
           event: calledEvent,
           attempt: claim.attempt,
           session,
-          signal: controller.signal,
+          signal: signal,
           agentName: lane.agentName,
         },
         async () => {
@@ -150,7 +147,7 @@ async function runTool(
             options: {
               toolCallId: record.toolCallId,
               messages,
-              abortSignal: controller.signal,
+              abortSignal: signal,
               context: {} as never,
             },
           })) {
@@ -177,10 +174,10 @@ async function runTool(
         },
       )
     } catch (error) {
-      if (error instanceof FencedOutError || controller.signal.aborted) return
+      if (error instanceof FencedOutError || signal.aborted) return
       errorText = error instanceof Error ? error.message : String(error)
     }
-    if (controller.signal.aborted) return
+    if (signal.aborted) return
     await lane.appendAsA2(
       sessionId,
       [
@@ -193,15 +190,7 @@ async function runTool(
       ],
       { fence },
     )
-  } catch (error) {
-    if (error instanceof FencedOutError || controller.signal.aborted) return
-    // A2 failed around the tool (say, the store): give the call back for a retry.
-    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
-    throw error
-  } finally {
-    stopHeartbeat()
-    unregister()
-  }
+  })
 }
 
 /** A call's input lives in its message part, not in `state.tools`. */

@@ -1,0 +1,32 @@
+import { FencedOutError } from '../../../log/errors.ts'
+import type { Claim } from '../../../log/event-store.ts'
+import { claimHeartbeat } from './claim-heartbeat.ts'
+import type { LaneContext } from './lane-context.ts'
+
+/**
+ * Runs work under a claim this worker holds: renews the claim while the work
+ * runs, lets a local revocation abort it at once, and sorts out how it ended.
+ * Fenced out or aborted (Stop, Pause now, a newer attempt): over, quietly.
+ * Any other failure is A2's own (the store, say): the claim is given back so
+ * a retry may run the work again, and the error propagates.
+ */
+export async function runClaimedWork(
+  lane: LaneContext,
+  sessionId: string,
+  claim: Claim,
+  work: (signal: AbortSignal) => Promise<void>,
+): Promise<void> {
+  const controller = new AbortController()
+  const unregister = lane.registerLocal(sessionId, claim.key, controller)
+  const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
+  try {
+    await work(controller.signal)
+  } catch (error) {
+    if (error instanceof FencedOutError || controller.signal.aborted) return
+    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
+    throw error
+  } finally {
+    stopHeartbeat()
+    unregister()
+  }
+}
