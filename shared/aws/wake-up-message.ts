@@ -6,6 +6,24 @@ import { PipelineError } from './errors.ts'
 export const QUEUE_LANES = ['admission', 'generation', 'tools', 'handlers'] as const
 export type QueueLane = (typeof QUEUE_LANES)[number]
 
+/**
+ * Lanes without a queue of their own ride on another lane's: the model
+ * metadata lookup is rare and short, so it shares the handlers queue (and
+ * function), keeping its own lane name in the message body.
+ */
+const QUEUE_OF_LANE: Record<string, QueueLane> = {
+  admission: 'admission',
+  generation: 'generation',
+  tools: 'tools',
+  handlers: 'handlers',
+  metadata: 'handlers',
+}
+
+/** The queue a lane's wake-ups travel on. */
+export function queueOfLane(lane: string): QueueLane {
+  return queueLaneOf(Object.hasOwn(QUEUE_OF_LANE, lane) ? QUEUE_OF_LANE[lane] : lane)
+}
+
 /** A wake-up as one SQS FIFO message. */
 export interface WakeUpMessage {
   lane: QueueLane
@@ -44,22 +62,24 @@ function sqsId(text: string): string {
  * // { lane: 'admission', groupId: 's1', deduplicationId: '<sha256>', body: '{"sessionId":"s1","lane":"admission"}' }
  */
 export function wakeUpMessage(wakeUp: WakeUp, options: WakeUpMessageOptions = {}): WakeUpMessage {
-  const lane = queueLaneOf(wakeUp.lane)
+  const lane = queueOfLane(wakeUp.lane)
   const keyed = lane === 'tools' && wakeUp.key !== undefined && options.toolLane !== 'tools'
   const groupId = sqsId(keyed ? `${wakeUp.sessionId}/${wakeUp.key}` : wakeUp.sessionId)
   const deduplicationId =
     options.index === undefined
       ? crypto.randomUUID()
       : createHash('sha256')
-          .update(JSON.stringify([wakeUp.sessionId, lane, wakeUp.key ?? null, options.index]))
+          .update(
+            JSON.stringify([wakeUp.sessionId, wakeUp.lane, wakeUp.key ?? null, options.index]),
+          )
           .digest('hex')
-  const body: WakeUp = { sessionId: wakeUp.sessionId, lane }
+  const body: WakeUp = { sessionId: wakeUp.sessionId, lane: wakeUp.lane }
   if (wakeUp.key !== undefined) body.key = wakeUp.key
   return { lane, groupId, deduplicationId, body: JSON.stringify(body) }
 }
 
 /** Reads a wake-up message body; anything else is a `MALFORMED_WAKE_UP` error. */
-export function parseWakeUpMessage(body: string): WakeUp & { lane: QueueLane } {
+export function parseWakeUpMessage(body: string): WakeUp {
   let value: unknown
   try {
     value = JSON.parse(body)
@@ -78,7 +98,8 @@ export function parseWakeUpMessage(body: string): WakeUp & { lane: QueueLane } {
   if (key !== undefined && typeof key !== 'string') {
     throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up\'s "key" must be a string')
   }
-  const wakeUp: WakeUp & { lane: QueueLane } = { sessionId, lane: queueLaneOf(lane) }
+  queueOfLane(lane as string) // refuses lanes nobody serves
+  const wakeUp: WakeUp = { sessionId, lane: lane as string }
   if (key !== undefined) wakeUp.key = key
   return wakeUp
 }

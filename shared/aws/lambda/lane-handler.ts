@@ -1,7 +1,7 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { PipelineError } from '../errors.ts'
-import { parseWakeUpMessage, type QueueLane } from '../wake-up-message.ts'
+import { parseWakeUpMessage, type QueueLane, queueOfLane } from '../wake-up-message.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
 
 /**
@@ -20,7 +20,7 @@ export function laneHandler(
     let wakeUp: ReturnType<typeof parseWakeUpMessage>
     try {
       wakeUp = parseWakeUpMessage(message.body)
-      if (wakeUp.lane !== lane) {
+      if (queueOfLane(wakeUp.lane) !== lane) {
         throw new PipelineError('WRONG_LANE', `A ${wakeUp.lane} wake-up reached the ${lane} queue`)
       }
     } catch (error) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { LANES } from '../../../shared/ai/server/wake-ups-for.ts'
 import { PipelineError } from '../../../shared/aws/errors.ts'
 import { parseWakeUpMessage, wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
 
@@ -47,6 +48,18 @@ describe('wake-up messages', () => {
     )
     expect(wakeUpMessage({ sessionId: 'x'.repeat(200), lane: 'admission' }).groupId).toHaveLength(
       65,
+    )
+  })
+
+  it('carry every lane the runtime routes to, the metadata lane on the handlers queue', () => {
+    for (const lane of LANES) {
+      const message = wakeUpMessage({ sessionId: 's1', lane }, { index: 3 })
+      expect(parseWakeUpMessage(message.body)).toEqual({ sessionId: 's1', lane })
+    }
+    const metadata = wakeUpMessage({ sessionId: 's1', lane: 'metadata' }, { index: 3 })
+    expect(metadata.lane).toBe('handlers')
+    expect(metadata.deduplicationId).not.toBe(
+      wakeUpMessage({ sessionId: 's1', lane: 'handlers' }, { index: 3 }).deduplicationId,
     )
   })
 
