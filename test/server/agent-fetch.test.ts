@@ -44,6 +44,19 @@ describe("the agent's fetch", () => {
     expect(textOf(state.messages[1])).toBe('Hello from the agent')
   })
 
+  it('ends the SSE response after stream.maxDurationMs, with heartbeats meanwhile', async () => {
+    const a = track(
+      agent({
+        name: 'http',
+        model: scriptedModel([]).model,
+        stream: { heartbeatMs: 10, maxDurationMs: 80 },
+      }),
+    )
+    const read = await readSse(await a.fetch(new Request(url)), { timeoutMs: 2_000 })
+    expect(read.ended).toBe(true)
+    expect(read.comments.length).toBeGreaterThanOrEqual(2)
+  })
+
   it.each([
     ['malformed JSON', '{"events": [', 'MALFORMED_JSON'],
     ['an unknown event type', { events: [{ type: 'made.up', payload: {} }] }, 'UNKNOWN_EVENT_TYPE'],

@@ -107,6 +107,13 @@ export interface AgentOptions<
   toolRecovery?: Partial<Record<keyof Tools & string, 'report' | 'rerun'>>
   /** Durable handlers for application events, at least once each. */
   handlers?: Record<string, (args: AppHandlerArgs) => Promise<void> | void>
+  /**
+   * The SSE stream of `fetch`: heartbeat comments every `heartbeatMs`
+   * (default 15 s), and an end after `maxDurationMs` so the client
+   * reconnects with `Last-Event-ID` before a platform limit cuts the
+   * response (on API Gateway, under its 15-minute limit).
+   */
+  stream?: { heartbeatMs?: number; maxDurationMs?: number }
   /** Where model limits (for compaction) are looked up; default: AI Gateway's catalog. */
   modelCatalog?: ModelCatalogOptions
   /** Where the log lives. Default: an in-memory store (the embedded default). */

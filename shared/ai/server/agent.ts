@@ -237,6 +237,7 @@ export function agent<
       }
     },
     onAppended: async (_sessionId, stored) => wake(wakeUpsFor(stored, handledTypes)),
+    ...(options.stream ? { stream: options.stream } : {}),
   })
 
   return {
