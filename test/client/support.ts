@@ -54,7 +54,7 @@ export async function servedAgent(
     api: '',
     resumes: [],
     dropStreams() {
-      for (const controller of open) controller.error(new Error('dropped by the test'))
+      for (const controller of open) controller.close()
       open.clear()
     },
     restart: async () => {

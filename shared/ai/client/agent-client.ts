@@ -1,4 +1,5 @@
 import type { UIMessage } from 'ai'
+import type { AgentState } from '../contract/agent-contract.ts'
 import type { AIState } from '../state/ai-state.ts'
 import { type AgentSession, createSession } from './agent-session.ts'
 import type { AgentLike, MessageOf } from './agent-types.ts'
@@ -20,7 +21,7 @@ export interface AgentClientOptions {
   headers?: HeadersOption
   /** Makes event and message IDs; default `crypto.randomUUID()`. */
   generateId?: () => string
-  /** Stream reconnect backoff. The first delay defaults to the server's `retry:` hint. */
+  /** Stream reconnect and push retry backoff. The first delay defaults to the server's `retry:` hint. */
   reconnect?: BackoffOptions
 }
 
@@ -46,10 +47,16 @@ export function createAgentClient<A extends AgentLike = AgentLike>(
   options: AgentClientOptions & { contract?: undefined },
 ): AgentClient<MessageOf<A>>
 export function createAgentClient<App, M extends UIMessage = UIMessage>(
-  options: AgentClientOptions & { contract: ContractLike<App> },
-): AgentClient<M, AIState<M> & App>
+  options: AgentClientOptions & {
+    /**
+     * Your `agentContract()` (a real import, not type-only): the client
+     * folds its reducer too, and `state` merges it under AIState.
+     */
+    contract: ContractLike<App> & { message?: M }
+  },
+): AgentClient<M, AgentState<M, App>>
 export function createAgentClient(
-  options: AgentClientOptions & { contract?: ContractLike },
+  options: AgentClientOptions & { contract?: ContractLike<unknown> },
 ): AgentClient {
   const { api, gcTime = DEFAULT_GC_TIME_MS, contract } = options
   const fetch = options.fetch ?? globalThis.fetch.bind(globalThis)

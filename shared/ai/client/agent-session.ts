@@ -3,7 +3,7 @@ import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from '../../log/reducer.ts'
 import { optimisticAIState } from '../optimistic/optimistic-state.ts'
 import type { AIState } from '../state/ai-state.ts'
-import type { BackoffOptions } from './backoff.ts'
+import { type BackoffOptions, backoffDelay } from './backoff.ts'
 import type { AgentClientError } from './client-error.ts'
 import {
   type ContractLike,
@@ -147,7 +147,8 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
       inFlight++
       updateHolds()
       notify()
-      stored = postEvents(config.endpoint, id, withIds).then(
+      const retryDelay = (attempt: number) => backoffDelay(attempt, config.reconnect ?? {})
+      stored = postEvents(config.endpoint, id, withIds, { delay: retryDelay }).then(
         (result) => {
           for (const event of result) pending.placed(event.id, event.index)
           settle()
