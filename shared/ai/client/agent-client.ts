@@ -59,7 +59,8 @@ export function createAgentClient(
   options: AgentClientOptions & { contract?: ContractLike<unknown> },
 ): AgentClient {
   const { api, gcTime = DEFAULT_GC_TIME_MS, contract } = options
-  const fetch = options.fetch ?? globalThis.fetch.bind(globalThis)
+  // Looked up per call, so a fetch patched after start-up (tests, mocks) is used.
+  const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const generateId = options.generateId ?? (() => crypto.randomUUID())
   const reducer = clientReducer(contract)
   const sessions = new Map<string, AgentSession>()
