@@ -1,4 +1,4 @@
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { simulateReadableStream } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
 
@@ -60,7 +60,7 @@ export interface ScriptedModel {
 }
 
 export function scriptedModel(
-  steps: Step[],
+  steps: Step[] | ((options: LanguageModelV4CallOptions) => Step | undefined),
   { chunkDelayMs = 0 }: { chunkDelayMs?: number } = {},
 ): ScriptedModel {
   let next = 0
@@ -69,7 +69,7 @@ export function scriptedModel(
     provider: 'scripted',
     modelId: 'script',
     doStream: async (options) => {
-      const step = steps[next++]
+      const step = typeof steps === 'function' ? (next++, steps(options)) : steps[next++]
       if (step === undefined) throw new Error(`The script has no step ${next}`)
       if ('error' in step) throw new Error(step.error)
       if ('hang' in step) {
@@ -91,9 +91,28 @@ export function scriptedModel(
         })
         return { stream }
       }
+      // Input tokens as a tokenizer would roughly count them, so compaction's
+      // calibration against usage sees plausible figures.
+      const inputTokens = Math.ceil(JSON.stringify(options.prompt).length / 4)
+      const chunks = step.map((part) =>
+        part.type === 'finish'
+          ? {
+              ...part,
+              usage: {
+                ...part.usage,
+                inputTokens: {
+                  total: inputTokens,
+                  noCache: inputTokens,
+                  cacheRead: 0,
+                  cacheWrite: 0,
+                },
+              },
+            }
+          : part,
+      )
       return {
         stream: simulateReadableStream({
-          chunks: step,
+          chunks,
           initialDelayInMs: null,
           chunkDelayInMs: chunkDelayMs || null,
         }),

@@ -11,10 +11,17 @@ export {
 export type { AgentSession } from './agent-session.ts'
 export type { AgentLike, MessageOf } from './agent-types.ts'
 export type { BackoffOptions } from './backoff.ts'
+export {
+  AgentChatTransport,
+  type AgentChatTransportOptions,
+  CATCH_UP_QUIET_MS,
+} from './chat-transport.ts'
 export { AgentClientError, type AgentClientErrorCode } from './client-error.ts'
 export type { ContractLike } from './confirmed-state.ts'
 export type { HeadersOption } from './endpoint.ts'
 export type { ConnectionStatus } from './event-stream.ts'
+export { messageChunks } from './message-chunks.ts'
+export { type ResponseTarget, responseStream } from './response-stream.ts'
 export type { AgentActions, ApprovalRef, PushResult } from './session-actions.ts'
 export {
   type AgentIndicator,

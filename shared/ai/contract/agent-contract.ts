@@ -106,6 +106,8 @@ const AI_STATE_KEYS: Record<keyof AIState, true> = {
   pendingInputs: true,
   tools: true,
   compaction: true,
+  compacted: true,
+  calibration: true,
   modelMetadata: true,
   receipt: true,
   starting: true,

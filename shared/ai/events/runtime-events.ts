@@ -32,6 +32,9 @@ export const generationCompletedSchema = z.object({
   finishReason: z.string().optional(),
   error: z.string().optional(),
   usage: usage.optional(),
+  /** The model and A2's estimate of the prompt's tokens, to calibrate the next estimate. */
+  modelId: z.string().optional(),
+  estimatedInputTokens: z.number().nonnegative().optional(),
 })
 
 /** An incomplete attempt, marked before its replacement starts. */

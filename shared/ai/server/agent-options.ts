@@ -17,6 +17,7 @@ import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
 import type { ModelSettings } from '../state/model-settings.ts'
+import type { CompactionOptions } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 
 /** What model and instruction resolvers receive. */
@@ -83,7 +84,8 @@ export interface HarnessOptions<AppState = unknown, M extends UIMessage = UIMess
     context: GenerateContext<AppState, M>,
   ) => ReadableStream<UIMessageChunk> | Promise<ReadableStream<UIMessageChunk>>
   messageMetadata?: (context: MessageMetadataContext) => unknown
-  compaction?: false | { thresholdTokens?: number; instructions?: string }
+  /** Automatic for Gateway models; `false` turns it (and the catalog lookup) off. */
+  compaction?: false | CompactionOptions<M>
 }
 
 export interface AppHandlerArgs<Event = StoredEvent> extends HandlerContext<Event> {}

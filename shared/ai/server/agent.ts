@@ -92,6 +92,7 @@ export function agent<
     if (type.startsWith('ai.'))
       throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
   }
+  assertCompactionSupported(options as AgentOptions)
   const validation = coreContract({ name, events: { ...appEvents, ...AI_EVENTS } })
   const store = options.store ?? memoryEventStore(options.now ? { now: options.now } : {})
   const log = eventLog({ store, contract: validation })
@@ -268,6 +269,23 @@ export function agent<
         for (const controller of local.values()) controller.abort(new Error('closed'))
       },
     },
+  }
+}
+
+/**
+ * Automatic compaction cannot summarize around provider-executed tools:
+ * configuring it for them is an error now, not a surprise later.
+ */
+function assertCompactionSupported(options: AgentOptions): void {
+  const compaction = options.harness?.compaction
+  if (compaction === undefined || compaction === false || compaction.compact) return
+  const providerTools = Object.entries(options.tools ?? {})
+    .filter(([, definition]) => (definition as { type?: string }).type === 'provider')
+    .map(([name]) => name)
+  if (providerTools.length > 0) {
+    throw new TypeError(
+      `harness.compaction cannot run automatically with provider-executed tools (${providerTools.join(', ')}); pass compaction: false, or custom shouldCompact/compact callbacks`,
+    )
   }
 }
 

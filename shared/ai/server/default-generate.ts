@@ -10,7 +10,7 @@ export function defaultGenerate(
   context: GenerateContext,
   resolved: ResolvedModel,
   messageMetadata: ((options: { part: unknown }) => unknown) | undefined,
-): ReadableStream<UIMessageChunk> {
+): { stream: ReadableStream<UIMessageChunk>; usage: PromiseLike<unknown> } {
   const { settings } = context
   const result = streamText({
     model: context.model,
@@ -30,7 +30,7 @@ export function defaultGenerate(
       ? { providerOptions: { ...resolved.providerOptions, ...settings.providerOptions } as never }
       : {}),
   })
-  return result.toUIMessageStream({
+  const stream = result.toUIMessageStream({
     generateMessageId: () =>
       (context.event.payload as { responseMessageId: string }).responseMessageId,
     sendReasoning: true,
@@ -38,4 +38,5 @@ export function defaultGenerate(
     onError: (error) => (error instanceof Error ? error.message : String(error)),
     ...(messageMetadata ? { messageMetadata: messageMetadata as never } : {}),
   })
+  return { stream, usage: result.usage }
 }

@@ -1,6 +1,7 @@
 import { convertToModelMessages, type ModelMessage, type ToolSet, type UIMessage } from 'ai'
 import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
 import { isCompactionPart } from '../state/compaction-part.ts'
+import { SUMMARY_PREFIX } from './compaction.ts'
 
 /**
  * The UI messages a model step sees: the transcript with A2's own markers
@@ -9,7 +10,21 @@ import { isCompactionPart } from '../state/compaction-part.ts'
  */
 export function promptMessages<M extends UIMessage>(state: AIState<M>): M[] {
   const messages: M[] = []
-  for (const message of state.messages as TranscriptMessage<M>[]) {
+  let transcript = state.messages as TranscriptMessage<M>[]
+  const compacted = state.compacted
+  const cut = compacted
+    ? transcript.findIndex((message) => message.id === compacted.upToMessageId)
+    : -1
+  if (compacted && cut >= 0) {
+    // The summary stands in for everything up to the message it covers.
+    messages.push({
+      id: compacted.compactionId,
+      role: 'user',
+      parts: [{ type: 'text', text: `${SUMMARY_PREFIX}${compacted.summary}` }],
+    } as unknown as M)
+    transcript = transcript.slice(cut + 1)
+  }
+  for (const message of transcript) {
     const parts = message.parts.filter((part) => !isCompactionPart(part))
     if (parts.length > 0) messages.push({ ...message, parts } as unknown as M)
   }

@@ -158,6 +158,16 @@ export interface AIState<M extends UIMessage = UIMessage> {
   tools: ToolRecord[]
   /** The current or latest compaction. */
   compaction: CompactionState | null
+  /**
+   * The latest successful compaction: model requests get its summary plus
+   * everything after `upToMessageId`. A later failure does not undo it.
+   */
+  compacted: { compactionId: string; summary: string; upToMessageId: string } | null
+  /**
+   * Per model, the previous call's input tokens over A2's estimate of its
+   * prompt: the calibration of the next estimate.
+   */
+  calibration: Record<string, number>
   modelMetadata: Record<string, ModelMetadata>
   receipt: CommandReceipt | null
   /** A turn awaits acceptance or its first model step: not a running model. */
@@ -192,6 +202,8 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     pendingInputs: [],
     tools: [],
     compaction: null,
+    compacted: null,
+    calibration: {},
     modelMetadata: {},
     receipt: null,
     starting: false,

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from './ai-state.ts'
+import { setId } from './id-map.ts'
 import { applyToActiveResponse, beginStep, endTurn } from './response-helpers.ts'
 
 // Model steps of the active turn. An event for any other turn or attempt
@@ -86,7 +87,21 @@ export function reduceGenerationCompleted<M extends UIMessage>(
       ...(payload.finishReason === undefined ? {} : { finishReason: payload.finishReason }),
     },
     response: response && !success ? { ...response, uncommittedStep: true } : response,
+    calibration: calibrated(state.calibration, payload),
   }
+}
+
+function calibrated(
+  calibration: Record<string, number>,
+  payload: { modelId?: string; estimatedInputTokens?: number; usage?: Record<string, unknown> },
+): Record<string, number> {
+  const actual = payload.usage?.inputTokens
+  const { modelId, estimatedInputTokens: estimate } = payload
+  if (modelId === undefined || !estimate || typeof actual !== 'number' || actual <= 0)
+    return calibration
+  const next = { ...calibration }
+  setId(next, modelId, actual / estimate)
+  return next
 }
 
 /** An incomplete attempt: its request waits for the replacement attempt. */

@@ -59,7 +59,17 @@ export function reduceCompactionEnded<M extends UIMessage>(
           ...(payload.usage === undefined ? {} : { usage: payload.usage as never }),
         }
       : { ...current, status: payload.status }
-  return withCompaction(state, ended, index)
+  const next = withCompaction(state, ended, index)
+  return 'summary' in payload
+    ? {
+        ...next,
+        compacted: {
+          compactionId: payload.compactionId,
+          summary: payload.summary,
+          upToMessageId: payload.upToMessageId,
+        },
+      }
+    : next
 }
 
 export function reduceModelMetadataRequested<M extends UIMessage>(

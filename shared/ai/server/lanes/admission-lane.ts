@@ -79,6 +79,14 @@ function settleAbortedWork(state: AIState): AIEventInput<UIMessage>[] {
       },
     })
   }
+  // A compaction whose generation is no longer running was cut short.
+  if (state.compaction?.status === 'running' && generation?.status !== 'running') {
+    events.push({
+      id: derivedId('compaction-interrupted', state.compaction.compactionId),
+      type: 'ai.compaction.failed',
+      payload: { compactionId: state.compaction.compactionId, status: 'interrupted' },
+    })
+  }
   const cause = state.active?.pausedBy ?? 'ended'
   for (const tool of abort.tools) {
     events.push({

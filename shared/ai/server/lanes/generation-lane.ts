@@ -5,11 +5,13 @@ import type { AIEventInput, AIEventPayload } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
 import type { GenerateContext, ToolApprovalPolicy } from '../agent-options.ts'
+import { estimateTokens } from '../compaction.ts'
 import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
 import { runClaimedWork } from './claimed-work.ts'
+import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
 
 export const generationClaimKey = (requestId: string): string => `gen:${requestId}`
@@ -81,6 +83,18 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       failure = messageOf(error)
     }
     await append([
+      ...(serve.running && state.compaction?.status === 'running'
+        ? [
+            {
+              id: derivedId('compaction-interrupted', state.compaction.compactionId),
+              type: 'ai.compaction.failed' as const,
+              payload: {
+                compactionId: state.compaction.compactionId,
+                status: 'interrupted' as const,
+              },
+            },
+          ]
+        : []),
       ...(serve.running
         ? [
             {
@@ -129,11 +143,44 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
 
     const settings = lane.options.harness?.generation ?? {}
     const definitions = toolDefinitions(tools)
+    let modelMessages = await modelMessagesOf(messages, definitions)
+    let estimatedInputTokens = estimateTokens(
+      { instructions, modelMessages, tools: definitions },
+      state.calibration[resolvedModel.modelId] ?? 1,
+    )
+    const compacted = await compactIfDue(lane, {
+      state,
+      model: resolvedModel,
+      instructions,
+      messages,
+      modelMessages,
+      estimatedInputTokens,
+      definitions,
+      generationId,
+      signal,
+      append,
+    })
+    if (compacted === 'aborted') return
+    if (compacted && 'failed' in compacted) {
+      // The previous context stays; retry() runs the step (and the summary) again.
+      await append([
+        completed(generationId, serve.requestId, { outcome: 'failed', error: compacted.failed }),
+      ])
+      return
+    }
+    if (compacted) {
+      resolverContext.messages = compacted
+      modelMessages = await modelMessagesOf(compacted, definitions)
+      estimatedInputTokens = estimateTokens(
+        { instructions, modelMessages, tools: definitions },
+        state.calibration[resolvedModel.modelId] ?? 1,
+      )
+    }
     const context: GenerateContext = {
       ...resolverContext,
       model: resolvedModel.model,
       instructions,
-      modelMessages: await modelMessagesOf(messages, definitions),
+      modelMessages,
       generationId,
       tools: definitions,
       signal: signal,
@@ -153,11 +200,14 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
     const calls = new Map<string, ToolCallChunk>()
     let finishReason: string | undefined
     let streamError: string | undefined
+    let usagePromise: PromiseLike<unknown> | undefined
     try {
       const generate = lane.options.harness?.generate
-      const stream = generate
-        ? await generate(context as never)
+      const generated = generate
+        ? { stream: await generate(context as never), usage: undefined }
         : defaultGenerate(context, resolvedModel, lane.options.harness?.messageMetadata as never)
+      const stream = generated.stream
+      usagePromise = generated.usage
       for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
         if (signal.aborted) break
         collectToolCall(calls, chunk)
@@ -170,6 +220,11 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
     }
     await batcher.close()
     if (signal.aborted) return
+    const usage = usagePromise
+      ? ((await Promise.resolve(usagePromise).catch(() => undefined)) as
+          | Record<string, unknown>
+          | undefined)
+      : undefined
     if (streamError !== undefined) {
       await append([
         completed(generationId, serve.requestId, { outcome: 'failed', error: streamError }),
@@ -181,6 +236,9 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       completed(generationId, serve.requestId, {
         outcome: 'success',
         ...(finishReason === undefined ? {} : { finishReason }),
+        ...(usage ? { usage } : {}),
+        modelId: resolvedModel.modelId,
+        estimatedInputTokens,
       }),
     ])
   })
@@ -230,7 +288,14 @@ function wantsMetadata(lane: LaneContext, model: ResolvedModel, state: AIState):
 function completed(
   generationId: string,
   requestId: string,
-  rest: { outcome: 'success' | 'failed' | 'interrupted'; finishReason?: string; error?: string },
+  rest: {
+    outcome: 'success' | 'failed' | 'interrupted'
+    finishReason?: string
+    error?: string
+    usage?: Record<string, unknown>
+    modelId?: string
+    estimatedInputTokens?: number
+  },
 ): AIEventInput<UIMessage> {
   return {
     id: derivedId('gen-completed', generationId),

@@ -1,0 +1,102 @@
+import type { UIMessage, UIMessageChunk } from 'ai'
+import { inputs } from '../inputs/inputs.ts'
+import type { AIState } from '../state/ai-state.ts'
+import type { AgentSession } from './agent-session.ts'
+import { messageChunks } from './message-chunks.ts'
+
+export interface ResponseTarget {
+  responseMessageId: string
+  /** The input whose turn writes the response; while it waits in the inbox, so does the stream. */
+  inputId?: string
+  /** The message as the reader already has it (a chat continuing after its approval answers). */
+  from?: UIMessage
+  /** The index of the push that started it: until state reaches it, its absence means nothing. */
+  after?: number
+}
+
+/**
+ * One response of a session as a UI message chunk stream, for an AI SDK
+ * `Chat`: `start`, the message's changes as chunks while its turn runs
+ * (from confirmed state, so it survives reconnects), then `finish`, or
+ * `error` when the model call failed. Aborting stops the turn at the
+ * frontier this stream delivered (or removes the input if it is still
+ * queued), which is what the chat's Stop button means.
+ *
+ * @example
+ * const stream = responseStream(session, { responseMessageId: responseIdFor(message.id), inputId: message.id }, signal)
+ */
+export function responseStream(
+  session: AgentSession,
+  target: ResponseTarget,
+  signal: AbortSignal | undefined,
+): ReadableStream<UIMessageChunk> {
+  let shown: UIMessage | undefined = target.from
+  let started = false
+  let frontier = 0
+  let unsubscribe = (): void => {}
+  let done = false
+  return new ReadableStream<UIMessageChunk>({
+    start(controller) {
+      const finish = (last?: UIMessageChunk): void => {
+        if (done) return
+        done = true
+        unsubscribe()
+        signal?.removeEventListener('abort', abort)
+        if (last) controller.enqueue(last)
+        controller.close()
+      }
+      const update = (): void => {
+        if (done) return
+        const { state, index } = session.getSnapshot().confirmed
+        const message = state.messages.findLast((m) => m.id === target.responseMessageId)
+        if (message) {
+          if (!started) controller.enqueue({ type: 'start', messageId: target.responseMessageId })
+          started = true
+          for (const chunk of messageChunks(shown, message as UIMessage)) controller.enqueue(chunk)
+          shown = structuredClone(message) as UIMessage
+          frontier = index
+        }
+        const active = state.active
+        if (active?.responseMessageId === target.responseMessageId) {
+          if (active.phase === 'failed') {
+            finish({ type: 'error', errorText: active.error ?? 'The model call failed' })
+          }
+          return
+        }
+        if (index < (target.after ?? 0)) return
+        if (message || !waiting(state, target.inputId)) finish({ type: 'finish' })
+      }
+      function abort(): void {
+        if (done) return
+        const { state } = session.getSnapshot().confirmed
+        const active = state.active
+        if (active?.responseMessageId === target.responseMessageId) {
+          void session.push(...inputs.stop({ turnId: active.turnId, frontier })).catch(() => {})
+        } else if (target.inputId && state.inbox.items.some((item) => item.id === target.inputId)) {
+          void session.queue.remove(target.inputId).catch(() => {})
+        }
+        done = true
+        unsubscribe()
+        controller.close()
+      }
+      if (signal?.aborted) return abort()
+      signal?.addEventListener('abort', abort, { once: true })
+      unsubscribe = session.subscribe(update)
+      update()
+    },
+    cancel() {
+      done = true
+      unsubscribe()
+    },
+  })
+}
+
+/** The input has not had its turn yet: undecided, queued, or admitted but not started. */
+function waiting(state: AIState, inputId: string | undefined): boolean {
+  if (inputId === undefined) return false
+  return (
+    Object.hasOwn(state.requests, inputId) ||
+    state.inbox.items.some((item) => item.id === inputId) ||
+    state.active?.inputId === inputId
+  )
+}
