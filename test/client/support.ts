@@ -100,12 +100,12 @@ export async function servedAgent(
 
 /** Waits until `check` passes, polling; for conditions that arrive over the network. */
 export async function until<T>(
-  check: () => T | undefined | null | false,
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   timeoutMs = 5_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const value = check()
+    const value = await check()
     if (value) return value
     if (Date.now() > deadline) throw new Error('until(): timed out')
     await new Promise((resolve) => setTimeout(resolve, 10))

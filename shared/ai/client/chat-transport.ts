@@ -5,8 +5,12 @@ import { type AgentClient, type AgentClientOptions, createAgentClient } from './
 import type { AgentSession } from './agent-session.ts'
 import { responseStream } from './response-stream.ts'
 
-/** How long a freshly opened stream must stay quiet to count as caught up with the log. */
-export const CATCH_UP_QUIET_MS = 100
+/**
+ * How long a freshly opened stream must stay quiet to count as caught up:
+ * the server writes the stored backlog at once, while a running turn's
+ * progress arrives in 50 ms windows, so a shorter gap means more backlog.
+ */
+export const CATCH_UP_QUIET_MS = 30
 
 export type AgentChatTransportOptions = { client: AgentClient } | AgentClientOptions
 
@@ -100,7 +104,11 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
     const stored = answers.length > 0 ? await session.push(...answers) : []
     return responseStream(
       session,
-      { responseMessageId: message.id, from: structuredClone(message), after: stored.at(-1)?.index },
+      {
+        responseMessageId: message.id,
+        from: structuredClone(message),
+        after: stored.at(-1)?.index,
+      },
       signal,
     )
   }

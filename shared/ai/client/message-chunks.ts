@@ -95,7 +95,8 @@ function partOpen(partValue: Part, at: number): UIMessageChunk[] {
       ...(part.providerExecuted === undefined ? {} : { providerExecuted: part.providerExecuted }),
       ...(part.title === undefined ? {} : { title: part.title }),
     } as UIMessageChunk
-    return [start, ...toolChunks({ ...part, state: 'input-streaming', input: undefined }, part)]
+    const opened = { type: part.type, toolCallId: part.toolCallId, state: 'input-streaming' }
+    return [start, ...toolChunks(opened, part)]
   }
   if (part.type.startsWith('data-')) return [dataChunk(part)]
   if (part.type === 'file' || part.type === 'source-url' || part.type === 'source-document') {

@@ -56,14 +56,19 @@ export function responseStream(
           shown = structuredClone(message) as UIMessage
           frontier = index
         }
+        // Until state reaches the push that started this stream, what it says is old news.
+        if (index < (target.after ?? 0)) return
         const active = state.active
         if (active?.responseMessageId === target.responseMessageId) {
           if (active.phase === 'failed') {
             finish({ type: 'error', errorText: active.error ?? 'The model call failed' })
+          } else if (awaitsUser(state, active.turnId)) {
+            // As with the SDK's own streams: the response pauses for approvals, and
+            // answering them (addToolApprovalResponse) continues it in a new request.
+            finish({ type: 'finish' })
           }
           return
         }
-        if (index < (target.after ?? 0)) return
         if (message || !waiting(state, target.inputId)) finish({ type: 'finish' })
       }
       function abort(): void {
@@ -89,6 +94,15 @@ export function responseStream(
       unsubscribe()
     },
   })
+}
+
+/** The turn waits only for the user: approvals asked, nothing running. */
+function awaitsUser(state: AIState, turnId: string): boolean {
+  return (
+    state.active?.phase === 'waiting' &&
+    state.pendingApprovals.some((approval) => approval.turnId === turnId) &&
+    !state.tools.some((tool) => tool.turnId === turnId && tool.status === 'running')
+  )
 }
 
 /** The input has not had its turn yet: undecided, queued, or admitted but not started. */
