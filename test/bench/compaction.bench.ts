@@ -57,15 +57,13 @@ async function conversation(compaction: false | { thresholdTokens: number }) {
   const a = agent({ name: 'bench', model: model(prompts), harness: { type: 'ai-sdk', compaction } })
   const started = performance.now()
   for (let turn = 1; turn <= TURNS; turn++) {
-    await a
-      .session('s')
-      .append(
-        ...inputs.message({
-          id: `u-${compaction ? 'c' : 'n'}-${turn}`,
-          role: 'user',
-          parts: [{ type: 'text', text: `Question ${turn}?` }],
-        }),
-      )
+    await a.session('s').append(
+      ...inputs.message({
+        id: `u-${compaction ? 'c' : 'n'}-${turn}`,
+        role: 'user',
+        parts: [{ type: 'text', text: `Question ${turn}?` }],
+      }),
+    )
     await a.runtime.idle()
   }
   const seconds = (performance.now() - started) / 1000

@@ -5,10 +5,10 @@ import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { textOf, track, userMessage } from '../server/support.ts'
-import { useEventLogTable } from '../support/aws.ts'
+import { eventLogTableForSuite } from '../support/aws.ts'
 import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 
-const table = useEventLogTable()
+const table = eventLogTableForSuite()
 
 describe('the agent runtime on the DynamoDB store', () => {
   it('answers a message with a tool call and an approval, every write a conditional transaction', async () => {

@@ -2,9 +2,9 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { PK, SK, sessionPk, snapshotSk } from '../../shared/stores/dynamodb/table-keys.ts'
 import { describeEventStoreConformance } from '../conformance/event-store.conformance.ts'
-import { useEventLogTable } from '../support/aws.ts'
+import { eventLogTableForSuite } from '../support/aws.ts'
 
-const table = useEventLogTable()
+const table = eventLogTableForSuite()
 
 describeEventStoreConformance('DynamoDB store', () => ({
   store: dynamoDBEventStore({ client: table.client(), tableName: table.tableName() }),

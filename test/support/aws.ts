@@ -21,7 +21,7 @@ export function awsClientConfig() {
  * Gives a suite a fresh event log table: on moto the server is reset first;
  * on LocalStack or AWS the table gets a unique name and is deleted afterwards.
  */
-export function useEventLogTable(): { client: () => DynamoDBClient; tableName: () => string } {
+export function eventLogTableForSuite(): { client: () => DynamoDBClient; tableName: () => string } {
   let client: DynamoDBClient | undefined
   const tableName = `a2-test-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
   beforeAll(async () => {
@@ -38,7 +38,7 @@ export function useEventLogTable(): { client: () => DynamoDBClient; tableName: (
   return {
     client: () => {
       if (!client)
-        throw new Error('useEventLogTable(): the client exists only inside tests and hooks')
+        throw new Error('eventLogTableForSuite(): the client exists only inside tests and hooks')
       return client
     },
     tableName: () => tableName,

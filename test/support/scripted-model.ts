@@ -69,7 +69,8 @@ export function scriptedModel(
     provider: 'scripted',
     modelId: 'script',
     doStream: async (options) => {
-      const step = typeof steps === 'function' ? (next++, steps(options)) : steps[next++]
+      const step = typeof steps === 'function' ? steps(options) : steps[next]
+      next++
       if (step === undefined) throw new Error(`The script has no step ${next}`)
       if ('error' in step) throw new Error(step.error)
       if ('hang' in step) {

@@ -255,13 +255,7 @@ export function agent<
       store,
       run,
       wakeUpsFor: (events) => wakeUpsFor(events, handledTypes),
-      wakeAll: (sessionId) =>
-        wake(
-          (['admission', 'generation', 'tools', 'handlers'] as const).map((laneName) => ({
-            sessionId,
-            lane: laneName,
-          })),
-        ),
+      wakeAll: (sessionId) => wake(LANES.map((laneName) => ({ sessionId, lane: laneName }))),
       idle: () => embedded?.idle() ?? Promise.resolve(),
       close() {
         embedded?.close()
