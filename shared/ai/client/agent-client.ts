@@ -1,10 +1,10 @@
 import type { UIMessage } from 'ai'
 import type { AgentState } from '../contract/agent-contract.ts'
 import type { AIState } from '../state/ai-state.ts'
+import { type ContractLike, sessionReducer } from '../state/session-state.ts'
 import { type AgentSession, createSession } from './agent-session.ts'
 import type { AgentLike, MessageOf } from './agent-types.ts'
 import type { BackoffOptions } from './backoff.ts'
-import { type ContractLike, clientReducer } from './confirmed-state.ts'
 import type { HeadersOption } from './endpoint.ts'
 
 /** Idle session objects are kept this long by default: five minutes. */
@@ -62,7 +62,7 @@ export function createAgentClient(
   // Looked up per call, so a fetch patched after start-up (tests, mocks) is used.
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const generateId = options.generateId ?? (() => crypto.randomUUID())
-  const reducer = clientReducer(contract)
+  const reducer = sessionReducer(contract)
   const sessions = new Map<string, AgentSession>()
   const timers = new Map<AgentSession, ReturnType<typeof setTimeout>>()
 

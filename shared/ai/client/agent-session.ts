@@ -3,14 +3,14 @@ import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from '../../log/reducer.ts'
 import { optimisticAIState } from '../optimistic/optimistic-state.ts'
 import type { AIState } from '../state/ai-state.ts'
-import { type BackoffOptions, backoffDelay } from './backoff.ts'
-import type { AgentClientError } from './client-error.ts'
 import {
   type ContractLike,
-  type FoldedState,
   mergeState,
+  type SessionState,
   splitSnapshot,
-} from './confirmed-state.ts'
+} from '../state/session-state.ts'
+import { type BackoffOptions, backoffDelay } from './backoff.ts'
+import type { AgentClientError } from './client-error.ts'
 import { type Endpoint, postEvents } from './endpoint.ts'
 import { type ConnectionStatus, openEventStream } from './event-stream.ts'
 import { PendingCommands } from './pending-commands.ts'
@@ -40,7 +40,7 @@ export interface AgentSession<M extends UIMessage = UIMessage, State = AIState<M
 
 export interface SessionConfig {
   endpoint: Endpoint
-  reducer: Reducer<FoldedState>
+  reducer: Reducer<SessionState>
   contract: ContractLike | undefined
   generateId: () => string
   reconnect: BackoffOptions | undefined
@@ -63,7 +63,7 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
   const listeners = new Set<() => void>()
   const pending = new PendingCommands()
   const waiters = new Set<{ index: number; resolve: () => void }>()
-  let confirmed: StateSnapshot<FoldedState> = { state: config.reducer.initialState, index: 0 }
+  let confirmed: StateSnapshot<SessionState> = { state: config.reducer.initialState, index: 0 }
   let connection: ConnectionStatus = 'idle'
   let streamError: AgentClientError | null = null
   let inFlight = 0

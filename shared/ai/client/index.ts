@@ -2,6 +2,7 @@
 // agent's endpoint. Session objects are external stores (for React's
 // `useSyncExternalStore`, or any UI) kept live over SSE.
 
+export type { ContractLike } from '../state/session-state.ts'
 export {
   type AgentClient,
   type AgentClientOptions,
@@ -17,7 +18,6 @@ export {
   CATCH_UP_QUIET_MS,
 } from './chat-transport.ts'
 export { AgentClientError, type AgentClientErrorCode } from './client-error.ts'
-export type { ContractLike } from './confirmed-state.ts'
 export type { HeadersOption } from './endpoint.ts'
 export type { ConnectionStatus } from './event-stream.ts'
 export { messageChunks } from './message-chunks.ts'

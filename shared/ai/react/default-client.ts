@@ -1,6 +1,6 @@
 import type { AgentClient } from '../client/agent-client.ts'
 import { createAgentClient } from '../client/agent-client.ts'
-import type { ContractLike } from '../client/confirmed-state.ts'
+import type { ContractLike } from '../state/session-state.ts'
 
 const NO_CONTRACT: ContractLike = {}
 const clients = new Map<string, WeakMap<ContractLike, AgentClient>>()

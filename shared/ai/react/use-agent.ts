@@ -3,11 +3,11 @@ import { useLayoutEffect, useMemo, useRef, useSyncExternalStore } from 'react'
 import type { StateSnapshot } from '../../log/reducer.ts'
 import type { AgentClient } from '../client/agent-client.ts'
 import type { AgentLike, MessageOf } from '../client/agent-types.ts'
-import type { ContractLike } from '../client/confirmed-state.ts'
 import type { AgentActions } from '../client/session-actions.ts'
 import type { AgentSnapshot } from '../client/session-view.ts'
 import type { AgentState } from '../contract/agent-contract.ts'
 import type { AIState } from '../state/ai-state.ts'
+import type { ContractLike } from '../state/session-state.ts'
 import { defaultClient } from './default-client.ts'
 
 /** What `useAgent()` returns: the session's picture plus the actions. */

@@ -16,15 +16,15 @@ import type { AgentState } from '../contract/agent-contract.ts'
 import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
 import { browserMayPush, type ControlRequest, controlRequestSchema } from '../events/control.ts'
 import { derivedId } from '../ids.ts'
+import { type SessionState, sessionReducer } from '../state/session-state.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
 import { runHandlersLane } from './lanes/handlers-lane.ts'
-import type { LaneContext, SessionState } from './lanes/lane-context.ts'
+import type { LaneContext } from './lanes/lane-context.ts'
 import { runMetadataLane } from './lanes/metadata-lane.ts'
 import { runToolsLane } from './lanes/tools-lane.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
-import { mergedState, sessionReducer } from './session-reducer.ts'
 import { LANES, type Lane, wakeUpsFor } from './wake-ups-for.ts'
 
 const DEFAULT_CLAIM_TTL_MS = 30_000
@@ -96,7 +96,7 @@ export function agent<
   const validation = coreContract({ name, events: { ...appEvents, ...AI_EVENTS } })
   const store = options.store ?? memoryEventStore(options.now ? { now: options.now } : {})
   const log = eventLog({ store, contract: validation })
-  const reducer = sessionReducer(options.contract?.reducer as never)
+  const reducer = sessionReducer(options.contract as never)
   const handledTypes = new Set(Object.keys(options.handlers ?? {}))
   const logger = options.logger ?? console
   const local = new Map<string, AbortController>()
@@ -286,5 +286,3 @@ function assertCompactionSupported(options: AgentOptions): void {
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
-
-export { mergedState }

@@ -4,8 +4,8 @@ import { isReservedId } from '../../log/event.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
 import { derivedId } from '../ids.ts'
+import { mergeState } from '../state/session-state.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
-import { mergedState } from './session-reducer.ts'
 import { timerTarget } from './timer-target.ts'
 
 export interface AgentSession<State = Record<string, unknown>> extends HandlerSession<State> {}
@@ -28,7 +28,7 @@ export function agentSession(
     async state<Other>(reducer?: Reducer<Other, never>): Promise<StateSnapshot<never>> {
       if (reducer) return (await log.state(reducer)) as StateSnapshot<never>
       const { state, index } = await lane.state(sessionId)
-      return { state: mergedState(state), index } as StateSnapshot<never>
+      return { state: mergeState(state.ai, state.app), index } as StateSnapshot<never>
     },
     async schedule(name: string, when: TimerWhen, ...events: EventInput[]): Promise<void> {
       for (const event of events) {

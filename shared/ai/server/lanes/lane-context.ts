@@ -6,14 +6,10 @@ import type { Reducer, StateSnapshot } from '../../../log/reducer.ts'
 import type { Scheduler } from '../../../runtime/scheduler.ts'
 import type { WakeUp } from '../../../runtime/wake-up.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
-import type { AIState } from '../../state/ai-state.ts'
+import type { SessionState } from '../../state/session-state.ts'
 import type { AgentOptions } from '../agent-options.ts'
 
-/** The session's state as lanes read it: the conversation and the app's own. */
-export interface SessionState {
-  ai: AIState
-  app: unknown
-}
+export type { SessionState } from '../../state/session-state.ts'
 
 /** What every lane worker shares: the agent's configuration and its I/O. */
 export interface LaneContext {

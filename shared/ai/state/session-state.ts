@@ -1,10 +1,14 @@
 import type { StoredEvent } from '../../log/event.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
-import { type AIState, initialAIState } from '../state/ai-state.ts'
-import { AI_STATE_REDUCER } from '../state/ai-state-reducer.ts'
+import { type AIState, initialAIState } from './ai-state.ts'
+import { AI_STATE_REDUCER } from './ai-state-reducer.ts'
 
-/** What a client folds: the AI reducer's state beside the app contract's. */
-export interface FoldedState {
+/**
+ * A session's state as the agent (server) and the client (browser) fold it:
+ * the AI reducer's state beside the app contract's. One fold for both, so
+ * they cannot drift.
+ */
+export interface SessionState {
   ai: AIState
   app: unknown
 }
@@ -17,15 +21,15 @@ export interface ContractLike<App = unknown> {
 const AI_KEYS = new Set(Object.keys(initialAIState()))
 
 /**
- * The client's session reducer, the same fold the agent runs on the server
- * (`sessionReducer`): the AI reducer over every event, and the contract's
- * reducer over every event when there is one.
+ * The session reducer: the AI reducer over every event, and the contract's
+ * reducer over every event when there is one. Its name joins both names (the
+ * snapshot identity), so renaming either invalidates the snapshots.
  *
  * @example
- * const reducer = clientReducer(supportDesk)
+ * const reducer = sessionReducer(supportDesk)
  * const next = reducer.fold(reducer.initialState, storedEvent)
  */
-export function clientReducer(contract: ContractLike | undefined): Reducer<FoldedState> {
+export function sessionReducer(contract: ContractLike | undefined): Reducer<SessionState> {
   const app = contract?.reducer as Reducer<unknown, StoredEvent> | undefined
   return {
     name: app ? `${AI_STATE_REDUCER.name}+${app.name}` : AI_STATE_REDUCER.name,
@@ -52,7 +56,7 @@ export function mergeState(ai: AIState, app: unknown): Record<string, unknown> {
 export function splitSnapshot(
   snapshot: StateSnapshot<unknown>,
   contract: ContractLike | undefined,
-): StateSnapshot<FoldedState> {
+): StateSnapshot<SessionState> {
   const merged = (snapshot.state ?? {}) as Record<string, unknown>
   const ai: Record<string, unknown> = {}
   const app: Record<string, unknown> = {}
