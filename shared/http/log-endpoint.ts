@@ -69,8 +69,10 @@ export function logEndpoint(options: LogEndpointOptions) {
     const session = log.session(sessionIdOf(url))
     const after = resumeIndex(request, url)
     await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
+    const head = await session.head()
     const body = eventStream((signal) => session.tail({ after, signal }), {
       ...options.stream,
+      head,
       signal: request.signal,
     })
     return new Response(body, {

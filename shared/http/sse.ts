@@ -17,7 +17,17 @@ export function retryFrame(ms: number): Uint8Array {
   return encoder.encode(`retry: ${ms}\n\n`)
 }
 
+/**
+ * A comment with the log's index when the stream opened: a client that has
+ * applied that index is caught up with everything that existed then.
+ */
+export function headFrame(index: number): Uint8Array {
+  return encoder.encode(`: head ${index}\n\n`)
+}
+
 export interface EventStreamOptions {
+  /** Sent first as a `: head N` comment, when known. */
+  head?: number
   /** Comment frame interval (default 15 s). */
   heartbeatMs?: number
   /**
@@ -49,6 +59,7 @@ export function eventStream(
         if (!stop.signal.aborted) controller.enqueue(frame)
       }
       send(retryFrame(retryMs))
+      if (options.head !== undefined) send(headFrame(options.head))
       timers.push(setInterval(() => send(HEARTBEAT_FRAME), heartbeatMs))
       if (maxDurationMs !== undefined) timers.push(setTimeout(finish, maxDurationMs))
       try {

@@ -266,6 +266,19 @@ describe('GET: the SSE stream', () => {
     expect(read.messages.map((m) => m.id)).toEqual(['3'])
   })
 
+  it("opens with a ': head N' comment: the index a client must reach to be caught up", async () => {
+    const { post, get } = setup()
+    await post({ events: [note('n1'), note('n2')] })
+    const read = await readSse(await get('sessionId=s1&after=1'), {
+      until: (r) => r.messages.length === 1,
+    })
+    expect(read.comments[0]?.trim()).toBe('head 2')
+    const empty = await readSse(await get('sessionId=nobody'), {
+      until: (r) => r.comments.length > 0,
+    })
+    expect(empty.comments[0]?.trim()).toBe('head 0')
+  })
+
   it('sends heartbeat comments while idle', async () => {
     const { get } = setup({ stream: { heartbeatMs: 20 } })
     const read = await readSse(await get('sessionId=quiet'), {
