@@ -282,7 +282,7 @@ describe('GET: the SSE stream', () => {
   it('sends heartbeat comments while idle', async () => {
     const { get } = setup({ stream: { heartbeatMs: 20 } })
     const read = await readSse(await get('sessionId=quiet'), {
-      until: (r) => r.comments.length >= 2,
+      until: (r) => r.comments.filter((c) => c.trim() === 'heartbeat').length >= 2,
     })
     expect(read.comments.filter((c) => c.trim() === 'heartbeat').length).toBeGreaterThanOrEqual(2)
   })
