@@ -65,6 +65,8 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
   const waiters = new Set<{ index: number; resolve: () => void }>()
   let confirmed: StateSnapshot<SessionState> = { state: config.reducer.initialState, index: 0 }
   let connection: ConnectionStatus = 'idle'
+  /** The log's index when the current connection opened; unknown until its head marker. */
+  let streamHead: number | undefined
   let streamError: AgentClientError | null = null
   let inFlight = 0
   let stream: { close(): void } | undefined
@@ -105,8 +107,14 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
         sessionId: id,
         lastIndex: () => confirmed.index,
         onEvents: apply,
+        onHead: (index) => {
+          streamHead = index
+          notify()
+        },
         onStatus: (status, error) => {
           if (status === connection && error === streamError) return
+          // A new connection announces its own head.
+          if (status !== 'open') streamHead = undefined
           connection = status
           streamError = error
           notify()
@@ -192,6 +200,7 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
       status: statusOf(view),
       indicator: indicatorOf(view),
       connection,
+      caughtUp: connection === 'open' && streamHead !== undefined && confirmed.index >= streamHead,
       error: streamError,
     }
     return snapshot

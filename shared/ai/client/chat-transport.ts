@@ -5,13 +5,6 @@ import { type AgentClient, type AgentClientOptions, createAgentClient } from './
 import type { AgentSession } from './agent-session.ts'
 import { responseStream } from './response-stream.ts'
 
-/**
- * How long a freshly opened stream must stay quiet to count as caught up:
- * the server writes the stored backlog at once, while a running turn's
- * progress arrives in 50 ms windows, so a shorter gap means more backlog.
- */
-export const CATCH_UP_QUIET_MS = 30
-
 export type AgentChatTransportOptions = { client: AgentClient } | AgentClientOptions
 
 /**
@@ -119,22 +112,18 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
 }
 
 /**
- * Resolves once the session's stream is open and has been quiet for a
- * moment: the server sends what is stored at once, so quiet means current.
- * (A head marker from the server would make this exact.)
+ * Resolves once the session's stream is open and has delivered everything the
+ * log held when it connected (the server's `: head N` marker).
  */
 function caughtUp(session: AgentSession, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined
     const done = (): void => {
-      clearTimeout(timer)
       unsubscribe()
       signal?.removeEventListener('abort', done)
       resolve()
     }
     const check = (): void => {
-      clearTimeout(timer)
-      if (session.getSnapshot().connection === 'open') timer = setTimeout(done, CATCH_UP_QUIET_MS)
+      if (session.getSnapshot().caughtUp) done()
     }
     const unsubscribe = session.subscribe(check)
     signal?.addEventListener('abort', done, { once: true })

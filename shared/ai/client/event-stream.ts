@@ -19,6 +19,8 @@ export interface EventStreamOptions {
   /** Receives events in log order, each exactly the next index: never twice, never a gap. */
   onEvents(events: StoredEvent[]): void
   onStatus(status: ConnectionStatus, error: AgentClientError | null): void
+  /** The log's index when this connection opened (the server's `: head N`). */
+  onHead?(index: number): void
   backoff?: BackoffOptions
 }
 
@@ -102,8 +104,10 @@ async function readOnce(
       onEvent: (message) => {
         received.push(JSON.parse(message.data) as StoredEvent)
       },
-      onComment: () => {
+      onComment: (comment) => {
         attempt.progress = true
+        const head = /^\s*head (\d+)\s*$/.exec(comment)
+        if (head) options.onHead?.(Number(head[1]))
       },
       onRetry,
     })

@@ -15,7 +15,6 @@ export type { BackoffOptions } from './backoff.ts'
 export {
   AgentChatTransport,
   type AgentChatTransportOptions,
-  CATCH_UP_QUIET_MS,
 } from './chat-transport.ts'
 export { AgentClientError, type AgentClientErrorCode } from './client-error.ts'
 export type { HeadersOption } from './endpoint.ts'

@@ -33,6 +33,11 @@ export interface AgentSnapshot<M extends UIMessage = UIMessage, State = AIState<
   status: AgentStatus
   indicator: AgentIndicator | null
   connection: ConnectionStatus
+  /**
+   * The stream is open and has delivered everything the log held when it
+   * connected (the server's head marker): the state is current.
+   */
+  caughtUp: boolean
   /** Why the stream is reconnecting or failed; `null` while it is healthy. */
   error: AgentClientError | null
 }
