@@ -14,10 +14,12 @@ const selfReferences = Object.entries(packageJson.exports)
     ),
   }))
 
-// Two projects: `unit` runs in parallel with no outside services; `integration`
+// Three projects: `unit` runs in parallel with no outside services; `integration`
 // runs against an AWS-compatible endpoint (a moto server started by the global
 // setup, or A2_TEST_ENDPOINT), one file at a time because the single-threaded
-// moto server is shared and reset between suites.
+// moto server is shared and reset between suites; `browser` drives Debian's
+// Chromium (/usr/bin/chromium) against the example chat page, built by its
+// global setup.
 export default defineConfig({
   resolve: { conditions: ['a2-source'], alias: selfReferences },
   test: {
@@ -31,7 +33,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-          exclude: ['test/integration/**', 'node_modules/**'],
+          exclude: ['test/integration/**', 'test/browser/**', 'node_modules/**'],
         },
       },
       {
@@ -43,6 +45,17 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        resolve: { conditions: ['a2-source'], alias: selfReferences },
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/browser/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { LocalServer } from '../../shared/node/serve.ts'
+import { agentText, demoAnswer, launchBrowser, send, startApp } from './browser.ts'
+
+// The example chat page in Debian's Chromium, against the example agent with
+// the offline demo model (words 60 ms apart: a reply streams for ~2 s).
+let app: LocalServer
+let browser: Awaited<ReturnType<typeof launchBrowser>>
+
+beforeAll(async () => {
+  app = await startApp(inject('webRoot'), 60)
+  browser = await launchBrowser()
+})
+
+afterAll(async () => {
+  await browser?.dispose()
+  await app?.close()
+})
+
+async function openSession(session: string) {
+  const page = await browser.newPage()
+  await page.goto(`${app.url}/?session=${session}-${crypto.randomUUID().slice(0, 6)}`)
+  await page.getByRole('textbox', { name: 'Message' }).waitFor()
+  return page
+}
+
+const poll = { timeout: 15_000, interval: 25 }
+
+describe('the example chat page', () => {
+  it('puts a fresh session in the URL and sends a message that streams in', async () => {
+    const page = await browser.newPage()
+    await page.goto(`${app.url}/`)
+    await expect.poll(() => new URL(page.url()).searchParams.get('session'), poll).toBeTruthy()
+
+    await send(page, 'hello there')
+    await page.getByRole('article', { name: 'You' }).getByText('hello there').waitFor()
+    const answer = demoAnswer('hello there')
+    // Seen part-way: the reply grows word by word.
+    await expect
+      .poll(async () => {
+        const text = await agentText(page)
+        return text.length > 0 && text.length < answer.length && answer.startsWith(text)
+      }, poll)
+      .toBe(true)
+    await expect.poll(() => agentText(page), poll).toBe(answer)
+    await expect.poll(() => page.getByRole('status').textContent(), poll).toBe('')
+    await page.close()
+  })
+
+  it('asks before closing a ticket: Allow runs the tool, Deny does not', async () => {
+    const page = await openSession('approve')
+    await send(page, 'close ticket T-42')
+    await page.getByText('The agent wants to: Close a ticket').waitFor()
+    await page.getByRole('button', { name: 'Allow' }).click()
+    await expect.poll(() => agentText(page), poll).toContain('Done. The tool answered:')
+    await expect.poll(() => agentText(page), poll).toContain('"closed":true')
+    expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(0)
+
+    await send(page, 'close ticket T-43')
+    await page.getByText('"ticketId":"T-43"').first().waitFor()
+    await page.getByRole('button', { name: 'Deny' }).click()
+    await page.getByText('Denied', { exact: true }).waitFor()
+    expect(await page.getByRole('button', { name: 'Deny' }).count()).toBe(0)
+    await page.close()
+  })
+
+  it('stops mid-stream and keeps the partial text', async () => {
+    const page = await openSession('stop')
+    const answer = demoAnswer('tell me a long story')
+    await send(page, 'tell me a long story')
+    await expect.poll(async () => (await agentText(page)).length, poll).toBeGreaterThan(40)
+    await page.getByRole('button', { name: 'Stop' }).click()
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+
+    const kept = await agentText(page)
+    expect(kept.length).toBeGreaterThan(20)
+    expect(answer.startsWith(kept.trim())).toBe(true)
+    expect(kept.trim().length).toBeLessThan(answer.length)
+    // Nothing more arrives after the stop.
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(await agentText(page)).toBe(kept)
+    await page.close()
+  })
+
+  it('queues messages sent during a turn and reorders them', async () => {
+    const page = await openSession('queue')
+    await send(page, 'first')
+    await page.getByRole('button', { name: 'Stop' }).waitFor()
+    await send(page, 'queued A')
+    await send(page, 'queued B')
+    const queued = page.getByRole('list', { name: 'Queued messages' }).getByRole('listitem')
+    const order = () => queued.locator('.queue-text').allTextContents()
+    await expect.poll(order, poll).toEqual(['queued A', 'queued B'])
+
+    await queued.nth(0).getByRole('button', { name: 'Move to end' }).click()
+    await expect.poll(order, poll).toEqual(['queued B', 'queued A'])
+
+    // They run in the new order once the turn ends.
+    const youTexts = () => page.getByRole('article', { name: 'You' }).allTextContents()
+    await expect
+      .poll(youTexts, { ...poll, timeout: 30_000 })
+      .toEqual([
+        expect.stringContaining('first'),
+        expect.stringContaining('queued B'),
+        expect.stringContaining('queued A'),
+      ])
+    await page.close()
+  })
+
+  it('continues the stream after a reload, with no duplicated text', async () => {
+    const page = await openSession('reload')
+    const answer = demoAnswer('survive a reload')
+    await send(page, 'survive a reload')
+    await expect.poll(async () => (await agentText(page)).length, poll).toBeGreaterThan(20)
+    const before = await agentText(page)
+    expect(before.length).toBeLessThan(answer.length)
+
+    await page.reload()
+    await expect.poll(() => agentText(page), poll).toBe(answer)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await agentText(page)).toBe(answer)
+    expect(await page.getByRole('article', { name: 'Agent' }).count()).toBe(1)
+    await page.close()
+  })
+
+  it('keeps two tabs on one session in sync', async () => {
+    const first = await openSession('tabs')
+    const second = await browser.newPage()
+    await second.goto(first.url())
+    await second.getByRole('textbox', { name: 'Message' }).waitFor()
+
+    await send(first, 'close ticket T-7')
+    // The second tab sees the question and answers it.
+    await second.getByRole('button', { name: 'Allow' }).click()
+    await expect.poll(() => agentText(first), poll).toContain('"ticketId":"T-7"')
+    await expect.poll(() => agentText(second), poll).toContain('"ticketId":"T-7"')
+    await expect.poll(() => agentText(second), poll).toBe(await agentText(first))
+    expect(await first.getByRole('button', { name: 'Allow' }).count()).toBe(0)
+    await first.close()
+    await second.close()
+  })
+})
