@@ -107,6 +107,37 @@ describe('the example chat page', () => {
     await page.close()
   })
 
+  it('edits and removes queued messages; pause holds the queue until resume', async () => {
+    const page = await openSession('edit')
+    await send(page, 'first')
+    await page.getByRole('button', { name: 'Stop' }).waitFor()
+    await page.getByRole('button', { name: 'Pause after this turn' }).click()
+    await page.getByRole('button', { name: 'Resume' }).waitFor()
+    await send(page, 'queued A')
+    await send(page, 'queued B')
+    const queued = page.getByRole('list', { name: 'Queued messages' }).getByRole('listitem')
+    const order = () => queued.locator('.queue-text').allTextContents()
+    await expect.poll(order, poll).toEqual(['queued A', 'queued B'])
+
+    await queued.nth(0).getByRole('button', { name: 'Edit' }).click()
+    await page.getByRole('textbox', { name: 'Edit queued message' }).fill('queued A, edited')
+    await page.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(order, poll).toEqual(['queued A, edited', 'queued B'])
+    await queued.nth(1).getByRole('button', { name: 'Remove' }).click()
+    await expect.poll(order, poll).toEqual(['queued A, edited'])
+
+    // The turn ends; paused, the queue waits.
+    await expect.poll(() => agentText(page), poll).toBe(demoAnswer('first'))
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await order()).toEqual(['queued A, edited'])
+
+    await page.getByRole('button', { name: 'Resume' }).click()
+    await expect.poll(() => agentText(page), poll).toContain(demoAnswer('queued A, edited'))
+    await expect.poll(order, poll).toEqual([])
+    await page.close()
+  })
+
   it('continues the stream after a reload, with no duplicated text', async () => {
     const page = await openSession('reload')
     const answer = demoAnswer('survive a reload')

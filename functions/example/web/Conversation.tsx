@@ -1,5 +1,5 @@
 import { isCompactionPart } from 'a2-aws/ai'
-import { getToolName, isToolUIPart, type UIMessage } from 'ai'
+import type { DynamicToolUIPart, ToolUIPart, UIMessage } from 'ai'
 import { useEffect, useRef } from 'react'
 
 const toolStateLabel: Record<string, string> = {
@@ -18,6 +18,17 @@ const compactionLabel = {
   failed: 'Compaction failed; the full history is kept',
   interrupted: 'Compaction was interrupted',
 } as const
+
+type ToolPart = ToolUIPart | DynamicToolUIPart
+
+// Local twins of the AI SDK's helpers, so the page bundles none of its server code.
+function isToolPart(part: UIMessage['parts'][number]): part is ToolPart {
+  return part.type.startsWith('tool-') || part.type === 'dynamic-tool'
+}
+
+function toolName(part: ToolPart): string {
+  return part.type === 'dynamic-tool' ? part.toolName : part.type.slice('tool-'.length)
+}
 
 /** The transcript: text, tool calls and compaction markers, newest at the bottom. */
 export function Conversation({ messages }: { messages: UIMessage[] }) {
@@ -72,11 +83,11 @@ export function Conversation({ messages }: { messages: UIMessage[] }) {
                     {compactionLabel[part.data.status]}
                   </p>
                 )
-              if (isToolUIPart(part))
+              if (isToolPart(part))
                 return (
                   <div key={key} className={`tool tool-${part.state}`}>
                     <div className="tool-head">
-                      <span className="tool-name">{getToolName(part)}</span>
+                      <span className="tool-name">{toolName(part)}</span>
                       <span className="tool-state">{toolStateLabel[part.state] ?? part.state}</span>
                     </div>
                     {part.input !== undefined ? (
