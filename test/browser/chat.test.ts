@@ -138,6 +138,29 @@ describe('the example chat page', () => {
     await page.close()
   })
 
+  it('steers the running turn, and sends a queued message now', async () => {
+    const page = await openSession('steer')
+    await send(page, 'first')
+    await page.getByRole('button', { name: 'Stop' }).waitFor()
+    await page.getByRole('textbox', { name: 'Message' }).fill('check billing first')
+    await page.getByRole('button', { name: 'Steer' }).click()
+    await expect
+      .poll(() => agentText(page), { ...poll, timeout: 30_000 })
+      .toContain(demoAnswer('check billing first'))
+
+    await send(page, 'second')
+    await page.getByRole('button', { name: 'Stop' }).waitFor()
+    await send(page, 'urgent')
+    const queued = page.getByRole('list', { name: 'Queued messages' }).getByRole('listitem')
+    await queued.getByText('urgent').waitFor()
+    await queued.getByRole('button', { name: 'Send now' }).click()
+    await expect
+      .poll(() => agentText(page), { ...poll, timeout: 30_000 })
+      .toContain(demoAnswer('urgent'))
+    await expect.poll(() => queued.count(), poll).toBe(0)
+    await page.close()
+  })
+
   it('continues the stream after a reload, with no duplicated text', async () => {
     const page = await openSession('reload')
     const answer = demoAnswer('survive a reload')
