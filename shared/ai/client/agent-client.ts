@@ -3,7 +3,7 @@ import type { AgentState } from '../contract/agent-contract.ts'
 import type { AIState } from '../state/ai-state.ts'
 import { type ContractLike, sessionReducer } from '../state/session-state.ts'
 import { type AgentSession, createSession } from './agent-session.ts'
-import type { AgentLike, MessageOf } from './agent-types.ts'
+import type { AgentLike, ContractFreeOnly, MessageOf } from './agent-types.ts'
 import type { BackoffOptions } from './backoff.ts'
 import type { HeadersOption } from './endpoint.ts'
 
@@ -44,7 +44,7 @@ export interface AgentClient<M extends UIMessage = UIMessage, State = AIState<M>
  * await assistantClient.session('s1').sendMessage('Hi')
  */
 export function createAgentClient<A extends AgentLike = AgentLike>(
-  options: AgentClientOptions & { contract?: undefined },
+  options: AgentClientOptions & { contract?: undefined } & ContractFreeOnly<A>,
 ): AgentClient<MessageOf<A>>
 export function createAgentClient<App, M extends UIMessage = UIMessage>(
   options: AgentClientOptions & {

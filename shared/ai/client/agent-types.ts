@@ -19,3 +19,31 @@ export type MessageOf<A> =
       ? UIMessage
       : M
     : UIMessage
+
+// biome-ignore lint/suspicious/noExplicitAny: only the app state is read
+type AnyAgentWithState<S> = Agent<any, any, S, any>
+
+/**
+ * Whether an agent's contract folds its own state. The contract-free client
+ * (`createAgentClient<typeof agent>()`, `useAgent<typeof agent>({ api })`)
+ * folds only the built-in reducer, `AI_STATE_REDUCER`, so it accepts
+ * `agent({ name })` or an `agentContract()` without a reducer.
+ */
+export type HasAppReducer<A> =
+  A extends AnyAgentWithState<infer S>
+    ? unknown extends S
+      ? false
+      : [S] extends [never]
+        ? false
+        : true
+    : false
+
+/**
+ * Intersected with a contract-free client's options: for an agent whose
+ * contract has a reducer it demands `contract`, so leaving it out is a type
+ * error that says why.
+ */
+export type ContractFreeOnly<A> =
+  HasAppReducer<A> extends true
+    ? { contract: 'This agent folds its own state: pass its agentContract() as `contract`' }
+    : unknown

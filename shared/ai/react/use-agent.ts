@@ -2,7 +2,7 @@ import type { UIMessage } from 'ai'
 import { useLayoutEffect, useMemo, useRef, useSyncExternalStore } from 'react'
 import type { StateSnapshot } from '../../log/reducer.ts'
 import type { AgentClient } from '../client/agent-client.ts'
-import type { AgentLike, MessageOf } from '../client/agent-types.ts'
+import type { AgentLike, ContractFreeOnly, MessageOf } from '../client/agent-types.ts'
 import type { AgentActions } from '../client/session-actions.ts'
 import type { AgentSnapshot } from '../client/session-view.ts'
 import type { AgentState } from '../contract/agent-contract.ts'
@@ -42,7 +42,7 @@ export function useAgent<M extends UIMessage, State>(
 export function useAgent<A extends AgentLike = AgentLike>(
   options: SessionOptions<AIState<MessageOf<A>>> &
     (
-      | { api: string; client?: undefined; contract?: undefined }
+      | ({ api: string; client?: undefined; contract?: undefined } & ContractFreeOnly<A>)
       | { client: AgentClient<MessageOf<A>, AIState<MessageOf<A>>>; api?: undefined }
     ),
 ): UseAgentResult<MessageOf<A>>
