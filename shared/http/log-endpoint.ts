@@ -19,6 +19,11 @@ export interface LogEndpointOptions {
    * Runs before `authorize`.
    */
   checkPush?: (events: readonly EventInput[]) => void
+  /**
+   * Runs when a client opens a session's stream (an agent wakes the session
+   * here, so a reconnecting browser also recovers work a crashed process left).
+   */
+  onRead?: (sessionId: string) => Promise<void>
   /** Runs after a push is stored (an agent wakes its handlers here). */
   onAppended?: (sessionId: string, events: StoredEvent[]) => Promise<void>
   /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
@@ -70,6 +75,8 @@ export function logEndpoint(options: LogEndpointOptions) {
     const after = resumeIndex(request, url)
     await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
     const head = await session.head()
+    // Best effort: a failed wake-up must not cost the reader its stream.
+    await options.onRead?.(session.sessionId).catch(() => undefined)
     const body = eventStream((signal) => session.tail({ after, signal }), {
       ...options.stream,
       head,

@@ -202,3 +202,40 @@ describe('durability (embedded)', () => {
     ])
   })
 })
+
+describe('recovery when a client comes back', () => {
+  it('a process restarted on the same store resumes a turn a crash cut short as soon as a client reopens the stream', async () => {
+    const store = memoryEventStore()
+    const first = scriptedModel([
+      { hang: true, parts: text('Half an ans', { chunks: 2 }).slice(0, 4) },
+    ])
+    const crashed = track(agent({ name: 'restart', model: first.model, store, claimTtlMs: 150 }))
+    await crashed.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await until(
+      async () => textOf((await crashed.session('s').state()).state.messages[1]).length > 0,
+    )
+    crashed.runtime.close()
+
+    const restarted = track(
+      agent({
+        name: 'restart',
+        model: scriptedModel([text('The whole answer.')]).model,
+        store,
+        claimTtlMs: 150,
+        retry: { baseDelayMs: 50 },
+      }),
+    )
+    // Nothing wakes the new process until a browser reconnects.
+    const controller = new AbortController()
+    const stream = await restarted.fetch(
+      new Request('http://a2.test/api/agent?sessionId=s&after=3', { signal: controller.signal }),
+    )
+    expect(stream.status).toBe(200)
+    const { state } = await until(async () => {
+      const current = await restarted.session('s').state()
+      return current.state.active === null && current
+    }, 5_000)
+    controller.abort()
+    expect(textOf(state.messages[1])).toBe('The whole answer.')
+  })
+})

@@ -207,6 +207,9 @@ export function agent<
       })
   const dispatcher: Dispatcher = options.dispatcher ?? (embedded as Dispatcher)
 
+  const wakeAllLanes = (sessionId: string): Promise<void> =>
+    wake(LANES.map((laneName) => ({ sessionId, lane: laneName })))
+
   const endpoint = logEndpoint({
     log,
     checkPush: (events) => {
@@ -238,6 +241,9 @@ export function agent<
       }
     },
     onAppended: async (_sessionId, stored) => wake(wakeUpsFor(stored, handledTypes)),
+    // A reader is the sign someone cares about the session: wake its lanes, so
+    // work a crashed process left behind resumes (idle lanes cost one read).
+    onRead: (sessionId) => wakeAllLanes(sessionId),
     ...(options.stream ? { stream: options.stream } : {}),
   })
 
