@@ -6,6 +6,7 @@ import { extname, join, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import { agent } from '../shared/ai/server/index.ts'
+import type { EventStore } from '../shared/log/event-store.ts'
 import { type LocalServer, serveFetch } from '../shared/node/serve.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
 
@@ -20,6 +21,10 @@ export interface LocalServerOptions {
   model?: LanguageModelV4
   /** The built chat page; `WEB_ROOT` by default. */
   webRoot?: string
+  /** Where the log lives (default: in memory, gone when the process ends). */
+  store?: EventStore
+  /** How long a dead worker's claim blocks its work (tests shorten it). */
+  claimTtlMs?: number
 }
 
 /** Starts the example agent and the chat page; `close()` stops both. */
@@ -29,11 +34,18 @@ export async function startLocalServer({
   env = {},
   model,
   webRoot = WEB_ROOT,
+  store,
+  claimTtlMs,
 }: LocalServerOptions = {}): Promise<
   LocalServer & { online: boolean; name: string; modelName: string }
 > {
   const { online, ...options } = supportAgentOptions(env)
-  const assistant = agent(model ? { ...options, model } : options)
+  const assistant = agent({
+    ...options,
+    ...(model ? { model } : {}),
+    ...(store ? { store } : {}),
+    ...(claimTtlMs ? { claimTtlMs } : {}),
+  })
   const web = staticFiles(webRoot)
 
   const server = await serveFetch(

@@ -8,8 +8,12 @@ import { startLocalServer } from '../../functions/local-server.ts'
 export const CHROMIUM = process.env.A2_CHROMIUM ?? '/usr/bin/chromium'
 
 /** The example server (agent + chat page) with a demo model streaming `wordDelayMs` apart. */
-export async function startApp(webRoot: string, wordDelayMs: number) {
-  return startLocalServer({ webRoot, model: demoModel({ wordDelayMs }) })
+export async function startApp(
+  webRoot: string,
+  wordDelayMs: number,
+  options: Omit<Parameters<typeof startLocalServer>[0] & object, 'webRoot' | 'model'> = {},
+) {
+  return startLocalServer({ webRoot, model: demoModel({ wordDelayMs }), ...options })
 }
 
 /** Debian's Chromium, headless, on a fresh profile. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { LocalServer } from '../../shared/node/serve.ts'
+import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { agentText, demoAnswer, launchBrowser, send, startApp } from './browser.ts'
 
 // The example chat page in Debian's Chromium, against the example agent with
@@ -193,4 +194,26 @@ describe('the example chat page', () => {
     await first.close()
     await second.close()
   })
+
+  it('survives the server restarting mid-turn: the page reconnects and the answer completes once', async () => {
+    // The log outlives the process, as DynamoDB would; the in-memory store stands in.
+    const store = memoryEventStore()
+    let server = await startApp(inject('webRoot'), 60, { store, claimTtlMs: 300 })
+    const port = Number(new URL(server.url).port)
+    const page = await browser.newPage()
+    await page.goto(`${server.url}/?session=restart-${crypto.randomUUID().slice(0, 6)}`)
+    await page.getByRole('textbox', { name: 'Message' }).waitFor()
+    await send(page, 'survive a restart')
+    const answer = demoAnswer('survive a restart')
+    await expect.poll(async () => (await agentText(page)).length > 10, poll).toBe(true)
+    await server.close() // the process dies mid-answer
+    server = await startApp(inject('webRoot'), 60, { store, claimTtlMs: 300, port })
+    try {
+      await expect.poll(() => agentText(page), { ...poll, timeout: 30_000 }).toBe(answer)
+      expect(await page.getByRole('article', { name: 'Agent' }).count()).toBe(1)
+    } finally {
+      await page.close()
+      await server.close()
+    }
+  }, 60_000)
 })

@@ -239,3 +239,33 @@ describe('recovery when a client comes back', () => {
     expect(textOf(state.messages[1])).toBe('The whole answer.')
   })
 })
+
+describe('a replacement attempt', () => {
+  it('does not see the output of the attempt it replaces (retry after a failure, recovery after a crash)', async () => {
+    const store = memoryEventStore()
+    const first = scriptedModel([
+      { hang: true, parts: text('PARTIAL-OUTPUT of a dead attempt', { chunks: 3 }).slice(0, 4) },
+    ])
+    const crashed = track(agent({ name: 'clean', model: first.model, store, claimTtlMs: 150 }))
+    await crashed.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await until(async () =>
+      textOf((await crashed.session('s').state()).state.messages[1]).includes('PARTIAL'),
+    )
+    crashed.runtime.close()
+
+    const second = scriptedModel([text('Fresh answer.')])
+    const recovered = track(
+      agent({
+        name: 'clean',
+        model: second.model,
+        store,
+        claimTtlMs: 150,
+        retry: { baseDelayMs: 50 },
+      }),
+    )
+    await recovered.runtime.wakeAll('s')
+    await until(async () => (await recovered.session('s').state()).state.active === null, 5_000)
+    expect(JSON.stringify(second.calls[0]?.prompt)).not.toContain('PARTIAL')
+    expect(textOf((await recovered.session('s').state()).state.messages[1])).toBe('Fresh answer.')
+  })
+})

@@ -8,9 +8,22 @@ import { SUMMARY_PREFIX } from './compaction.ts'
  * (compaction parts) removed and empty messages (a response that has not
  * streamed yet) left out.
  */
-export function promptMessages<M extends UIMessage>(state: AIState<M>): M[] {
+export function promptMessages<M extends UIMessage>(
+  state: AIState<M>,
+  { withoutCurrentStep = false }: { withoutCurrentStep?: boolean } = {},
+): M[] {
   const messages: M[] = []
   let transcript = state.messages as TranscriptMessage<M>[]
+  const response = state.response
+  if (withoutCurrentStep && response && response.position >= 0) {
+    // A failed or abandoned attempt's output leaves the prompt: the new
+    // attempt answers from the last completed step.
+    transcript = transcript.map((message, at) =>
+      at === response.position
+        ? { ...message, parts: message.parts.slice(0, response.stepStart) }
+        : message,
+    )
+  }
   const compacted = state.compacted
   const cut = compacted
     ? transcript.findIndex((message) => message.id === compacted.upToMessageId)

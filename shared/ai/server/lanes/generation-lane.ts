@@ -64,7 +64,11 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         ? state.activeGeneration.step
         : active.step
     const tools = (lane.options.tools ?? {}) as ToolSet
-    const messages = promptMessages(state)
+    // A retried, resumed or recovered attempt does not see the output of the
+    // attempt it replaces.
+    const messages = promptMessages(state, {
+      withoutCurrentStep: state.response?.uncommittedStep === true || serve.running !== undefined,
+    })
     const resolverContext = { state: snapshot.app, messages, event: requested, sessionId }
     let resolvedModel: ReturnType<typeof resolveModel> | undefined
     let failure: string | undefined
