@@ -81,15 +81,13 @@ try {
   })
 
   async function latency(appender: Agent, sessionId: string): Promise<number> {
-    await appender
-      .session(sessionId)
-      .append(
-        ...inputs.message({
-          id: `m-${sessionId}`,
-          role: 'user',
-          parts: [{ type: 'text', text: 'hi' }],
-        }),
-      )
+    await appender.session(sessionId).append(
+      ...inputs.message({
+        id: `m-${sessionId}`,
+        role: 'user',
+        parts: [{ type: 'text', text: 'hi' }],
+      }),
+    )
     const appended = performance.now()
     const deadline = Date.now() + 30_000
     while (!started.has(sessionId)) {
