@@ -12,7 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
 import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
-import { ENVIRONMENT_VARIABLES as ENV } from '../shared/aws/environment-variables.ts'
+import { environmentVariables } from '../shared/aws/environment-variables.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
 
 export const LANES = ['admission', 'generation', 'tools', 'handlers'] as const
@@ -168,17 +168,24 @@ export class A2Agent extends Construct {
 
     const environment: Record<string, string> = {
       ...props.environment,
-      [ENV.tableName]: this.table.tableName,
-      [ENV.admissionQueueUrl]: laneQueues.admission.queueUrl,
-      [ENV.generationQueueUrl]: laneQueues.generation.queueUrl,
-      [ENV.toolsQueueUrl]: laneQueues.tools.queueUrl,
-      [ENV.handlersQueueUrl]: laneQueues.handlers.queueUrl,
-      [ENV.timerQueueUrl]: this.timerQueue.queueUrl,
-      [ENV.timerQueueArn]: this.timerQueue.queueArn,
-      [ENV.scheduleGroup]: this.scheduleGroup.scheduleGroupName,
-      [ENV.schedulerRoleArn]: this.schedulerRole.roleArn,
-      [ENV.schedulerDeadLetterQueueArn]: schedulerDeadLetterQueue.queueArn,
-      [ENV.agentExport]: props.exportName ?? 'default',
+      // The same map the functions read back with readAwsEnvironment().
+      ...environmentVariables({
+        tableName: this.table.tableName,
+        queueUrls: {
+          admission: laneQueues.admission.queueUrl,
+          generation: laneQueues.generation.queueUrl,
+          tools: laneQueues.tools.queueUrl,
+          handlers: laneQueues.handlers.queueUrl,
+        },
+        timers: {
+          queueUrl: this.timerQueue.queueUrl,
+          queueArn: this.timerQueue.queueArn,
+          scheduleGroup: this.scheduleGroup.scheduleGroupName as string,
+          schedulerRoleArn: this.schedulerRole.roleArn,
+          deadLetterQueueArn: schedulerDeadLetterQueue.queueArn,
+        },
+        agentExport: props.exportName ?? 'default',
+      }),
       NODE_OPTIONS: '--enable-source-maps',
     }
 

@@ -138,21 +138,4 @@ export function awsAgentParts(
   }
 }
 
-/** The inverse of `readAwsEnvironment`: the variables that describe `environment`. */
-export function environmentVariables(environment: AwsEnvironment): Record<string, string> {
-  const v = ENVIRONMENT_VARIABLES
-  return {
-    [v.tableName]: environment.tableName,
-    [v.admissionQueueUrl]: environment.queueUrls.admission,
-    [v.generationQueueUrl]: environment.queueUrls.generation,
-    [v.toolsQueueUrl]: environment.queueUrls.tools,
-    [v.handlersQueueUrl]: environment.queueUrls.handlers,
-    [v.timerQueueUrl]: environment.timers.queueUrl,
-    [v.timerQueueArn]: environment.timers.queueArn,
-    [v.scheduleGroup]: environment.timers.scheduleGroup,
-    [v.schedulerRoleArn]: environment.timers.schedulerRoleArn,
-    [v.schedulerDeadLetterQueueArn]: environment.timers.deadLetterQueueArn,
-    [v.agentExport]: environment.agentExport,
-    ...(environment.endpoint ? { [v.endpoint]: environment.endpoint } : {}),
-  }
-}
+export { environmentVariables } from './environment-variables.ts'

@@ -1,4 +1,5 @@
-// No imports: the CDK construct reads these names at synth time.
+// Type-only imports: the CDK construct reads these at synth time.
+import type { AwsEnvironment } from './agent-environment.ts'
 
 /** The environment variables the construct sets on every function. */
 export const ENVIRONMENT_VARIABLES = {
@@ -17,3 +18,22 @@ export const ENVIRONMENT_VARIABLES = {
   /** Optional: the agent module's export (default `default`). */
   agentExport: 'A2_AGENT_EXPORT',
 } as const
+
+/** The inverse of `readAwsEnvironment`: the variables that describe `environment`. */
+export function environmentVariables(environment: AwsEnvironment): Record<string, string> {
+  const v = ENVIRONMENT_VARIABLES
+  return {
+    [v.tableName]: environment.tableName,
+    [v.admissionQueueUrl]: environment.queueUrls.admission,
+    [v.generationQueueUrl]: environment.queueUrls.generation,
+    [v.toolsQueueUrl]: environment.queueUrls.tools,
+    [v.handlersQueueUrl]: environment.queueUrls.handlers,
+    [v.timerQueueUrl]: environment.timers.queueUrl,
+    [v.timerQueueArn]: environment.timers.queueArn,
+    [v.scheduleGroup]: environment.timers.scheduleGroup,
+    [v.schedulerRoleArn]: environment.timers.schedulerRoleArn,
+    [v.schedulerDeadLetterQueueArn]: environment.timers.deadLetterQueueArn,
+    [v.agentExport]: environment.agentExport,
+    ...(environment.endpoint ? { [v.endpoint]: environment.endpoint } : {}),
+  }
+}
