@@ -1,24 +1,11 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
-import { SchedulerClient } from '@aws-sdk/client-scheduler'
-import { SQSClient } from '@aws-sdk/client-sqs'
 import { tool } from 'ai'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { handlerContext, inputs, isCompactionPart } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
-import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
-import {
-  type LocalPipeline,
-  startLocalPipeline,
-} from '../../shared/aws/local-runner/local-pipeline.ts'
-import { createLocalResources } from '../../shared/aws/local-runner/resources.ts'
 import { textOf, until, userMessage } from '../server/support.ts'
-import { awsClientConfig } from '../support/aws.ts'
-import { resetMoto } from '../support/moto-server.ts'
+import { pipelineForSuite } from '../support/pipeline.ts'
 import { type Step, scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 
-const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const closed: string[] = []
 const summaries = ['SUMMARY-OF-THE-PIPELINE']
 const answers: Step[] = [
@@ -33,24 +20,8 @@ const answers: Step[] = [
 const script = scriptedModel((options) =>
   options.toolChoice?.type === 'none' ? text(summaries.shift() ?? 'SUMMARY') : answers.shift(),
 )
-let pipeline: LocalPipeline
-let assistant: ReturnType<typeof agent>
-
-beforeAll(async () => {
-  if (inject('awsEndpointKind') === 'moto') await resetMoto(inject('awsEndpoint'))
-  const config = awsClientConfig()
-  const clients = {
-    dynamodb: new DynamoDBClient(config),
-    streams: new DynamoDBStreamsClient(config),
-    sqs: new SQSClient(config),
-    scheduler: new SchedulerClient(config),
-  }
-  const resources = await createLocalResources(clients, {
-    prefix: `a2-flows-${Date.now().toString(36)}`,
-    maxReceiveCount: 3,
-  })
-  const aws = awsAgentParts({ environment: resources.environment, clients })
-  assistant = agent({
+const suite = pipelineForSuite(
+  {
     name: 'support-agent',
     model: script.model,
     tools: {
@@ -84,26 +55,12 @@ beforeAll(async () => {
       // Only the turn after the long answer crosses it.
       compaction: { thresholdTokens: 400 },
     },
-    store: aws.store,
-    dispatcher: aws.dispatcher,
-    scheduler: aws.scheduler,
-    logger: silent,
-  })
-  pipeline = await startLocalPipeline({
-    agentModule: { default: assistant },
-    environment: resources.environment,
-    queues: resources.queues,
-    clients,
-    logger: silent,
-  })
-})
-
-afterAll(async () => {
-  await pipeline?.stop()
-})
+  },
+  { maxReceiveCount: 3 },
+)
 
 const post = (sessionId: string, events: unknown[]) =>
-  fetch(`${pipeline.url}?sessionId=${sessionId}`, {
+  fetch(`${suite().pipeline.url}?sessionId=${sessionId}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ events }),
@@ -119,7 +76,7 @@ const settled = (
   }, 20_000)
 
 async function stateOf(sessionId: string) {
-  return (await assistant.session(sessionId).state()).state
+  return (await suite().agent.session(sessionId).state()).state
 }
 
 describe('flows through the pipeline on the emulator', () => {

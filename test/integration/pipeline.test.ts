@@ -1,68 +1,17 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
-import { SchedulerClient } from '@aws-sdk/client-scheduler'
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs'
+import { describe, expect, it } from 'vitest'
 import { deriveUIMessages, inputs } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
-import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import { sendInputs } from '../../shared/aws/ingress-message.ts'
-import {
-  type LocalPipeline,
-  startLocalPipeline,
-} from '../../shared/aws/local-runner/local-pipeline.ts'
-import { createLocalResources, type LocalQueues } from '../../shared/aws/local-runner/resources.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
-import { awsClientConfig } from '../support/aws.ts'
-import { resetMoto } from '../support/moto-server.ts'
+import { pipelineForSuite } from '../support/pipeline.ts'
 import { scriptedModel, text } from '../support/scripted-model.ts'
 import { readSse } from '../support/sse.ts'
 
-const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const script = scriptedModel([
   text('Hello from the pipeline!', { chunks: 3 }),
   text('Your order shipped.'),
 ])
-let pipeline: LocalPipeline
-let queues: LocalQueues
-let sqs: SQSClient
-let assistant: ReturnType<typeof agent>
-
-beforeAll(async () => {
-  if (inject('awsEndpointKind') === 'moto') await resetMoto(inject('awsEndpoint'))
-  const config = awsClientConfig()
-  const clients = {
-    dynamodb: new DynamoDBClient(config),
-    streams: new DynamoDBStreamsClient(config),
-    sqs: new SQSClient(config),
-    scheduler: new SchedulerClient(config),
-  }
-  sqs = clients.sqs
-  const prefix = `a2-it-${Date.now().toString(36)}`
-  const resources = await createLocalResources(clients, { prefix, maxReceiveCount: 2 })
-  queues = resources.queues
-  const aws = awsAgentParts({ environment: resources.environment, clients })
-  assistant = agent({
-    name: 'support-agent',
-    model: script.model,
-    store: aws.store,
-    dispatcher: aws.dispatcher,
-    scheduler: aws.scheduler,
-    logger: silent,
-  })
-  pipeline = await startLocalPipeline({
-    agentModule: { default: assistant },
-    environment: resources.environment,
-    queues,
-    clients,
-    logger: silent,
-  })
-})
-
-afterAll(async () => {
-  await pipeline?.stop()
-})
-
+const suite = pipelineForSuite({ name: 'support-agent', model: script.model })
 /** The assistant's finished replies, folded from the SSE events as a browser would. */
 const replyText = (messages: { data: string }[]): string[] => {
   const events = messages.map((message) => JSON.parse(message.data) as StoredEvent)
@@ -74,7 +23,7 @@ const replyText = (messages: { data: string }[]): string[] => {
 
 describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP streaming)', () => {
   it('answers a POSTed message; the reply streams over SSE', async () => {
-    const posted = await fetch(`${pipeline.url}?sessionId=web-1`, {
+    const posted = await fetch(`${suite().pipeline.url}?sessionId=web-1`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -83,7 +32,7 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
     })
     expect(posted.status).toBe(200)
 
-    const stream = await fetch(`${pipeline.url}?sessionId=web-1`)
+    const stream = await fetch(`${suite().pipeline.url}?sessionId=web-1`)
     expect(stream.headers.get('content-type')).toContain('text/event-stream')
     const read = await readSse(stream, {
       until: (sse) => replyText(sse.messages).length > 0,
@@ -94,13 +43,13 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
     expect(read.messages.map((message) => Number(message.id))).toEqual(
       read.messages.map((_, n) => n + 1),
     )
-    expect(pipeline.stats.routerInvocations).toBeGreaterThan(0)
-    expect(pipeline.stats.laneInvocations.generation).toBeGreaterThan(0)
+    expect(suite().pipeline.stats.routerInvocations).toBeGreaterThan(0)
+    expect(suite().pipeline.stats.laneInvocations.generation).toBeGreaterThan(0)
   })
 
   it('starts a turn from inputs sent to the ingress queue', async () => {
     await sendInputs(
-      { client: sqs, queueUrl: queues.ingress.url },
+      { client: suite().sqs, queueUrl: suite().queues.ingress.url },
       'ops-1',
       ...inputs.message({
         id: 'ops-m1',
@@ -108,7 +57,7 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
         parts: [{ type: 'text', text: 'Where is my order?' }],
       }),
     )
-    const stream = await fetch(`${pipeline.url}?sessionId=ops-1`)
+    const stream = await fetch(`${suite().pipeline.url}?sessionId=ops-1`)
     const read = await readSse(stream, {
       until: (sse) => replyText(sse.messages).length > 0,
       timeoutMs: 20_000,
@@ -117,9 +66,9 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
   })
 
   it('sends a malformed ingress message to the DLQ after its receives, and appends nothing', async () => {
-    await sqs.send(
+    await suite().sqs.send(
       new SendMessageCommand({
-        QueueUrl: queues.ingress.url,
+        QueueUrl: suite().queues.ingress.url,
         MessageBody: JSON.stringify({
           sessionId: 'poison-1',
           events: [{ type: 'ai.generation.completed', payload: {} }],
@@ -130,9 +79,9 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
     const deadline = Date.now() + 20_000
     let inDeadLetter = 0
     while (Date.now() < deadline) {
-      const { Attributes } = await sqs.send(
+      const { Attributes } = await suite().sqs.send(
         new GetQueueAttributesCommand({
-          QueueUrl: queues.ingress.deadLetterUrl,
+          QueueUrl: suite().queues.ingress.deadLetterUrl,
           AttributeNames: ['ApproximateNumberOfMessages'],
         }),
       )
@@ -141,6 +90,6 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
     expect(inDeadLetter).toBe(1)
-    expect(await assistant.runtime.log.session('poison-1').read()).toEqual([])
+    expect(await suite().agent.runtime.log.session('poison-1').read()).toEqual([])
   })
 })

@@ -1,0 +1,71 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { SQSClient } from '@aws-sdk/client-sqs'
+import { afterAll, beforeAll, inject } from 'vitest'
+import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
+import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import {
+  type LocalPipeline,
+  startLocalPipeline,
+} from '../../shared/aws/local-runner/local-pipeline.ts'
+import { createLocalResources, type LocalQueues } from '../../shared/aws/local-runner/resources.ts'
+import { awsClientConfig } from './aws.ts'
+import { resetMoto } from './moto-server.ts'
+
+export const silent = { info: () => {}, warn: () => {}, error: () => {} }
+
+export interface TestPipeline {
+  pipeline: LocalPipeline
+  queues: LocalQueues
+  sqs: SQSClient
+  agent: Agent
+}
+
+/**
+ * Gives a suite the whole pipeline on the test endpoint: fresh resources,
+ * an agent on the AWS store, dispatcher and scheduler, and the local runner
+ * playing the event source mappings. Read it inside tests and hooks.
+ */
+export function pipelineForSuite(
+  options: Omit<AgentOptions, 'store' | 'dispatcher' | 'scheduler'>,
+  { maxReceiveCount = 2 } = {},
+): () => TestPipeline {
+  let suite: TestPipeline | undefined
+  beforeAll(async () => {
+    if (inject('awsEndpointKind') === 'moto') await resetMoto(inject('awsEndpoint'))
+    const config = awsClientConfig()
+    const clients = {
+      dynamodb: new DynamoDBClient(config),
+      streams: new DynamoDBStreamsClient(config),
+      sqs: new SQSClient(config),
+      scheduler: new SchedulerClient(config),
+    }
+    const prefix = `a2-it-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
+    const resources = await createLocalResources(clients, { prefix, maxReceiveCount })
+    const aws = awsAgentParts({ environment: resources.environment, clients })
+    const assistant = agent({
+      logger: silent,
+      ...options,
+      store: aws.store,
+      dispatcher: aws.dispatcher,
+      scheduler: aws.scheduler,
+    } as AgentOptions)
+    const pipeline = await startLocalPipeline({
+      agentModule: { default: assistant },
+      environment: resources.environment,
+      queues: resources.queues,
+      clients,
+      logger: silent,
+    })
+    suite = { pipeline, queues: resources.queues, sqs: clients.sqs, agent: assistant }
+  })
+  afterAll(async () => {
+    await suite?.pipeline.stop()
+  })
+  return () => {
+    if (!suite)
+      throw new Error('pipelineForSuite(): the pipeline exists only inside tests and hooks')
+    return suite
+  }
+}
