@@ -7,6 +7,20 @@ import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.
 import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 import { eventsOf, textOf, track, until, userMessage } from './support.ts'
 
+/**
+ * A process that dies mid-answer on `store`: its model hangs after streaming
+ * `partial`, then its timers and workers stop without releasing the claim.
+ */
+async function crashMidAnswer(name: string, partial: string) {
+  const store = memoryEventStore()
+  const first = scriptedModel([{ hang: true, parts: text(partial, { chunks: 2 }).slice(0, 4) }])
+  const crashed = track(agent({ name, model: first.model, store, claimTtlMs: 150 }))
+  await crashed.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+  await until(async () => textOf((await crashed.session('s').state()).state.messages[1]).length > 0)
+  crashed.runtime.close()
+  return { store, first }
+}
+
 describe('durability (embedded)', () => {
   it('a timer set by a tool fires after the tool returned and produces its message', async () => {
     const setReminder = tool({
@@ -48,17 +62,7 @@ describe('durability (embedded)', () => {
   })
 
   it('a handler killed mid-generation is recovered by a new attempt that supersedes the old one', async () => {
-    const store = memoryEventStore()
-    const first = scriptedModel([
-      { hang: true, parts: text('Half an ans', { chunks: 2 }).slice(0, 4) },
-    ])
-    const crashed = track(agent({ name: 'crashy', model: first.model, store, claimTtlMs: 150 }))
-    await crashed.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
-    await until(
-      async () => textOf((await crashed.session('s').state()).state.messages[1]).length > 0,
-    )
-    // The process dies: its timers and workers stop, its claim is not released.
-    crashed.runtime.close()
+    const { store, first } = await crashMidAnswer('crashy', 'Half an ans')
 
     const second = scriptedModel([text('A complete answer.')])
     const recovered = track(
@@ -205,16 +209,7 @@ describe('durability (embedded)', () => {
 
 describe('recovery when a client comes back', () => {
   it('a process restarted on the same store resumes a turn a crash cut short as soon as a client reopens the stream', async () => {
-    const store = memoryEventStore()
-    const first = scriptedModel([
-      { hang: true, parts: text('Half an ans', { chunks: 2 }).slice(0, 4) },
-    ])
-    const crashed = track(agent({ name: 'restart', model: first.model, store, claimTtlMs: 150 }))
-    await crashed.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
-    await until(
-      async () => textOf((await crashed.session('s').state()).state.messages[1]).length > 0,
-    )
-    crashed.runtime.close()
+    const { store } = await crashMidAnswer('restart', 'Half an ans')
 
     const restarted = track(
       agent({
@@ -242,16 +237,7 @@ describe('recovery when a client comes back', () => {
 
 describe('a replacement attempt', () => {
   it('does not see the output of the attempt it replaces (retry after a failure, recovery after a crash)', async () => {
-    const store = memoryEventStore()
-    const first = scriptedModel([
-      { hang: true, parts: text('PARTIAL-OUTPUT of a dead attempt', { chunks: 3 }).slice(0, 4) },
-    ])
-    const crashed = track(agent({ name: 'clean', model: first.model, store, claimTtlMs: 150 }))
-    await crashed.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
-    await until(async () =>
-      textOf((await crashed.session('s').state()).state.messages[1]).includes('PARTIAL'),
-    )
-    crashed.runtime.close()
+    const { store } = await crashMidAnswer('clean', 'PARTIAL-OUTPUT of a dead attempt')
 
     const second = scriptedModel([text('Fresh answer.')])
     const recovered = track(
