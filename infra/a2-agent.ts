@@ -12,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
 import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
+import { DEFAULT_MAX_RECEIVE_COUNT } from '../shared/aws/agent-environment.ts'
 import { environmentVariables } from '../shared/aws/environment-variables.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
 
@@ -91,7 +92,7 @@ export class A2Agent extends Construct {
   constructor(scope: Construct, id: string, props: A2AgentProps) {
     super(scope, id)
     const timeouts = { ...DEFAULT_TIMEOUTS, ...props.timeouts }
-    const maxReceiveCount = props.maxReceiveCount ?? 5
+    const maxReceiveCount = props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT
 
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: PK, type: dynamodb.AttributeType.STRING },
@@ -185,6 +186,7 @@ export class A2Agent extends Construct {
           deadLetterQueueArn: schedulerDeadLetterQueue.queueArn,
         },
         agentExport: props.exportName ?? 'default',
+        maxReceiveCount,
       }),
       NODE_OPTIONS: '--enable-source-maps',
     }

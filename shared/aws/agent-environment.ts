@@ -25,7 +25,12 @@ export interface AwsEnvironment {
   }
   endpoint?: string
   agentExport: string
+  /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
+  maxReceiveCount: number
 }
+
+/** The construct's default redrive maxReceiveCount. */
+export const DEFAULT_MAX_RECEIVE_COUNT = 5
 
 /**
  * Reads the pipeline's configuration from the environment, once, at the edge
@@ -58,6 +63,13 @@ export function readAwsEnvironment(
       deadLetterQueueArn: required(v.schedulerDeadLetterQueueArn),
     },
     agentExport: env[v.agentExport] || 'default',
+    maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT,
+  }
+  const maxReceiveCount = env[v.maxReceiveCount]
+  if (maxReceiveCount) {
+    const count = Number(maxReceiveCount)
+    if (Number.isInteger(count) && count >= 1 && count <= 1000) environment.maxReceiveCount = count
+    else missing.push(`${v.maxReceiveCount} (an integer from 1 to 1000, not "${maxReceiveCount}")`)
   }
   if (env[v.endpoint]) environment.endpoint = env[v.endpoint] as string
   if (missing.length > 0) {

@@ -13,6 +13,8 @@ export const ENVIRONMENT_VARIABLES = {
   scheduleGroup: 'A2_SCHEDULE_GROUP',
   schedulerRoleArn: 'A2_SCHEDULER_ROLE_ARN',
   schedulerDeadLetterQueueArn: 'A2_SCHEDULER_DLQ_ARN',
+  /** Optional: the lane queues' redrive maxReceiveCount (default 5). */
+  maxReceiveCount: 'A2_MAX_RECEIVE_COUNT',
   /** Optional: an AWS-compatible endpoint (the moto server, LocalStack). */
   endpoint: 'A2_AWS_ENDPOINT',
   /** Optional: the agent module's export (default `default`). */
@@ -34,6 +36,7 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
     [v.schedulerRoleArn]: environment.timers.schedulerRoleArn,
     [v.schedulerDeadLetterQueueArn]: environment.timers.deadLetterQueueArn,
     [v.agentExport]: environment.agentExport,
+    [v.maxReceiveCount]: String(environment.maxReceiveCount),
     ...(environment.endpoint ? { [v.endpoint]: environment.endpoint } : {}),
   }
 }

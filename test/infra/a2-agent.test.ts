@@ -115,6 +115,8 @@ describe('the A2Agent template', () => {
       ).toMatchObject({
         A2_TABLE_NAME: { Ref: logicalId(agent.table) },
         A2_AGENT_EXPORT: 'default',
+        // The lanes dead-letter on the session at the queues' last receive.
+        A2_MAX_RECEIVE_COUNT: '5',
       })
     }
     expect(functions.map(([, fn]) => fn.Properties.Handler).sort()).toEqual([

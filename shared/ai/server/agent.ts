@@ -58,6 +58,15 @@ export interface AgentRuntime {
   run(wakeUp: WakeUp): Promise<void>
   /** The lanes a batch of stored events concerns. */
   wakeUpsFor(events: readonly StoredEvent[]): WakeUp[]
+  /**
+   * Records on the session that a lane gave up on its work after `attempts`
+   * tries (`ai.handler.dead-lettered`, in `state.deadLetters`). `occurrence`
+   * makes the event's ID: the same occurrence is recorded once.
+   */
+  deadLetter(
+    wakeUp: WakeUp,
+    failure: { error: unknown; attempts: number; occurrence: string },
+  ): Promise<void>
   /** Wakes every lane of a session, e.g. to recover work after a restart. */
   wakeAll(sessionId: string): Promise<void>
   /** Resolves when the embedded dispatcher has nothing running or queued. */
@@ -175,6 +184,30 @@ export function agent<
     }
   }
 
+  async function deadLetter(
+    wakeUp: WakeUp,
+    { error, attempts, occurrence }: { error: unknown; attempts: number; occurrence: string },
+  ): Promise<void> {
+    logger.error(
+      `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} dead-lettered after ${attempts} attempts: ${messageOf(error)}`,
+    )
+    await log.session(wakeUp.sessionId).append(
+      [
+        {
+          id: derivedId('dead-letter', wakeUp.lane, wakeUp.key ?? '', occurrence),
+          type: 'ai.handler.dead-lettered',
+          payload: {
+            lane: wakeUp.lane,
+            ...(wakeUp.key ? { key: wakeUp.key } : {}),
+            error: messageOf(error),
+            attempts,
+          },
+        },
+      ],
+      { author: 'a2' },
+    )
+  }
+
   const embedded = options.dispatcher
     ? undefined
     : inProcessDispatcher({
@@ -184,26 +217,8 @@ export function agent<
           logger.warn(
             `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} failed (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
           ),
-        onDeadLetter: async (wakeUp, error, attempts) => {
-          logger.error(
-            `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} dead-lettered after ${attempts} attempts: ${messageOf(error)}`,
-          )
-          await log.session(wakeUp.sessionId).append(
-            [
-              {
-                id: derivedId('dead-letter', wakeUp.lane, wakeUp.key ?? '', Date.now()),
-                type: 'ai.handler.dead-lettered',
-                payload: {
-                  lane: wakeUp.lane,
-                  ...(wakeUp.key ? { key: wakeUp.key } : {}),
-                  error: messageOf(error),
-                  attempts,
-                },
-              },
-            ],
-            { author: 'a2' },
-          )
-        },
+        onDeadLetter: (wakeUp, error, attempts) =>
+          deadLetter(wakeUp, { error, attempts, occurrence: String(Date.now()) }),
       })
   const dispatcher: Dispatcher = options.dispatcher ?? (embedded as Dispatcher)
 
@@ -260,6 +275,7 @@ export function agent<
       log,
       store,
       run,
+      deadLetter,
       wakeUpsFor: (events) => wakeUpsFor(events, handledTypes),
       wakeAll: (sessionId) => wake(LANES.map((laneName) => ({ sessionId, lane: laneName }))),
       idle: () => embedded?.idle() ?? Promise.resolve(),

@@ -1,48 +1,113 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
+import type { WakeUp } from '../../runtime/wake-up.ts'
 import { PipelineError } from '../errors.ts'
 import { parseWakeUpMessage, type QueueLane, queueOfLane } from '../wake-up-message.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
+
+/** Time left in the invocation that waiting for a claim may not use. */
+const CLAIM_WAIT_MARGIN_MS = 5_000
+/** Without a Lambda context (tests, the runner), wait for a claim this long at most. */
+const DEFAULT_CLAIM_WAIT_MS = 60_000
+
+export interface LaneHandlerOptions {
+  logger: PipelineLogger
+  /**
+   * The queue's redrive `maxReceiveCount`: a message that fails on its last
+   * receive goes to the dead-letter queue, so the lane records the failure on
+   * the session first (`ai.handler.dead-lettered`).
+   */
+  maxReceiveCount: number
+}
 
 /**
  * The handler of one lane's FIFO queue: each message is a wake-up, and the
  * lane reads the log from its cursor and commits what it decides. Records
  * run in order; after a failure the rest of that message group's records in
  * the batch fail too (and come back in order), other groups go on.
+ *
+ * Work claimed by an earlier attempt (`ClaimHeldError`) is waited for in the
+ * invocation, until the claim expires: a message redelivered sooner than its
+ * crashed attempt's claim expired then takes the work over in one receive,
+ * instead of spending receives until it lands in the dead-letter queue.
  */
 export function laneHandler(
   agent: PipelineAgent,
   lane: QueueLane,
-  logger: PipelineLogger,
+  options: LaneHandlerOptions,
 ): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
+  const { logger } = options
   const processor = new SqsFifoPartialProcessorAsync()
-  const record = async (message: SQSRecord): Promise<void> => {
-    let wakeUp: ReturnType<typeof parseWakeUpMessage>
-    try {
-      wakeUp = parseWakeUpMessage(message.body)
-      if (queueOfLane(wakeUp.lane) !== lane) {
-        throw new PipelineError('WRONG_LANE', `A ${wakeUp.lane} wake-up reached the ${lane} queue`)
+  return (event, context) => {
+    const deadline =
+      Date.now() +
+      (context ? context.getRemainingTimeInMillis() - CLAIM_WAIT_MARGIN_MS : DEFAULT_CLAIM_WAIT_MS)
+    const record = async (message: SQSRecord): Promise<void> => {
+      let wakeUp: WakeUp
+      try {
+        wakeUp = parseWakeUpMessage(message.body)
+        if (queueOfLane(wakeUp.lane) !== lane) {
+          throw new PipelineError(
+            'WRONG_LANE',
+            `A ${wakeUp.lane} wake-up reached the ${lane} queue`,
+          )
+        }
+      } catch (error) {
+        logger.error('a2: malformed wake-up', {
+          messageId: message.messageId,
+          error: String(error),
+        })
+        throw error
       }
-    } catch (error) {
-      logger.error('a2: malformed wake-up', { messageId: message.messageId, error: String(error) })
-      throw error
+      try {
+        await runWaitingForClaims(agent, wakeUp, deadline)
+      } catch (error) {
+        const receiveCount = Number(message.attributes?.ApproximateReceiveCount ?? 1)
+        const last = receiveCount >= options.maxReceiveCount
+        logger.warn(
+          `a2: ${lane} lane failed; ${last ? 'its message goes to the dead-letter queue' : 'SQS will redeliver'}`,
+          {
+            sessionId: wakeUp.sessionId,
+            key: wakeUp.key,
+            receiveCount,
+            error: error instanceof Error ? error.message : String(error),
+          },
+        )
+        if (last) {
+          await agent.runtime
+            .deadLetter(wakeUp, { error, attempts: receiveCount, occurrence: message.messageId })
+            .catch((deadLetterError: unknown) =>
+              logger.error('a2: could not record the dead letter on the session', {
+                sessionId: wakeUp.sessionId,
+                error: String(deadLetterError),
+              }),
+            )
+        }
+        throw error
+      }
     }
-    try {
-      await agent.runtime.run(wakeUp)
-    } catch (error) {
-      logger.warn(`a2: ${lane} lane failed; SQS will redeliver`, {
-        sessionId: wakeUp.sessionId,
-        key: wakeUp.key,
-        receiveCount: message.attributes?.ApproximateReceiveCount,
-        error: error instanceof Error ? error.message : String(error),
-      })
-      throw error
-    }
-  }
-  return (event, context) =>
-    processPartialResponse(event, record, processor, {
+    return processPartialResponse(event, record, processor, {
       ...(context ? { context } : {}),
       skipGroupOnError: true,
       throwOnFullBatchFailure: false,
     })
+  }
+}
+
+async function runWaitingForClaims(
+  agent: PipelineAgent,
+  wakeUp: WakeUp,
+  deadline: number,
+): Promise<void> {
+  for (;;) {
+    try {
+      return await agent.runtime.run(wakeUp)
+    } catch (error) {
+      // A `ClaimHeldError`, known by its shape: the agent module may bring its
+      // own copy of a2-aws, whose classes are not this bundle's.
+      const retryAt = (error as { retryAt?: unknown } | null)?.retryAt
+      if (typeof retryAt !== 'number' || retryAt >= deadline) throw error
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, retryAt - Date.now()) + 5))
+    }
+  }
 }

@@ -35,7 +35,7 @@ export interface PipelineHandlers {
 export function pipelineHandlers(
   agentModule: Record<string, unknown>,
   options: {
-    environment: Pick<AwsEnvironment, 'queueUrls' | 'endpoint' | 'agentExport'>
+    environment: Pick<AwsEnvironment, 'queueUrls' | 'endpoint' | 'agentExport' | 'maxReceiveCount'>
     logger: PipelineLogger
     httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
     sqs?: ReturnType<typeof awsClients>['sqs']
@@ -45,6 +45,7 @@ export function pipelineHandlers(
   const { logger } = options
   const authorize = authorizeFromModule(agentModule)
   let sqs = options.sqs
+  const lanes = { logger, maxReceiveCount: options.environment.maxReceiveCount }
   return {
     http: httpHandler(agent, {
       logger,
@@ -59,10 +60,10 @@ export function pipelineHandlers(
         logger,
       )(event)
     },
-    admission: laneHandler(agent, 'admission', logger),
-    generation: laneHandler(agent, 'generation', logger),
-    tools: laneHandler(agent, 'tools', logger),
-    handlers: laneHandler(agent, 'handlers', logger),
+    admission: laneHandler(agent, 'admission', lanes),
+    generation: laneHandler(agent, 'generation', lanes),
+    tools: laneHandler(agent, 'tools', lanes),
+    handlers: laneHandler(agent, 'handlers', lanes),
     ingress: ingressHandler(agent, logger),
     timers: timerHandler(agent, logger),
   }

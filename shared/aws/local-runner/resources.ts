@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-scheduler'
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { createEventLogTable } from '../../stores/dynamodb/create-table.ts'
-import type { AwsEnvironment } from '../agent-environment.ts'
+import { type AwsEnvironment, DEFAULT_MAX_RECEIVE_COUNT } from '../agent-environment.ts'
 
 export interface LocalQueues {
   /** Every queue the construct creates, by the same role. */
@@ -27,7 +27,11 @@ export interface LocalQueues {
  */
 export async function createLocalResources(
   clients: { dynamodb: DynamoDBClient; sqs: SQSClient; scheduler: SchedulerClient },
-  { prefix = 'a2-local', maxReceiveCount = 5, visibilityTimeoutSeconds = 30 } = {},
+  {
+    prefix = 'a2-local',
+    maxReceiveCount = DEFAULT_MAX_RECEIVE_COUNT,
+    visibilityTimeoutSeconds = 30,
+  } = {},
 ): Promise<{ environment: AwsEnvironment; queues: LocalQueues }> {
   const tableName = `${prefix}-events`
   await createEventLogTable(clients.dynamodb, tableName)
@@ -93,6 +97,7 @@ export async function createLocalResources(
         deadLetterQueueArn: schedulerDeadLetter.arn,
       },
       agentExport: 'default',
+      maxReceiveCount,
     },
     queues: { lanes, ingress, timers, schedulerDeadLetter },
   }

@@ -6,6 +6,7 @@ import { agent } from '../../../shared/ai/server/index.ts'
 import { requestFromApiGatewayEvent } from '../../../shared/aws/lambda/http-handler.ts'
 import { pipelineHandlers } from '../../../shared/aws/lambda/pipeline-handlers.ts'
 import { timerMessageBody } from '../../../shared/aws/timer-message.ts'
+import { ClaimHeldError } from '../../../shared/log/errors.ts'
 import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
 import { scriptedModel } from '../../support/scripted-model.ts'
 
@@ -13,6 +14,7 @@ const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const environment = {
   queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
   agentExport: 'default',
+  maxReceiveCount: 3,
 }
 
 function setup(run?: (wakeUp: WakeUp) => Promise<void>) {
@@ -20,6 +22,7 @@ function setup(run?: (wakeUp: WakeUp) => Promise<void>) {
   const assistant = agent({
     name: 'support-agent',
     model: scriptedModel([]).model,
+    logger: silent,
     dispatcher: { wake: async (wakeUps) => void woken.push(...wakeUps) },
   })
   if (run) (assistant.runtime as { run: typeof run }).run = run
@@ -41,14 +44,14 @@ function setup(run?: (wakeUp: WakeUp) => Promise<void>) {
 }
 
 let messageId = 0
-function sqsRecord(body: string, groupId = 'g1'): SQSRecord {
+function sqsRecord(body: string, groupId = 'g1', receiveCount = 1): SQSRecord {
   messageId++
   return {
     messageId: `m${messageId}`,
     receiptHandle: `r${messageId}`,
     body,
     attributes: {
-      ApproximateReceiveCount: '1',
+      ApproximateReceiveCount: String(receiveCount),
       SentTimestamp: '0',
       SenderId: 'x',
       ApproximateFirstReceiveTimestamp: '0',
@@ -88,6 +91,59 @@ describe('a lane handler', () => {
       { sessionId: 'boom', lane: 'admission' },
       { sessionId: 'fine', lane: 'admission' },
     ])
+  })
+  it('records the failure on the session when the last receive fails, not before', async () => {
+    const { assistant, handlers } = setup(async () => {
+      throw new Error('model down')
+    })
+    const body = JSON.stringify({ sessionId: 'poison', lane: 'generation' })
+    for (const receiveCount of [1, 2]) {
+      const result = await handlers.generation({
+        Records: [sqsRecord(body, 'poison', receiveCount)],
+      })
+      expect(result.batchItemFailures).toHaveLength(1)
+    }
+    expect(await assistant.runtime.log.session('poison').read()).toEqual([])
+
+    const last = sqsRecord(body, 'poison', 3)
+    const result = await handlers.generation({ Records: [last] })
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: last.messageId }])
+    const { state } = await assistant.session('poison').state()
+    expect(state.deadLetters).toEqual([
+      { lane: 'generation', error: 'model down', attempts: 3, index: 1 },
+    ])
+    // The same message recorded again (a duplicate delivery) is one event.
+    await handlers.generation({ Records: [last] })
+    expect(await assistant.runtime.log.session('poison').read()).toHaveLength(1)
+  })
+
+  it('waits for a claim held by an earlier attempt, then takes the work over in one receive', async () => {
+    let runs = 0
+    const expiresAt = Date.now() + 150
+    const { handlers } = setup(async (wakeUp) => {
+      runs++
+      if (Date.now() < expiresAt) throw new ClaimHeldError(wakeUp.sessionId, 'gen:r1', 1, expiresAt)
+    })
+    const result = await handlers.generation({
+      Records: [sqsRecord(JSON.stringify({ sessionId: 's1', lane: 'generation' }), 's1')],
+    })
+    expect(result.batchItemFailures).toEqual([])
+    expect(runs).toBe(2)
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt)
+  })
+
+  it('fails the message when the claim outlives the invocation', async () => {
+    let runs = 0
+    const { handlers } = setup(async (wakeUp) => {
+      runs++
+      throw new ClaimHeldError(wakeUp.sessionId, 'gen:r1', 1, Date.now() + 60_000)
+    })
+    const record = sqsRecord(JSON.stringify({ sessionId: 's1', lane: 'generation' }), 's1')
+    const result = await handlers.generation({ Records: [record] }, {
+      getRemainingTimeInMillis: () => 30_000,
+    } as never)
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }])
+    expect(runs).toBe(1)
   })
 })
 

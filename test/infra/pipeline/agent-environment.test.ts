@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import {
+  type AwsEnvironment,
+  ENVIRONMENT_VARIABLES,
+  environmentVariables,
+  readAwsEnvironment,
+} from '../../../shared/aws/agent-environment.ts'
+
+const environment: AwsEnvironment = {
+  tableName: 'events',
+  queueUrls: { admission: 'qa', generation: 'qg', tools: 'qt', handlers: 'qh' },
+  timers: {
+    queueUrl: 'qtimers',
+    queueArn: 'arn:timers',
+    scheduleGroup: 'group',
+    schedulerRoleArn: 'arn:role',
+    deadLetterQueueArn: 'arn:dlq',
+  },
+  agentExport: 'support',
+  maxReceiveCount: 7,
+}
+
+describe('the pipeline environment', () => {
+  it('reads back what the construct writes', () => {
+    expect(readAwsEnvironment(environmentVariables(environment))).toEqual(environment)
+  })
+
+  it('defaults the export and maxReceiveCount', () => {
+    const variables = environmentVariables(environment)
+    delete variables[ENVIRONMENT_VARIABLES.agentExport]
+    delete variables[ENVIRONMENT_VARIABLES.maxReceiveCount]
+    expect(readAwsEnvironment(variables)).toMatchObject({
+      agentExport: 'default',
+      maxReceiveCount: 5,
+    })
+  })
+
+  it('names every missing or malformed variable in one MISSING_ENVIRONMENT error', () => {
+    const variables = environmentVariables(environment)
+    delete variables[ENVIRONMENT_VARIABLES.tableName]
+    delete variables[ENVIRONMENT_VARIABLES.toolsQueueUrl]
+    variables[ENVIRONMENT_VARIABLES.maxReceiveCount] = 'five'
+    expect(() => readAwsEnvironment(variables)).toThrow(
+      expect.objectContaining({
+        code: 'MISSING_ENVIRONMENT',
+        message: expect.stringMatching(
+          /A2_TABLE_NAME, A2_TOOLS_QUEUE_URL, A2_MAX_RECEIVE_COUNT \(an integer from 1 to 1000, not "five"\)/,
+        ),
+      }),
+    )
+  })
+})
