@@ -5,15 +5,20 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll, inject } from 'vitest'
 import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import {
   type LocalPipeline,
   startLocalPipeline,
 } from '../../shared/aws/local-runner/local-pipeline.ts'
 import { createLocalResources, type LocalQueues } from '../../shared/aws/local-runner/resources.ts'
+import type { EventStore } from '../../shared/log/event-store.ts'
 import { awsClientConfig } from './aws.ts'
 import { resetMoto } from './moto-server.ts'
 
 export const silent = { info: () => {}, warn: () => {}, error: () => {} }
+
+/** Builds one agent on the suite's resources; `wrapStore` sees its store first. */
+export type BuildAgent = (wrapStore?: (store: EventStore) => EventStore) => Agent
 
 export interface TestPipeline {
   pipeline: LocalPipeline
@@ -26,10 +31,16 @@ export interface TestPipeline {
  * Gives a suite the whole pipeline on the test endpoint: fresh resources,
  * an agent on the AWS store, dispatcher and scheduler, and the local runner
  * playing the event source mappings. Read it inside tests and hooks.
+ *
+ * `serve` picks what the runner's functions run: by default the suite's
+ * agent; a suite may build more (Lambda containers) and route between them.
  */
 export function pipelineForSuite(
   options: Omit<AgentOptions, 'store' | 'dispatcher' | 'scheduler'>,
-  { maxReceiveCount = 2 } = {},
+  {
+    maxReceiveCount = 2,
+    serve,
+  }: { maxReceiveCount?: number; serve?: (build: BuildAgent) => PipelineAgent } = {},
 ): () => TestPipeline {
   let suite: TestPipeline | undefined
   beforeAll(async () => {
@@ -43,16 +54,20 @@ export function pipelineForSuite(
     }
     const prefix = `a2-it-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
     const resources = await createLocalResources(clients, { prefix, maxReceiveCount })
-    const aws = awsAgentParts({ environment: resources.environment, clients })
-    const assistant = agent({
-      logger: silent,
-      ...options,
-      store: aws.store,
-      dispatcher: aws.dispatcher,
-      scheduler: aws.scheduler,
-    } as AgentOptions)
+    const build: BuildAgent = (wrapStore = (store) => store) => {
+      // Each agent has its own parts, as each Lambda container does.
+      const aws = awsAgentParts({ environment: resources.environment, clients })
+      return agent({
+        logger: silent,
+        ...options,
+        store: wrapStore(aws.store),
+        dispatcher: aws.dispatcher,
+        scheduler: aws.scheduler,
+      } as AgentOptions)
+    }
+    const assistant = build()
     const pipeline = await startLocalPipeline({
-      agentModule: { default: assistant },
+      agentModule: { default: serve ? serve(build) : assistant },
       environment: resources.environment,
       queues: resources.queues,
       clients,

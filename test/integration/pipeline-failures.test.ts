@@ -1,0 +1,225 @@
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs'
+import { tool } from 'ai'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { inputs } from '../../shared/ai/index.ts'
+import type { Agent } from '../../shared/ai/server/index.ts'
+import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
+import type { EventStore } from '../../shared/log/event-store.ts'
+import type { WakeUp } from '../../shared/runtime/wake-up.ts'
+import { eventsOf, textOf, until, userMessage } from '../server/support.ts'
+import { type BuildAgent, pipelineForSuite } from '../support/pipeline.ts'
+import { type Step, scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
+
+/**
+ * What goes wrong in a session's first Lambda container: it dies right after
+ * an append of `type` commits (`crash`: nothing it does afterwards completes,
+ * as when Lambda times out or the process is killed), or every append with
+ * `type` fails (`fail`: a poison wake-up, retried until it is dead-lettered).
+ */
+const FAULTS: Record<string, { type: string; effect: 'crash' | 'fail' }> = {
+  'crash-stream': { type: 'ai.generation.progress', effect: 'crash' },
+  'crash-tool': { type: 'ai.tool.result', effect: 'crash' },
+  'crash-completed': { type: 'ai.generation.completed', effect: 'crash' },
+  poison: { type: 'ai.generation.started', effect: 'fail' },
+}
+
+const scripts: Record<string, Step[]> = {
+  'crash-stream': [
+    { hang: true, parts: text('Half an ans', { chunks: 2 }).slice(0, 4) },
+    text('A complete answer.'),
+  ],
+  'crash-tool': [
+    toolCalls({ toolCallId: 'c1', toolName: 'closeTicket', input: { ticketId: 'T-1' } }),
+    text('Closed T-1.'),
+  ],
+  'crash-completed': [
+    toolCalls({ toolCallId: 'c2', toolName: 'closeTicket', input: { ticketId: 'T-2' } }),
+    text('Closed T-2.'),
+  ],
+}
+// Each session's user message names its script.
+const script = scriptedModel((options) => {
+  const prompt = JSON.stringify(options.prompt)
+  const session = Object.keys(scripts).find((name) => prompt.includes(`[${name}]`))
+  return session ? scripts[session]?.shift() : undefined
+})
+const closed: string[] = []
+const MAX_RECEIVE_COUNT = 3
+
+const suite = pipelineForSuite(
+  {
+    name: 'support-agent',
+    model: script.model,
+    // A dead container's claim expires soon; the redelivered message waits for it.
+    claimTtlMs: 1_000,
+    tools: {
+      closeTicket: tool({
+        inputSchema: z.object({ ticketId: z.string() }),
+        execute: async ({ ticketId }) => {
+          closed.push(ticketId)
+          return { closed: true }
+        },
+      }),
+    },
+  },
+  { maxReceiveCount: MAX_RECEIVE_COUNT, serve: faultyContainers },
+)
+
+/**
+ * The runner's functions: a healthy container, and for each faulty session
+ * a container of its own that runs the session's work until it dies. A dead
+ * container's invocation ends like a Lambda timeout: the message is not
+ * deleted and comes back.
+ */
+function faultyContainers(build: BuildAgent): PipelineAgent {
+  const healthy = build()
+  const containers = new Map<string, { agent: Agent; died: Promise<never>; dead: boolean }>()
+  const containerFor = (sessionId: string) => {
+    const fault = FAULTS[sessionId]
+    if (!fault) return undefined
+    let container = containers.get(sessionId)
+    if (!container) {
+      let die: (error: Error) => void = () => {}
+      const died = new Promise<never>((_, reject) => {
+        die = reject
+      })
+      died.catch(() => {})
+      const entry = { agent: undefined as unknown as Agent, died, dead: false }
+      entry.agent = build((store) =>
+        faultyStore(store, fault, () => {
+          entry.dead = true
+          die(new Error('Task timed out (the container died)'))
+        }),
+      )
+      container = entry
+      containers.set(sessionId, container)
+    }
+    return container.dead ? undefined : container
+  }
+  return {
+    ...healthy,
+    runtime: {
+      ...healthy.runtime,
+      run: (wakeUp: WakeUp) => {
+        const container = containerFor(wakeUp.sessionId)
+        return container
+          ? Promise.race([container.agent.runtime.run(wakeUp), container.died])
+          : healthy.runtime.run(wakeUp)
+      },
+    },
+  }
+}
+
+function faultyStore(
+  store: EventStore,
+  fault: { type: string; effect: 'crash' | 'fail' },
+  onDeath: () => void,
+): EventStore {
+  let dead = false
+  const never = new Promise<never>(() => {})
+  const alive =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      dead ? never : call(...args)
+  return {
+    ...Object.fromEntries(
+      Object.entries(store).map(([name, method]) => [
+        name,
+        alive((method as (...args: unknown[]) => Promise<unknown>).bind(store)),
+      ]),
+    ),
+    tail: store.tail.bind(store),
+    append: alive(async (...[sessionId, events, options]: Parameters<EventStore['append']>) => {
+      const hit = events.some((event) => event.type === fault.type)
+      if (hit && fault.effect === 'fail')
+        throw new Error(`poisoned: ${fault.type} cannot be stored`)
+      const result = await store.append(sessionId, events, options)
+      if (hit) {
+        dead = true
+        onDeath()
+        return never
+      }
+      return result
+    }),
+  } as EventStore
+}
+
+const post = (sessionId: string, events: unknown[]) =>
+  fetch(`${suite().pipeline.url}?sessionId=${sessionId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ events }),
+  })
+
+async function finishedTurn(sessionId: string) {
+  return until(async () => {
+    const { state } = await suite().agent.session(sessionId).state()
+    return state.active === null && state.messages.length === 2 && state
+  }, 30_000)
+}
+
+async function typesOf(sessionId: string): Promise<string[]> {
+  return (await eventsOf(suite().agent, sessionId)).map((event) => event.type)
+}
+
+describe('failures in the pipeline on the emulator', () => {
+  it('a generation whose container dies mid-stream is redelivered and completes the turn in a new attempt', async () => {
+    await post('crash-stream', inputs.message(userMessage('u1', '[crash-stream] hi')))
+    const state = await finishedTurn('crash-stream')
+    expect(textOf(state.messages[1])).toBe('A complete answer.')
+    const events = await eventsOf(suite().agent, 'crash-stream')
+    const started = events.filter((event) => event.type === 'ai.generation.started')
+    expect(started.map((event) => (event.payload as { attempt: number }).attempt)).toEqual([1, 2])
+    expect(events.filter((event) => event.type === 'ai.generation.superseded')).toHaveLength(1)
+    expect(events.filter((event) => event.type === 'ai.message.completed')).toHaveLength(1)
+  }, 40_000)
+
+  it('a tool whose result committed just before its container died is not run again', async () => {
+    await post('crash-tool', inputs.message(userMessage('u2', '[crash-tool] close T-1')))
+    const state = await finishedTurn('crash-tool')
+    expect(textOf(state.messages[1])).toBe('Closed T-1.')
+    expect(closed.filter((ticket) => ticket === 'T-1')).toEqual(['T-1'])
+    const types = await typesOf('crash-tool')
+    expect(types.filter((type) => type === 'ai.tool.result')).toHaveLength(1)
+    expect(types.filter((type) => type === 'ai.message.completed')).toHaveLength(1)
+  }, 40_000)
+
+  it('a step completed just before its container died (the fast path never sent) still goes on: the stream router wakes the next lane', async () => {
+    await post('crash-completed', inputs.message(userMessage('u3', '[crash-completed] close T-2')))
+    const state = await finishedTurn('crash-completed')
+    expect(textOf(state.messages[1])).toBe('Closed T-2.')
+    expect(closed.filter((ticket) => ticket === 'T-2')).toEqual(['T-2'])
+    const types = await typesOf('crash-completed')
+    expect(types.filter((type) => type === 'ai.generation.started')).toHaveLength(2)
+    expect(types.filter((type) => type === 'ai.message.completed')).toHaveLength(1)
+  }, 40_000)
+
+  it('a poison wake-up ends in the dead-letter queue and the session shows the failure', async () => {
+    await post('poison', inputs.message(userMessage('u4', '[poison] hi')))
+    const { state } = await until(async () => {
+      const current = await suite().agent.session('poison').state()
+      return current.state.deadLetters.length > 0 && current
+    }, 30_000)
+    expect(state.deadLetters).toEqual([
+      {
+        lane: 'generation',
+        error: 'poisoned: ai.generation.started cannot be stored',
+        attempts: MAX_RECEIVE_COUNT,
+        index: expect.any(Number),
+      },
+    ])
+    // The user's message is kept; the turn waits for a retry.
+    expect(state.messages.map((message) => message.id)).toEqual(['u4'])
+    const inDeadLetter = await until(async () => {
+      const { Attributes } = await suite().sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: suite().queues.lanes.generation.deadLetterUrl,
+          AttributeNames: ['ApproximateNumberOfMessages'],
+        }),
+      )
+      return Number(Attributes?.ApproximateNumberOfMessages ?? 0) || undefined
+    }, 15_000)
+    expect(inDeadLetter).toBe(1)
+  }, 60_000)
+})
