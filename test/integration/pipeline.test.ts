@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { deriveUIMessages, inputs } from '../../shared/ai/index.ts'
 import { sendInputs } from '../../shared/aws/ingress-message.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { textOf, until, userMessage } from '../server/support.ts'
 import { pipelineForSuite } from '../support/pipeline.ts'
 import { scriptedModel, text } from '../support/scripted-model.ts'
 import { readSse } from '../support/sse.ts'
@@ -10,6 +11,10 @@ import { readSse } from '../support/sse.ts'
 const script = scriptedModel([
   text('Hello from the pipeline!', { chunks: 3 }),
   text('Your order shipped.'),
+  text('a'),
+  text('b'),
+  text('c'),
+  text('d'),
 ])
 const suite = pipelineForSuite({ name: 'support-agent', model: script.model })
 /** The assistant's finished replies, folded from the SSE events as a browser would. */
@@ -92,4 +97,39 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
     expect(inDeadLetter).toBe(1)
     expect(await suite().agent.runtime.log.session('poison-1').read()).toEqual([])
   })
+
+  it('keeps concurrent pushes to one session in one order, each admitted and answered once', async () => {
+    const posted = await Promise.all(
+      ['c1', 'c2', 'c3', 'c4'].map((id) =>
+        fetch(`${suite().pipeline.url}?sessionId=busy`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ events: inputs.message(userMessage(id, id)) }),
+        }),
+      ),
+    )
+    expect(posted.map((response) => response.status)).toEqual([200, 200, 200, 200])
+    const { state } = await until(async () => {
+      const current = await suite().agent.session('busy').state()
+      return current.state.active === null && current.state.messages.length === 8 && current
+    }, 30_000)
+    expect(state.messages.map((message) => message.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ])
+    const users = state.messages.filter((message) => message.role === 'user').map((m) => m.id)
+    expect([...users].sort()).toEqual(['c1', 'c2', 'c3', 'c4'])
+    expect(state.messages.filter((m) => m.role === 'assistant').map(textOf)).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ])
+  }, 40_000)
 })
