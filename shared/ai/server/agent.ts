@@ -9,7 +9,7 @@ import { foldEvents, type StateSnapshot } from '../../log/reducer.ts'
 import '../../runtime/handler-context-storage.ts'
 import { inProcessDispatcher } from '../../runtime/in-process-dispatcher.ts'
 import { inProcessScheduler } from '../../runtime/in-process-scheduler.ts'
-import type { Scheduler } from '../../runtime/scheduler.ts'
+import type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import type { AgentState } from '../contract/agent-contract.ts'
@@ -67,6 +67,8 @@ export interface AgentRuntime {
     wakeUp: WakeUp,
     failure: { error: unknown; attempts: number; occurrence: string },
   ): Promise<void>
+  /** Fires a due timer: appends its events as A2 (once, by their IDs) and wakes their lanes. */
+  fireTimer(timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void>
   /** Wakes every lane of a session, e.g. to recover work after a restart. */
   wakeAll(sessionId: string): Promise<void>
   /** Resolves when the embedded dispatcher has nothing running or queued. */
@@ -135,13 +137,10 @@ export function agent<
     return stored
   }
 
-  const scheduler: Scheduler =
-    options.scheduler ??
-    inProcessScheduler({
-      fire: async (timer) => {
-        await appendAndWake(timer.sessionId, timer.events, { author: 'a2' })
-      },
-    })
+  const fireTimer = async (timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void> => {
+    await appendAndWake(timer.sessionId, timer.events, { author: 'a2' })
+  }
+  const scheduler: Scheduler = options.scheduler ?? inProcessScheduler({ fire: fireTimer })
 
   const lane: LaneContext = {
     options: options as unknown as AgentOptions,
@@ -276,6 +275,7 @@ export function agent<
       store,
       run,
       deadLetter,
+      fireTimer,
       wakeUpsFor: (events) => wakeUpsFor(events, handledTypes),
       wakeAll: (sessionId) => wake(LANES.map((laneName) => ({ sessionId, lane: laneName }))),
       idle: () => embedded?.idle() ?? Promise.resolve(),

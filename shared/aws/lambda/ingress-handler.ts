@@ -45,20 +45,14 @@ export function ingressHandler(agent: PipelineAgent, logger: PipelineLogger): Sq
 
 /**
  * The timer queue's handler (a standard queue: SQS delays and Scheduler
- * firings arrive here). A timer's events are A2's own (derived IDs), so they
- * are appended as A2 and then woken, like the embedded scheduler does; the
- * IDs make a twice-delivered timer one append.
+ * firings arrive here), fired as the embedded scheduler fires them: the
+ * events are A2's own (derived IDs), so a twice-delivered timer is one append.
  */
 export function timerHandler(agent: PipelineAgent, logger: PipelineLogger): SqsHandler {
   const processor = new BatchProcessor(EventType.SQS)
-  const dispatcher = agent.options.dispatcher
   const record = async (message: SQSRecord): Promise<void> => {
     try {
-      const timer = parseTimerMessage(message.body)
-      const stored = await agent.runtime.log
-        .session(timer.sessionId)
-        .append(timer.events, { author: 'a2' })
-      await dispatcher?.wake(agent.runtime.wakeUpsFor(stored))
+      await agent.runtime.fireTimer(parseTimerMessage(message.body))
     } catch (error) {
       logger.error('a2: timer not fired', {
         messageId: message.messageId,
