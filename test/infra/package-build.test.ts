@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..', '..')
+const parsed = ts.getParsedCommandLineOfConfigFile(
+  join(root, 'tsconfig.build.json'),
+  {},
+  {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(String(diagnostic.messageText))
+    },
+  },
+)
+if (!parsed) throw new Error('tsconfig.build.json did not parse')
+const built = new Set(parsed.fileNames.map((file) => relative(root, file)))
+const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | { 'a2-source'?: string; default?: string }>
+  files: string[]
+}
+
+describe('the published build (npm run build)', () => {
+  it('compiles the source of every entry point to the path package.json exports', () => {
+    for (const [entry, target] of Object.entries(packageJson.exports)) {
+      if (typeof target === 'string') continue
+      const source = target['a2-source']?.replace(/^\.\//, '') as string
+      expect(built, entry).toContain(source)
+      expect(target.default).toBe(`./dist/${source.replace(/\.ts$/, '.js')}`)
+    }
+    expect(packageJson.files).toContain('dist')
+  })
+
+  it("ships the Lambda entry point the A2Agent construct bundles, without the repo's example app", () => {
+    // infra/a2-agent.ts looks for ../functions/lambda.js next to dist/infra.
+    expect(built).toContain('functions/lambda.ts')
+    expect(built).toContain('functions/agent-module.d.ts')
+    expect([...built].filter((file) => file.startsWith('functions/example'))).toEqual([])
+    expect(built).not.toContain('infra/app.ts')
+    expect(
+      [...built].filter((file) => file.startsWith('test/') || file.endsWith('.test.ts')),
+    ).toEqual([])
+  })
+})
