@@ -55,8 +55,8 @@ async function runTool(
   record: ToolRecord,
 ): Promise<void> {
   const claimKey = toolClaimKey(record.toolCallId)
-  // Held by another process: ClaimHeldError carries retryAt, and embedded
-  // dispatch looks again then; on SQS the holder's own message recovers it.
+  // Held by another attempt: ClaimHeldError carries retryAt, and both the
+  // embedded dispatcher and the SQS lane handler look again then.
   const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
   const fence = { claim: claimKey, attempt: claim.attempt }
   const result = (
