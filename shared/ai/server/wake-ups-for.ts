@@ -4,8 +4,17 @@ import type { WakeUp } from '../../runtime/wake-up.ts'
 export const LANES = ['admission', 'generation', 'tools', 'handlers', 'metadata'] as const
 export type Lane = (typeof LANES)[number]
 
-/** Events that can make a tool runnable: a new call, an approval, a resume, a closed step. */
-const TOOL_TRIGGERS = new Set(['ai.tool.called', 'ai.control.committed', 'ai.generation.completed'])
+/**
+ * What can make a tool runnable: a new call (appended with the step that
+ * closes, so a closed step needs no wake-up of its own), an approval, a resume.
+ */
+const TOOL_CHANGES = new Set(['approval.respond', 'resume'])
+const wakesTools = (event: StoredEvent): boolean =>
+  event.type === 'ai.tool.called' ||
+  (event.type === 'ai.control.committed' &&
+    ((event.payload as { changes?: { op?: string }[] } | null)?.changes ?? []).some((change) =>
+      TOOL_CHANGES.has(change.op ?? ''),
+    ))
 const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.superseded'])
 /** Facts the controller does not act on: streamed chunks and its own receipts. */
 const NOT_FOR_ADMISSION = new Set(['ai.generation.progress', 'ai.handler.dead-lettered'])
@@ -26,7 +35,7 @@ export function wakeUpsFor(
   for (const event of events) {
     if (!NOT_FOR_ADMISSION.has(event.type)) add(event.sessionId, 'admission')
     if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')
-    if (TOOL_TRIGGERS.has(event.type)) add(event.sessionId, 'tools')
+    if (wakesTools(event)) add(event.sessionId, 'tools')
     if (handledTypes.has(event.type)) add(event.sessionId, 'handlers')
     if (event.type === 'ai.model.metadata.requested') add(event.sessionId, 'metadata')
   }
