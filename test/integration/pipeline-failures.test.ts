@@ -17,7 +17,7 @@ import { type Step, scriptedModel, text, toolCalls } from '../support/scripted-m
  * as when Lambda times out or the process is killed), or every append with
  * `type` fails (`fail`: a poison wake-up, retried until it is dead-lettered).
  */
-const FAULTS: Record<string, { type: string; effect: 'crash' | 'fail' }> = {
+const FAULTS: Partial<Record<string, { type: string; effect: 'crash' | 'fail' }>> = {
   'crash-stream': { type: 'ai.generation.progress', effect: 'crash' },
   'crash-tool': { type: 'ai.tool.result', effect: 'crash' },
   'crash-completed': { type: 'ai.generation.completed', effect: 'crash' },
@@ -37,6 +37,7 @@ const scripts: Record<string, Step[]> = {
     toolCalls({ toolCallId: 'c2', toolName: 'closeTicket', input: { ticketId: 'T-2' } }),
     text('Closed T-2.'),
   ],
+  poison: [text('Recovered.')],
 }
 // Each session's user message names its script.
 const script = scriptedModel((options) => {
@@ -221,5 +222,12 @@ describe('failures in the pipeline on the emulator', () => {
       return Number(Attributes?.ApproximateNumberOfMessages ?? 0) || undefined
     }, 15_000)
     expect(inDeadLetter).toBe(1)
+
+    // Once the cause is gone, a reader wakes the session's lanes and the turn goes on.
+    delete FAULTS.poison
+    const stream = await fetch(`${suite().pipeline.url}?sessionId=poison`)
+    const recovered = await finishedTurn('poison')
+    await stream.body?.cancel()
+    expect(textOf(recovered.messages[1])).toBe('Recovered.')
   }, 60_000)
 })
