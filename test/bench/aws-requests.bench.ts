@@ -1,0 +1,1105 @@
+/**
+ * AWS requests and cost per turn: every request the pipeline makes for one
+ * turn (a user message, one tool call, an answer streamed in 200 chunks),
+ * counted by an SDK middleware on every client the agent and the local
+ * runner use, on the moto server, and priced at us-east-1 list prices.
+ *
+ * The baseline, measured in the same run on the same kind of store: the
+ * same turns on the same DynamoDB store with the embedded in-process
+ * dispatcher (no SQS, no Lambda, no router), driven through `agent.fetch`.
+ * What the pipeline adds is the difference.
+ *
+ *   npm run bench -- aws-requests
+ *
+ * Method and the figures of a run: docs/benchmarks.md, "AWS requests and
+ * cost per turn".
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { type AttributeValue, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb'
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { SQSClient } from '@aws-sdk/client-sqs'
+import { tool } from 'ai'
+import { createParser } from 'eventsource-parser'
+import { z } from 'zod'
+import { inputs } from '../../shared/ai/index.ts'
+import { type Agent, agent } from '../../shared/ai/server/index.ts'
+import { sessionReducer } from '../../shared/ai/state/session-state.ts'
+import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import { startLocalPipeline } from '../../shared/aws/local-runner/local-pipeline.ts'
+import { createLocalResources } from '../../shared/aws/local-runner/resources.ts'
+import type { StoredEvent } from '../../shared/log/event.ts'
+import { foldEvents } from '../../shared/log/reducer.ts'
+import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
+import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { startMotoServer } from '../support/moto-server.ts'
+import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
+
+/**
+ * Sessions per case, each on fresh resources, and turns per session: moto's
+ * transactions copy the whole table (and its stream) once per action, so a
+ * turn on a table that already holds two turns takes twice as long.
+ */
+const SESSIONS = 2
+const TURNS = 2
+/** 200 chunks of 5 characters, 10 ms apart: a 2-second answer, as a model streams it. */
+const CHUNKS = 200
+const CHUNK_DELAY_MS = 10
+const ANSWER = 'Order A-42 left the warehouse on Monday and arrives on Thursday. '
+  .repeat(20)
+  .slice(0, CHUNKS * 5)
+/** A turn is over when nothing billable was sent for this long. */
+const QUIET_MS = 1_500
+const TURN_TIMEOUT_MS = 90_000
+
+// us-east-1 list prices, on-demand, first tier, free tiers ignored.
+/** DynamoDB on demand (since the 1 Nov 2024 cut): https://aws.amazon.com/dynamodb/pricing/on-demand/ */
+const USD_PER_WRU = 0.625 / 1e6
+const USD_PER_RRU = 0.125 / 1e6
+/** SQS FIFO, per request; every 64 KB chunk of a payload is a request: https://aws.amazon.com/sqs/pricing/ */
+const USD_PER_SQS_FIFO_REQUEST = 0.5 / 1e6
+const SQS_CHUNK_BYTES = 64 * 1024
+/** Lambda requests, and Arm duration (first 7.5 billion GB-s a month): https://aws.amazon.com/lambda/pricing/ */
+const USD_PER_LAMBDA_REQUEST = 0.2 / 1e6
+const USD_PER_ARM_GB_SECOND = 0.0000133334
+/** Memory of every function: the construct's default (`memorySize` 1024 MB, Arm). */
+const LAMBDA_GB = 1
+/** EventBridge Scheduler, per invocation after 14 million free a month: https://aws.amazon.com/eventbridge/pricing/ */
+const USD_PER_SCHEDULER_INVOCATION = 1 / 1e6
+/**
+ * API Gateway REST, first 333 million a month: https://aws.amazon.com/api-gateway/pricing/
+ * A streamed response is billed as one request per 10 MB, rounded up (Nov 2025 launch post).
+ */
+const USD_PER_REST_REQUEST = 3.5 / 1e6
+/**
+ * Data transfer out to the internet (the SSE bytes), first 10 TB a month:
+ * API Gateway bills it at the EC2 rate, https://aws.amazon.com/ec2/pricing/on-demand/
+ */
+const USD_PER_GB_OUT = 0.09
+
+// Lambda duration is not measured: on moto every request takes 10 to 30 times
+// what it takes on AWS. These assumptions price it instead (see the doc).
+/** One DynamoDB or SQS request from a warm function, in-region. */
+const ASSUMED_REQUEST_MS = 10
+/** A warm invocation's own work (runtime, parsing, folding state). */
+const ASSUMED_INVOCATION_MS = 5
+/** The model's streaming time in this script: the generation function waits for it. */
+const MODEL_MS = CHUNKS * CHUNK_DELAY_MS
+/** A browser watches the turn from its POST to the end of the answer. */
+const ASSUMED_WATCH_MS = MODEL_MS + 1_000
+
+const silent = { info: () => {}, warn: () => {}, error: () => {} }
+
+// ---------------------------------------------------------------------------
+// The instrument: one record per request (per `client.send`), with DynamoDB
+// capacity worked out from what was sent and returned.
+
+type Role = 'agent' | 'runner' | 'baseline'
+
+interface WriteItem {
+  key: string
+  kind: 'put' | 'update' | 'check'
+  /** Bytes of the item a put writes. */
+  bytes?: number
+  transactional: boolean
+}
+
+interface Call {
+  role: Role
+  /** The function that made it: `lane:generation`, `http GET`, `router`, ... */
+  fn: string
+  service: 'DynamoDB' | 'DynamoDB Streams' | 'SQS' | 'Scheduler'
+  op: string
+  error?: string
+  at: number
+  ms: number
+  rru: number
+  /** Set once the turn is over (see `writeUnits`). */
+  wru: number
+  writes: WriteItem[]
+  /** SQS: billable requests (64 KB chunks). */
+  sqsChunks: number
+  /** SendMessage(Batch): entries sent. */
+  sent: number
+  /** ReceiveMessage: messages returned, and their IDs. */
+  received: string[]
+  queue?: string
+  /** Event items a successful transaction wrote, by type. */
+  events: string[]
+}
+
+const calls: Call[] = []
+const context = new AsyncLocalStorage<{ fn: string }>()
+let queueNames = new Map<string, string>()
+
+type Handler = (args: { input: Record<string, unknown> }) => Promise<{ output: unknown }>
+type Middleware = (next: Handler, ctx: { commandName?: string }) => Handler
+interface Instrumentable {
+  middlewareStack: { add(middleware: Middleware, options: { step: string; name: string }): void }
+}
+
+function instrument(client: object, role: Role, service: Call['service']): void {
+  ;(client as Instrumentable).middlewareStack.add(
+    (next, ctx) => async (args) => {
+      const op = (ctx.commandName ?? '?').replace(/Command$/, '')
+      const started = performance.now()
+      const fn = context.getStore()?.fn ?? (role === 'runner' ? runnerFn(op) : 'other')
+      let output: unknown
+      let error: unknown
+      try {
+        const result = await next(args)
+        output = result.output
+        return result
+      } catch (caught) {
+        error = caught
+        throw caught
+      } finally {
+        calls.push(
+          describeCall(role, fn, service, op, args.input, output as Record<string, unknown>, {
+            error,
+            started,
+          }),
+        )
+      }
+    },
+    { step: 'initialize', name: 'a2BenchCountRequests' },
+  )
+}
+
+function runnerFn(op: string): string {
+  if (op.startsWith('SendMessage')) return 'router'
+  if (['ReceiveMessage', 'DeleteMessageBatch', 'ChangeMessageVisibilityBatch'].includes(op))
+    return 'sqs event source'
+  if (['DescribeStream', 'GetShardIterator', 'GetRecords', 'DescribeTable'].includes(op))
+    return 'stream event source'
+  return 'scheduler poller'
+}
+
+function describeCall(
+  role: Role,
+  fn: string,
+  service: Call['service'],
+  op: string,
+  input: Record<string, unknown>,
+  output: Record<string, unknown> | undefined,
+  { error, started }: { error: unknown; started: number },
+): Call {
+  const call: Call = {
+    role,
+    fn,
+    service,
+    op,
+    at: Date.now(),
+    ms: performance.now() - started,
+    rru: 0,
+    wru: 0,
+    writes: [],
+    sqsChunks: 0,
+    sent: 0,
+    received: [],
+    events: [],
+  }
+  if (error) call.error = (error as { name?: string }).name ?? 'Error'
+  if (service === 'DynamoDB') dynamoUnits(call, input, output)
+  if (service === 'SQS') {
+    const url = input.QueueUrl as string | undefined
+    if (url) call.queue = queueNames.get(url) ?? url
+    sqsUnits(call, input, output)
+  }
+  return call
+}
+
+// DynamoDB's item size: attribute names plus values
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html).
+const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8')
+
+function numberBytes(value: string): number {
+  const digits = value
+    .replace(/^[-+]/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '')
+    .replace(/^0+/, '')
+    .replace(/0+$/, '')
+  return Math.ceil(digits.length / 2) + 1
+}
+
+function valueBytes(value: AttributeValue): number {
+  if (value.S !== undefined) return utf8(value.S)
+  if (value.N !== undefined) return numberBytes(value.N)
+  if (value.B !== undefined) return value.B.byteLength
+  if (value.BOOL !== undefined || value.NULL !== undefined) return 1
+  if (value.SS) return value.SS.reduce((sum, s) => sum + utf8(s), 0)
+  if (value.NS) return value.NS.reduce((sum, n) => sum + numberBytes(n), 0)
+  if (value.BS) return value.BS.reduce((sum, b) => sum + b.byteLength, 0)
+  if (value.L) return 3 + value.L.reduce((sum, v) => sum + 1 + valueBytes(v), 0)
+  if (value.M)
+    return 3 + Object.entries(value.M).reduce((sum, [k, v]) => sum + 1 + utf8(k) + valueBytes(v), 0)
+  return 0
+}
+
+function itemBytes(item: Record<string, AttributeValue>): number {
+  return Object.entries(item).reduce(
+    (sum, [name, value]) => sum + utf8(name) + valueBytes(value),
+    0,
+  )
+}
+
+const keyOf = (item: Record<string, AttributeValue> | undefined): string =>
+  `${item?.pk?.S ?? '?'}|${item?.sk?.S ?? '?'}`
+
+/** Reads: per 4 KB, per item for GetItem/BatchGetItem, summed for Query; eventual reads half. */
+function readUnits(bytes: number, consistent: boolean): number {
+  return Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5)
+}
+
+function dynamoUnits(
+  call: Call,
+  input: Record<string, unknown>,
+  output: Record<string, unknown> | undefined,
+): void {
+  type Item = Record<string, AttributeValue>
+  switch (call.op) {
+    case 'GetItem': {
+      const item = output?.Item as Item | undefined
+      call.rru = readUnits(item ? itemBytes(item) : 0, input.ConsistentRead === true)
+      return
+    }
+    case 'Query': {
+      const items = (output?.Items ?? []) as Item[]
+      call.rru = readUnits(
+        items.reduce((sum, item) => sum + itemBytes(item), 0),
+        input.ConsistentRead === true,
+      )
+      return
+    }
+    case 'BatchGetItem': {
+      for (const [table, request] of Object.entries(
+        input.RequestItems as Record<string, { Keys: Item[]; ConsistentRead?: boolean }>,
+      )) {
+        const returned = (output?.Responses as Record<string, Item[]> | undefined)?.[table] ?? []
+        const consistent = request.ConsistentRead === true
+        for (const item of returned) call.rru += readUnits(itemBytes(item), consistent)
+        call.rru += readUnits(0, consistent) * Math.max(0, request.Keys.length - returned.length)
+      }
+      return
+    }
+    case 'PutItem':
+      call.writes.push({
+        key: keyOf(input.Item as Item),
+        kind: 'put',
+        bytes: itemBytes(input.Item as Item),
+        transactional: false,
+      })
+      return
+    case 'UpdateItem':
+      call.writes.push({ key: keyOf(input.Key as Item), kind: 'update', transactional: false })
+      return
+    case 'TransactWriteItems': {
+      for (const action of input.TransactItems as {
+        Put?: { Item: Item }
+        Update?: { Key: Item }
+        ConditionCheck?: { Key: Item }
+      }[]) {
+        if (action.Put) {
+          call.writes.push({
+            key: keyOf(action.Put.Item),
+            kind: 'put',
+            bytes: itemBytes(action.Put.Item),
+            transactional: true,
+          })
+          const sk = action.Put.Item.sk?.S ?? ''
+          if (!call.error && sk.startsWith('E#')) call.events.push(action.Put.Item.t?.S ?? '?')
+        } else if (action.Update) {
+          call.writes.push({ key: keyOf(action.Update.Key), kind: 'update', transactional: true })
+        } else if (action.ConditionCheck) {
+          call.writes.push({
+            key: keyOf(action.ConditionCheck.Key),
+            kind: 'check',
+            transactional: true,
+          })
+        }
+      }
+      return
+    }
+  }
+}
+
+function sqsUnits(
+  call: Call,
+  input: Record<string, unknown>,
+  output: Record<string, unknown> | undefined,
+): void {
+  const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES))
+  switch (call.op) {
+    case 'SendMessageBatch': {
+      const entries = input.Entries as { MessageBody: string }[]
+      call.sent = entries.length
+      call.sqsChunks = chunks(entries.reduce((sum, entry) => sum + utf8(entry.MessageBody), 0))
+      return
+    }
+    case 'SendMessage':
+      call.sent = 1
+      call.sqsChunks = chunks(utf8(input.MessageBody as string))
+      return
+    case 'ReceiveMessage': {
+      const messages = (output?.Messages ?? []) as { MessageId?: string; Body?: string }[]
+      call.received = messages.map((message) => message.MessageId ?? '?')
+      call.sqsChunks = chunks(messages.reduce((sum, message) => sum + utf8(message.Body ?? ''), 0))
+      return
+    }
+    default:
+      call.sqsChunks = 1
+  }
+}
+
+/**
+ * Write units, once the turn is over: a put is billed on the larger of the
+ * item it replaces and the new one, an update on the larger of before and
+ * after (after: the item as a scan finds it at the end of the turn; the
+ * items updated here, heads, cursors and claims, are a few dozen bytes), a
+ * transaction's condition check on the item it checks; 1 KB units, at
+ * least 1 per item, twice that in a transaction.
+ */
+function writeUnits(
+  turnCalls: readonly Call[],
+  known: Map<string, number>,
+  final: ReadonlyMap<string, number>,
+): { wru: number; largestUpdated: number } {
+  let wru = 0
+  let largestUpdated = 0
+  for (const call of turnCalls) {
+    call.wru = 0
+    for (const write of call.writes) {
+      const before = known.get(write.key) ?? 0
+      const after = write.kind === 'put' ? (write.bytes ?? 0) : (final.get(write.key) ?? before)
+      const bytes = Math.max(before, after)
+      if (write.kind !== 'put') largestUpdated = Math.max(largestUpdated, bytes)
+      const units = Math.max(1, Math.ceil(bytes / 1024)) * (write.transactional ? 2 : 1)
+      call.wru += units
+      wru += units
+      if (!call.error && write.kind !== 'check') known.set(write.key, after)
+    }
+  }
+  return { wru, largestUpdated }
+}
+
+/** Requests the deployed system makes (and pays for); the rest only the runner makes. */
+function deployed(call: Call): boolean {
+  if (call.role !== 'runner') return true
+  return (
+    call.op.startsWith('SendMessage') ||
+    call.op === 'DeleteMessageBatch' ||
+    (call.op === 'ReceiveMessage' && call.received.length > 0)
+  )
+}
+
+// ---------------------------------------------------------------------------
+// The scene: a tool with an execute function, and a model that calls it once
+// and then streams its answer in 200 chunks.
+
+function scriptedAgentModel() {
+  let callNumber = 0
+  return scriptedModel(
+    (options) =>
+      options.prompt.at(-1)?.role === 'tool'
+        ? text(ANSWER, { chunks: CHUNKS })
+        : toolCalls({
+            toolCallId: `call-${++callNumber}`,
+            toolName: 'lookupOrder',
+            input: { orderId: 'A-42' },
+          }),
+    { chunkDelayMs: CHUNK_DELAY_MS },
+  ).model
+}
+
+const tools = {
+  lookupOrder: tool({
+    description: 'Look an order up',
+    inputSchema: z.object({ orderId: z.string() }),
+    execute: async ({ orderId }) => ({ orderId, status: 'shipped', eta: 'Thursday' }),
+  }),
+}
+
+const reducer = sessionReducer(undefined)
+
+interface Measured {
+  kind: 'turn' | 'reconnect'
+  turn: number
+  calls: Call[]
+  wru: number
+  largestUpdated: number
+  /** The runner's invocation counts over the measurement (pipeline only). */
+  router: number
+  lanes: Record<string, number>
+  /** Bytes the GET stream sent the browser. */
+  sseBytes: number
+  seconds: number
+}
+
+async function main(): Promise<void> {
+  const moto = await startMotoServer()
+  try {
+    const config = {
+      endpoint: moto.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    }
+    // Not counted: creating resources, watching for the end of a turn, item sizes.
+    const setup = {
+      dynamodb: new DynamoDBClient(config),
+      sqs: new SQSClient(config),
+      scheduler: new SchedulerClient(config),
+    }
+
+    async function itemSizes(tableName: string): Promise<Map<string, number>> {
+      const sizes = new Map<string, number>()
+      let startKey: Record<string, AttributeValue> | undefined
+      do {
+        const page = await setup.dynamodb.send(
+          new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }),
+        )
+        for (const item of page.Items ?? []) sizes.set(keyOf(item), itemBytes(item))
+        startKey = page.LastEvaluatedKey
+      } while (startKey)
+      return sizes
+    }
+
+    /** Waits until nothing billable was sent for `QUIET_MS` and no lane runs. */
+    async function quiet(lanesBusy: () => boolean): Promise<void> {
+      const deadline = Date.now() + TURN_TIMEOUT_MS
+      for (;;) {
+        const last = calls.findLast(deployed)?.at ?? 0
+        if (!lanesBusy() && Date.now() - last >= QUIET_MS) return
+        if (Date.now() > deadline) throw new Error('the pipeline never went quiet')
+        await sleep(100)
+      }
+    }
+
+    async function finishedTurn(tableName: string, sessionId: string, turn: number) {
+      const store = dynamoDBEventStore({ client: setup.dynamodb, tableName })
+      const deadline = Date.now() + TURN_TIMEOUT_MS
+      for (;;) {
+        const events = await store.read(sessionId)
+        const { state } = foldEvents(reducer, { state: reducer.initialState, index: 0 }, events)
+        if (state.ai.active === null && state.ai.messages.length === 2 * turn)
+          return events.at(-1)?.index ?? 0
+        if (Date.now() > deadline) throw new Error(`turn ${turn} of ${sessionId} never finished`)
+        await sleep(200)
+      }
+    }
+
+    const watch = (url: string, sessionId: string, head: number) =>
+      new Request(`${url}?sessionId=${sessionId}`, { headers: { 'last-event-id': String(head) } })
+
+    /** One turn, as a browser does it: watch the session, send the message, stop watching at the answer's end. */
+    async function turn(
+      fetchAgent: (request: Request) => Promise<Response>,
+      url: string,
+      sessionId: string,
+      turnNumber: number,
+      head: number,
+    ): Promise<number> {
+      const watching = fetchAgent(watch(url, sessionId, head)).then((response) =>
+        readStream(response, (read) => read.types.includes('ai.message.completed')),
+      )
+      const posted = await fetchAgent(
+        new Request(`${url}?sessionId=${sessionId}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            events: inputs.message({
+              id: `${sessionId}-m${turnNumber}`,
+              role: 'user',
+              parts: [{ type: 'text', text: 'Where is my order A-42?' }],
+            }),
+          }),
+        }),
+      )
+      if (posted.status !== 200) throw new Error(`POST answered ${posted.status}`)
+      await posted.arrayBuffer()
+      return (await watching).bytes
+    }
+
+    /** A GET on an idle session (a page load, a reconnect), closed once it is current. */
+    async function reconnect(
+      fetchAgent: (request: Request) => Promise<Response>,
+      url: string,
+      sessionId: string,
+      head: number,
+    ): Promise<void> {
+      const response = await fetchAgent(watch(url, sessionId, head))
+      await readStream(response, (read) => read.comments.some((c) => c.trim().startsWith('head')))
+    }
+
+    /** Runs the turns (and, in the first session, a reconnect) of one session. */
+    async function measureSession(options: {
+      tableName: string
+      sessionId: string
+      fetchAgent: (request: Request) => Promise<Response>
+      url: string
+      settle: () => Promise<void>
+      runner?: { stats: { routerInvocations: number; laneInvocations: Record<string, number> } }
+      withReconnect: boolean
+    }): Promise<Measured[]> {
+      const known = new Map<string, number>()
+      const results: Measured[] = []
+      let head = 0
+      const measure = async (
+        kind: Measured['kind'],
+        turnNumber: number,
+        act: () => Promise<number>,
+      ) => {
+        if (results.length === 0) await options.settle()
+        const from = calls.length
+        const before = structuredClone(options.runner?.stats)
+        const started = performance.now()
+        const sseBytes = await act()
+        await options.settle()
+        const measured = calls.slice(from)
+        const { wru, largestUpdated } = writeUnits(
+          measured,
+          known,
+          await itemSizes(options.tableName),
+        )
+        const lanes: Record<string, number> = {}
+        for (const [name, count] of Object.entries(options.runner?.stats.laneInvocations ?? {}))
+          lanes[name] = count - (before?.laneInvocations[name] ?? 0)
+        results.push({
+          kind,
+          turn: turnNumber,
+          calls: measured,
+          wru,
+          largestUpdated,
+          router: (options.runner?.stats.routerInvocations ?? 0) - (before?.routerInvocations ?? 0),
+          lanes,
+          sseBytes,
+          seconds: (performance.now() - started) / 1000,
+        })
+      }
+      for (let n = 1; n <= TURNS; n++) {
+        await measure('turn', n, async () => {
+          const bytes = await turn(options.fetchAgent, options.url, options.sessionId, n, head)
+          head = await finishedTurn(options.tableName, options.sessionId, n)
+          return bytes
+        })
+      }
+      if (options.withReconnect) {
+        await measure('reconnect', 0, async () => {
+          await reconnect(options.fetchAgent, options.url, options.sessionId, head)
+          return 0
+        })
+      }
+      return results
+    }
+
+    // The pipeline: the agent and the runner on separate, instrumented clients.
+    async function pipelineSession(session: number): Promise<Measured[]> {
+      const resources = await createLocalResources(setup, {
+        prefix: `a2-cost-${session}-${Date.now().toString(36)}`,
+      })
+      queueNames = new Map(
+        [
+          ...Object.entries(resources.queues.lanes),
+          ['ingress', resources.queues.ingress] as const,
+          ['timers', resources.queues.timers] as const,
+        ].map(([name, queue]) => [queue.url, name]),
+      )
+      const agentClients = {
+        dynamodb: new DynamoDBClient(config),
+        sqs: new SQSClient(config),
+        scheduler: new SchedulerClient(config),
+      }
+      const runnerClients = {
+        dynamodb: new DynamoDBClient(config),
+        streams: new DynamoDBStreamsClient(config),
+        sqs: new SQSClient(config),
+        scheduler: new SchedulerClient(config),
+      }
+      instrument(agentClients.dynamodb, 'agent', 'DynamoDB')
+      instrument(agentClients.sqs, 'agent', 'SQS')
+      instrument(agentClients.scheduler, 'agent', 'Scheduler')
+      instrument(runnerClients.dynamodb, 'runner', 'DynamoDB')
+      instrument(runnerClients.streams, 'runner', 'DynamoDB Streams')
+      instrument(runnerClients.sqs, 'runner', 'SQS')
+      instrument(runnerClients.scheduler, 'runner', 'Scheduler')
+      const aws = awsAgentParts({ environment: resources.environment, clients: agentClients })
+      const served: Agent = agent({
+        name: 'bench',
+        model: scriptedAgentModel(),
+        tools,
+        store: aws.store,
+        dispatcher: aws.dispatcher,
+        scheduler: aws.scheduler,
+        logger: silent,
+      })
+      let running = 0
+      // Every request is attributed to the function that made it.
+      const attributed = {
+        ...served,
+        fetch: (request: Request, options?: Parameters<Agent['fetch']>[1]) =>
+          context.run({ fn: `http ${request.method}` }, () => served.fetch(request, options)),
+        runtime: {
+          ...served.runtime,
+          run: (wakeUp: Parameters<Agent['runtime']['run']>[0]) =>
+            context.run({ fn: `lane:${wakeUp.lane}` }, async () => {
+              running++
+              try {
+                await served.runtime.run(wakeUp)
+              } finally {
+                running--
+              }
+            }),
+        },
+      }
+      const pipeline = await startLocalPipeline({
+        agentModule: { default: attributed },
+        environment: resources.environment,
+        queues: resources.queues,
+        clients: runnerClients,
+        logger: silent,
+      })
+      try {
+        return await measureSession({
+          tableName: resources.environment.tableName,
+          sessionId: `s${session}`,
+          fetchAgent: (request) => fetch(request),
+          url: pipeline.url,
+          settle: () => quiet(() => running > 0),
+          runner: pipeline,
+          withReconnect: session === 1,
+        })
+      } finally {
+        await pipeline.stop()
+      }
+    }
+
+    // The baseline: the same agent on the same kind of store, embedded dispatch.
+    async function baselineSession(session: number): Promise<Measured[]> {
+      const tableName = `a2-cost-base-${session}-${Date.now().toString(36)}-events`
+      await createEventLogTable(setup.dynamodb, tableName)
+      const dynamodb = new DynamoDBClient(config)
+      instrument(dynamodb, 'baseline', 'DynamoDB')
+      const served = agent({
+        name: 'bench',
+        model: scriptedAgentModel(),
+        tools,
+        store: dynamoDBEventStore({ client: dynamodb, tableName }),
+        logger: silent,
+      })
+      try {
+        return await measureSession({
+          tableName,
+          sessionId: `b${session}`,
+          fetchAgent: (request) => served.fetch(request),
+          url: 'http://embedded.local/agent',
+          settle: async () => {
+            await served.runtime.idle()
+            await quiet(() => false)
+          },
+          withReconnect: session === 1,
+        })
+      } finally {
+        served.runtime.close()
+      }
+    }
+
+    const pipeline: Measured[] = []
+    const baseline: Measured[] = []
+    for (let session = 1; session <= SESSIONS; session++) {
+      pipeline.push(...(await pipelineSession(session)))
+      baseline.push(...(await baselineSession(session)))
+    }
+    report(pipeline, baseline)
+  } finally {
+    moto.stop()
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The figures of one measurement, and the report.
+
+interface Figures {
+  /** `service op (who)` → requests, and units (RRU+WRU, or SQS messages). */
+  operations: Map<string, { requests: number; units: number }>
+  /** Runner-only requests, by `service op`. */
+  runnerOnly: Map<string, number>
+  /** Function → `service op` → requests. */
+  functions: Map<string, Map<string, number>>
+  dynamoRequests: number
+  wru: number
+  rru: number
+  progressWru: number
+  transactions: number
+  cancelled: number
+  events: number
+  progressEvents: number
+  sqsRequests: number
+  sqsBillable: number
+  fastPathMessages: number
+  routerMessages: number
+  delivered: number
+  /** Lambda invocations by function, as deployed (estimate) and on the runner. */
+  lambda: Record<string, number>
+  lambdaRunner: Record<string, number>
+  gbSeconds: { code: number; generation: number; stream: number }
+  restRequests: number
+  sseBytes: number
+  cost: Record<string, number>
+  seconds: number
+}
+
+const LAMBDA_COST_KEYS = {
+  code: 'Lambda duration, our code',
+  generation: 'Lambda duration, generation (model time)',
+  stream: 'Lambda duration, GET stream (watch time)',
+} as const
+
+function figuresOf(measured: Measured, pipeline: boolean): Figures {
+  const operations = new Map<string, { requests: number; units: number }>()
+  const runnerOnly = new Map<string, number>()
+  const functions = new Map<string, Map<string, number>>()
+  const delivered = new Map<string, Set<string>>()
+  let rru = 0
+  let sqsRequests = 0
+  let sqsBillable = 0
+  for (const call of measured.calls) {
+    const label = `${call.service} ${call.op}`
+    if (!deployed(call)) {
+      const key = call.op === 'ReceiveMessage' ? `${label} (empty)` : label
+      runnerOnly.set(key, (runnerOnly.get(key) ?? 0) + 1)
+      continue
+    }
+    let key = label
+    let units = 0
+    if (call.service === 'DynamoDB') {
+      rru += call.rru
+      units = call.rru + call.wru
+      if (call.error) key = `${label} (${call.error})`
+    } else if (call.service === 'SQS') {
+      sqsRequests++
+      sqsBillable += call.sqsChunks
+      units = call.sent + call.received.length
+      const who = call.op.startsWith('SendMessage')
+        ? call.role === 'runner'
+          ? 'router'
+          : 'fast path'
+        : 'event source'
+      key = `${label} (${who})`
+      if (call.op === 'ReceiveMessage') {
+        const queue = call.queue ?? '?'
+        const ids = delivered.get(queue) ?? new Set<string>()
+        for (const id of call.received) ids.add(id)
+        delivered.set(queue, ids)
+      }
+    }
+    const entry = operations.get(key) ?? { requests: 0, units: 0 }
+    entry.requests++
+    entry.units += units
+    operations.set(key, entry)
+    const ops = functions.get(call.fn) ?? new Map<string, number>()
+    ops.set(label, (ops.get(label) ?? 0) + 1)
+    functions.set(call.fn, ops)
+  }
+  const billed = measured.calls.filter(deployed)
+  const transactions = billed.filter((call) => call.op === 'TransactWriteItems')
+  const events = transactions.flatMap((call) => call.events)
+  const messagesSentBy = (role: Role) =>
+    sum(
+      billed
+        .filter((call) => call.role === role && call.op.startsWith('SendMessage'))
+        .map((call) => call.sent),
+    )
+  const deliveredOn = (queue: string) => delivered.get(queue)?.size ?? 0
+  const http = measured.kind === 'turn' ? 2 : 1
+  // As deployed: the admission mapping takes batches of 10 (the runner's
+  // batches), the other lanes batches of 1 (one invocation per message); the
+  // router one invocation per stream batch; the HTTP function one per request.
+  const lambda: Record<string, number> = pipeline
+    ? {
+        http,
+        router: measured.router,
+        admission: measured.lanes.admission ?? 0,
+        generation: deliveredOn('generation'),
+        tools: deliveredOn('tools'),
+        handlers: deliveredOn('handlers'),
+      }
+    : {}
+  const lambdaRunner: Record<string, number> = pipeline
+    ? { http, router: measured.router, ...measured.lanes }
+    : {}
+  // Lambda duration, on the assumptions above.
+  const requestsOf = (fn: (name: string) => boolean) =>
+    billed.filter((call) => fn(call.fn) && call.fn !== 'sqs event source').length
+  const progressAppends = transactions.filter((call) =>
+    call.events.includes('ai.generation.progress'),
+  ).length
+  const invocations = sum(Object.values(lambda))
+  const gbSeconds = pipeline
+    ? {
+        code:
+          (LAMBDA_GB *
+            ((invocations - (lambda.generation ?? 0) - (measured.kind === 'turn' ? 1 : 0)) *
+              ASSUMED_INVOCATION_MS +
+              requestsOf((fn) => fn !== 'lane:generation' && fn !== 'http GET') *
+                ASSUMED_REQUEST_MS)) /
+          1000,
+        generation:
+          measured.kind === 'turn'
+            ? (LAMBDA_GB *
+                (MODEL_MS +
+                  (lambda.generation ?? 0) * ASSUMED_INVOCATION_MS +
+                  (requestsOf((fn) => fn === 'lane:generation') - progressAppends) *
+                    ASSUMED_REQUEST_MS)) /
+              1000
+            : 0,
+        stream: (LAMBDA_GB * (measured.kind === 'turn' ? ASSUMED_WATCH_MS : 0)) / 1000,
+      }
+    : { code: 0, generation: 0, stream: 0 }
+  const restRequests = pipeline ? http : 0
+  const wruOf = (list: Call[]) => sum(list.map((call) => call.wru))
+  const cost: Record<string, number> = {
+    DynamoDB: measured.wru * USD_PER_WRU + rru * USD_PER_RRU,
+    'SQS FIFO': sqsBillable * USD_PER_SQS_FIFO_REQUEST,
+    'Lambda requests': invocations * USD_PER_LAMBDA_REQUEST,
+    [LAMBDA_COST_KEYS.code]: gbSeconds.code * USD_PER_ARM_GB_SECOND,
+    [LAMBDA_COST_KEYS.generation]: gbSeconds.generation * USD_PER_ARM_GB_SECOND,
+    [LAMBDA_COST_KEYS.stream]: gbSeconds.stream * USD_PER_ARM_GB_SECOND,
+    'EventBridge Scheduler':
+      billed.filter((call) => call.op === 'CreateSchedule').length * USD_PER_SCHEDULER_INVOCATION,
+    'API Gateway REST': restRequests * USD_PER_REST_REQUEST,
+    'Data transfer out (SSE)': pipeline ? (measured.sseBytes / 1024 ** 3) * USD_PER_GB_OUT : 0,
+  }
+  return {
+    operations,
+    runnerOnly,
+    functions,
+    dynamoRequests: billed.filter((call) => call.service === 'DynamoDB').length,
+    wru: measured.wru,
+    rru,
+    progressWru: wruOf(
+      transactions.filter((call) => call.events.includes('ai.generation.progress')),
+    ),
+    transactions: transactions.length,
+    cancelled: transactions.filter((call) => call.error).length,
+    events: events.length,
+    progressEvents: events.filter((type) => type === 'ai.generation.progress').length,
+    sqsRequests,
+    sqsBillable,
+    fastPathMessages: messagesSentBy('agent'),
+    routerMessages: messagesSentBy('runner'),
+    delivered: sum([...delivered.values()].map((ids) => ids.size)),
+    lambda,
+    lambdaRunner,
+    gbSeconds,
+    restRequests,
+    sseBytes: measured.sseBytes,
+    cost,
+    seconds: measured.seconds,
+  }
+}
+
+const mean = (values: readonly number[]): number =>
+  values.length === 0 ? 0 : sum(values) / values.length
+const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0)
+const fmt = (value: number, digits = 1): string =>
+  Number.isInteger(value) ? String(value) : value.toFixed(digits)
+const usd = (value: number): string => `$${value.toFixed(4)}`
+const pad = (text: string, width: number) => text.padStart(width)
+
+function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
+  const turnsOf = (runs: Measured[], pipeline: boolean, which: 'first' | 'later' | 'all') =>
+    runs
+      .filter(
+        (run) =>
+          run.kind === 'turn' &&
+          (which === 'all' || (which === 'first' ? run.turn === 1 : run.turn > 1)),
+      )
+      .map((run) => figuresOf(run, pipeline))
+  const p = turnsOf(pipelineRuns, true, 'all')
+  const pFirst = turnsOf(pipelineRuns, true, 'first')
+  const pLater = turnsOf(pipelineRuns, true, 'later')
+  const b = turnsOf(baselineRuns, false, 'all')
+  const bFirst = turnsOf(baselineRuns, false, 'first')
+  const bLater = turnsOf(baselineRuns, false, 'later')
+  const columns = [pFirst, pLater, p, bFirst, bLater, b]
+  const row = (label: string, get: (f: Figures) => number, digits = 1) =>
+    console.log(
+      `  ${label.padEnd(52)}${columns.map((list, n) => pad(fmt(mean(list.map(get)), digits), n === 3 ? 10 : 8)).join('')}`,
+    )
+  const header = (label: string) =>
+    console.log(
+      `  ${label.padEnd(52)}${pad('1st', 8)}${pad('later', 8)}${pad('all', 8)}${pad('base 1st', 10)}${pad('later', 8)}${pad('all', 8)}`,
+    )
+
+  console.log(
+    `AWS requests per turn: ${SESSIONS} sessions x ${TURNS} turns per case on moto; a turn = a message, a tool call, ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart`,
+  )
+  console.log(
+    `(moto wall time per turn: pipeline ${fmt(mean(p.map((f) => f.seconds)))} s, baseline ${fmt(mean(b.map((f) => f.seconds)))} s; not used)`,
+  )
+  console.log('\nPipeline (1st turn, later turns, all) and baseline (embedded dispatch), per turn:')
+  header('requests by operation')
+  const keys = [...new Set([...p, ...b].flatMap((f) => [...f.operations.keys()]))].sort()
+  for (const key of keys) row(key, (f) => f.operations.get(key)?.requests ?? 0)
+  header('units and counts')
+  row('DynamoDB requests', (f) => f.dynamoRequests)
+  row('DynamoDB write request units (WRU)', (f) => f.wru)
+  row('  of which appends of progress events', (f) => f.progressWru)
+  row('DynamoDB read request units (RRU)', (f) => f.rru)
+  row('DynamoDB transactions', (f) => f.transactions)
+  row('  of which cancelled', (f) => f.cancelled)
+  row('events appended', (f) => f.events)
+  row('  of which ai.generation.progress', (f) => f.progressEvents)
+  row('SQS requests (billable 64 KB chunks the same)', (f) => f.sqsBillable)
+  row('SQS messages sent by the fast path', (f) => f.fastPathMessages)
+  row('SQS messages sent by the router', (f) => f.routerMessages)
+  row('SQS messages delivered', (f) => f.delivered)
+  row('Lambda invocations as deployed (estimate)', (f) => sum(Object.values(f.lambda)))
+  row('Lambda invocations on the runner', (f) => sum(Object.values(f.lambdaRunner)))
+  row('API Gateway requests', (f) => f.restRequests)
+  row('KB streamed to the browser (SSE)', (f) => f.sseBytes / 1024)
+  row('Lambda GB-s, our code (assumed)', (f) => f.gbSeconds.code, 2)
+  row('Lambda GB-s, generation (model time, assumed)', (f) => f.gbSeconds.generation, 2)
+  row('Lambda GB-s, GET stream (watch time, assumed)', (f) => f.gbSeconds.stream, 2)
+  const largest = Math.max(...[...pipelineRuns, ...baselineRuns].map((run) => run.largestUpdated))
+  console.log(`  (largest item an update or condition check touched: ${largest} bytes)`)
+
+  console.log('\nLambda invocations per turn by function: as deployed (estimate) / on the runner')
+  const names = [...new Set(p.flatMap((f) => Object.keys(f.lambdaRunner)))]
+  console.log(
+    `  ${names.map((name) => `${name} ${fmt(mean(p.map((f) => f.lambda[name] ?? 0)))}/${fmt(mean(p.map((f) => f.lambdaRunner[name] ?? 0)))}`).join(', ')}`,
+  )
+
+  console.log('\nPipeline requests per turn by function (all turns):')
+  printFunctions(p)
+
+  const reconnects = pipelineRuns.filter((run) => run.kind === 'reconnect')
+  if (reconnects.length > 0) {
+    const r = reconnects.map((run) => figuresOf(run, true))
+    const rb = baselineRuns
+      .filter((run) => run.kind === 'reconnect')
+      .map((run) => figuresOf(run, false))
+    console.log(
+      `\nA GET on an idle session (page load or reconnect), pipeline: ${fmt(mean(r.map((f) => f.dynamoRequests + f.sqsRequests)))} DynamoDB+SQS requests, ${fmt(mean(r.map((f) => f.wru)))} WRU, ${fmt(mean(r.map((f) => f.rru)))} RRU, ${fmt(mean(r.map((f) => sum(Object.values(f.lambda)))))} Lambda invocations; baseline ${fmt(mean(rb.map((f) => f.dynamoRequests)))} DynamoDB requests`,
+    )
+    printFunctions(r)
+  }
+
+  console.log('\nRunner-only requests per turn (no such bill when deployed):')
+  const runnerKeys = [...new Set(p.flatMap((f) => [...f.runnerOnly.keys()]))].sort()
+  console.log(
+    `  ${runnerKeys.map((key) => `${key} ${fmt(mean(p.map((f) => f.runnerOnly.get(key) ?? 0)))}`).join(', ')}`,
+  )
+
+  console.log('\nCost per 1,000 turns, us-east-1 list prices, free tiers ignored:')
+  console.log(
+    `  ${'service'.padEnd(44)}${pad('1st', 10)}${pad('later', 10)}${pad('all', 10)}${pad('baseline', 10)}`,
+  )
+  const services = Object.keys(p[0]?.cost ?? {})
+  const per1000 = (list: Figures[], service: string) =>
+    1000 * mean(list.map((f) => f.cost[service] ?? 0))
+  for (const service of services) {
+    console.log(
+      `  ${service.padEnd(44)}${[pFirst, pLater, p, b].map((list) => pad(usd(per1000(list, service)), 10)).join('')}`,
+    )
+  }
+  const modelBound: string[] = [LAMBDA_COST_KEYS.generation, LAMBDA_COST_KEYS.stream]
+  const total = (list: Figures[], exclude: string[] = []) =>
+    sum(services.filter((s) => !exclude.includes(s)).map((s) => per1000(list, s)))
+  console.log(
+    `  ${'total'.padEnd(44)}${[pFirst, pLater, p, b].map((list) => pad(usd(total(list)), 10)).join('')}`,
+  )
+  console.log(
+    `  ${'total without model and watch time'.padEnd(44)}${[pFirst, pLater, p, b].map((list) => pad(usd(total(list, modelBound)), 10)).join('')}`,
+  )
+
+  const dataRequests = (f: Figures) => f.dynamoRequests + f.sqsRequests
+  const dataCost = (list: Figures[]) => per1000(list, 'DynamoDB') + per1000(list, 'SQS FIFO')
+  const ratios = {
+    dynamoDBAndSqsRequests: mean(p.map(dataRequests)) / mean(b.map(dataRequests)),
+    dynamoDBRequests: mean(p.map((f) => f.dynamoRequests)) / mean(b.map((f) => f.dynamoRequests)),
+    dynamoDBAndSqsCost: dataCost(p) / dataCost(b),
+    wruVsOnePutPerEvent: mean(p.map((f) => f.wru)) / mean(p.map((f) => f.events)),
+  }
+  console.log(
+    '\nAgainst the baseline (same turns, same store, embedded dispatch: no SQS, no Lambda):',
+  )
+  console.log(
+    `  DynamoDB + SQS requests per turn ${fmt(mean(p.map(dataRequests)))} vs ${fmt(mean(b.map(dataRequests)))}: ${ratios.dynamoDBAndSqsRequests.toFixed(2)}x`,
+  )
+  console.log(
+    `  DynamoDB requests per turn ${fmt(mean(p.map((f) => f.dynamoRequests)))} vs ${fmt(mean(b.map((f) => f.dynamoRequests)))}: ${ratios.dynamoDBRequests.toFixed(2)}x`,
+  )
+  console.log(
+    `  DynamoDB + SQS cost per 1,000 turns ${usd(dataCost(p))} vs ${usd(dataCost(b))}: ${ratios.dynamoDBAndSqsCost.toFixed(2)}x`,
+  )
+  console.log(
+    `  WRU per event appended: ${ratios.wruVsOnePutPerEvent.toFixed(2)} (one PutItem of an event under 1 KB: 1)`,
+  )
+  const summary = (list: Figures[]) => ({
+    dynamoRequests: mean(list.map((f) => f.dynamoRequests)),
+    wru: mean(list.map((f) => f.wru)),
+    rru: mean(list.map((f) => f.rru)),
+    transactions: mean(list.map((f) => f.transactions)),
+    events: mean(list.map((f) => f.events)),
+    sqsRequests: mean(list.map((f) => f.sqsBillable)),
+    lambdaInvocations: mean(list.map((f) => sum(Object.values(f.lambda)))),
+    costPer1000: total(list),
+    costPer1000WithoutModelAndWatch: total(list, modelBound),
+  })
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests', pipeline: { first: summary(pFirst), later: summary(pLater), all: summary(p) }, baseline: summary(b), ratios })}`,
+  )
+}
+
+function printFunctions(list: Figures[]): void {
+  const names = [...new Set(list.flatMap((f) => [...f.functions.keys()]))].sort()
+  for (const name of names) {
+    const ops = [...new Set(list.flatMap((f) => [...(f.functions.get(name)?.keys() ?? [])]))].sort()
+    console.log(
+      `  ${name.padEnd(18)} ${ops.map((op) => `${op.replace(/^DynamoDB |^SQS /, '')} ${fmt(mean(list.map((f) => f.functions.get(name)?.get(op) ?? 0)))}`).join(', ')}`,
+    )
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+interface StreamRead {
+  types: string[]
+  comments: string[]
+  bytes: number
+}
+
+/** Reads an SSE response until `done` says so, then leaves (cancels the body), as a browser tab closing. */
+async function readStream(
+  response: Response,
+  done: (read: StreamRead) => boolean,
+): Promise<StreamRead> {
+  const read: StreamRead = { types: [], comments: [], bytes: 0 }
+  const parser = createParser({
+    onEvent: (message) => read.types.push((JSON.parse(message.data) as StoredEvent).type),
+    onComment: (comment) => read.comments.push(comment),
+  })
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+  const decoder = new TextDecoder()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    reader.cancel().catch(() => undefined)
+  }, TURN_TIMEOUT_MS)
+  try {
+    while (!done(read)) {
+      const next = await reader.read()
+      if (next.done) break
+      read.bytes += next.value.byteLength
+      parser.feed(decoder.decode(next.value, { stream: true }))
+    }
+  } finally {
+    clearTimeout(timer)
+    await reader.cancel().catch(() => undefined)
+  }
+  if (!done(read)) throw new Error(timedOut ? 'the stream timed out' : 'the stream ended early')
+  return read
+}
+
+await main()
