@@ -1,8 +1,9 @@
 import { tool } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { handlerContext, inputs } from '../../shared/ai/index.ts'
+import { agentContract, handlerContext, inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
+import type { WakeUp } from '../../shared/runtime/wake-up.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 import { eventsOf, textOf, track, until, userMessage } from './support.ts'
@@ -253,5 +254,46 @@ describe('a replacement attempt', () => {
     await until(async () => (await recovered.session('s').state()).state.active === null, 5_000)
     expect(JSON.stringify(second.calls[0]?.prompt)).not.toContain('PARTIAL')
     expect(textOf((await recovered.session('s').state()).state.messages[1])).toBe('Fresh answer.')
+  })
+})
+
+describe('what a reader wakes', () => {
+  const lanesWokenByARead = async (handlers?: Record<string, () => Promise<void>>) => {
+    const woken: string[] = []
+    const a = track(
+      agent({
+        name: 'reader',
+        model: scriptedModel([]).model,
+        dispatcher: {
+          wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps.map((w) => w.lane)),
+        },
+        ...(handlers
+          ? {
+              contract: agentContract({
+                name: 'reader',
+                events: { 'order.shipped': z.object({}) },
+              }),
+              handlers,
+            }
+          : {}),
+      } as never),
+    ) as ReturnType<typeof agent>
+    const controller = new AbortController()
+    await a.fetch(
+      new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
+    )
+    controller.abort()
+    return woken.sort()
+  }
+
+  it('wakes every lane the agent uses, and not the handlers lane of an agent without handlers', async () => {
+    expect(await lanesWokenByARead()).toEqual(['admission', 'generation', 'metadata', 'tools'])
+    expect(await lanesWokenByARead({ 'order.shipped': async () => {} })).toEqual([
+      'admission',
+      'generation',
+      'handlers',
+      'metadata',
+      'tools',
+    ])
   })
 })

@@ -69,7 +69,7 @@ export interface AgentRuntime {
   ): Promise<void>
   /** Fires a due timer: appends its events as A2 (once, by their IDs) and wakes their lanes. */
   fireTimer(timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void>
-  /** Wakes every lane of a session, e.g. to recover work after a restart. */
+  /** Wakes every lane the agent uses for a session, e.g. to recover work after a restart. */
   wakeAll(sessionId: string): Promise<void>
   /** Resolves when the embedded dispatcher has nothing running or queued. */
   idle(): Promise<void>
@@ -221,8 +221,11 @@ export function agent<
       })
   const dispatcher: Dispatcher = options.dispatcher ?? (embedded as Dispatcher)
 
+  // Without handlers the handlers lane has nothing to do: not woken, it
+  // costs nothing (on AWS, a message, an invocation, a read and a write).
+  const lanesInUse = LANES.filter((laneName) => laneName !== 'handlers' || handledTypes.size > 0)
   const wakeAllLanes = (sessionId: string): Promise<void> =>
-    wake(LANES.map((laneName) => ({ sessionId, lane: laneName })))
+    wake(lanesInUse.map((laneName) => ({ sessionId, lane: laneName })))
 
   const endpoint = logEndpoint({
     log,
@@ -277,7 +280,7 @@ export function agent<
       deadLetter,
       fireTimer,
       wakeUpsFor: (events) => wakeUpsFor(events, handledTypes),
-      wakeAll: (sessionId) => wake(LANES.map((laneName) => ({ sessionId, lane: laneName }))),
+      wakeAll: wakeAllLanes,
       idle: () => embedded?.idle() ?? Promise.resolve(),
       close() {
         embedded?.close()
