@@ -1,8 +1,10 @@
 import { tool } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { agentContract, handlerContext, inputs } from '../../shared/ai/index.ts'
+import { handlerContext, inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
+import { lanesToRecover } from '../../shared/ai/server/recovery.ts'
+import { type AIState, initialAIState } from '../../shared/ai/state/ai-state.ts'
 import type { WakeUp } from '../../shared/runtime/wake-up.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
@@ -258,42 +260,33 @@ describe('a replacement attempt', () => {
 })
 
 describe('what a reader wakes', () => {
-  const lanesWokenByARead = async (handlers?: Record<string, () => Promise<void>>) => {
-    const woken: string[] = []
+  it('one admission wake-up that recovers; on an idle session it wakes nothing more', async () => {
+    const woken: WakeUp[] = []
     const a = track(
       agent({
         name: 'reader',
         model: scriptedModel([]).model,
-        dispatcher: {
-          wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps.map((w) => w.lane)),
-        },
-        ...(handlers
-          ? {
-              contract: agentContract({
-                name: 'reader',
-                events: { 'order.shipped': z.object({}) },
-              }),
-              handlers,
-            }
-          : {}),
-      } as never),
-    ) as ReturnType<typeof agent>
+        dispatcher: { wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps) },
+      }),
+    )
     const controller = new AbortController()
     await a.fetch(
       new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
     )
     controller.abort()
-    return woken.sort()
-  }
+    expect(woken).toEqual([{ sessionId: 's', lane: 'admission', key: 'recover' }])
+    woken.length = 0
+    await a.runtime.run({ sessionId: 's', lane: 'admission', key: 'recover' })
+    expect(woken).toEqual([])
+  })
 
-  it('wakes every lane the agent uses, and not the handlers lane of an agent without handlers', async () => {
-    expect(await lanesWokenByARead()).toEqual(['admission', 'generation', 'metadata', 'tools'])
-    expect(await lanesWokenByARead({ 'order.shipped': async () => {} })).toEqual([
-      'admission',
-      'generation',
-      'handlers',
-      'metadata',
-      'tools',
-    ])
+  it('recovers generation and tools while a turn is active, handlers when the agent has them', () => {
+    const idle = initialAIState()
+    expect(lanesToRecover(idle, { handlers: false })).toEqual([])
+    expect(lanesToRecover(idle, { handlers: true })).toEqual(['handlers'])
+    const active = { ...idle, active: {} as AIState['active'] }
+    expect(lanesToRecover(active, { handlers: false })).toEqual(['generation', 'tools'])
+    const lookingUp = { ...idle, modelMetadata: { m: { status: 'pending' } } } as unknown as AIState
+    expect(lanesToRecover(lookingUp, { handlers: false })).toEqual(['metadata'])
   })
 })

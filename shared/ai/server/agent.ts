@@ -24,6 +24,7 @@ import { runHandlersLane } from './lanes/handlers-lane.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
 import { runMetadataLane } from './lanes/metadata-lane.ts'
 import { runToolsLane } from './lanes/tools-lane.ts'
+import { lanesToRecover, RECOVER_KEY } from './recovery.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
 import { LANES, type Lane, wakeUpsFor } from './wake-ups-for.ts'
 
@@ -169,7 +170,13 @@ export function agent<
   async function run(wakeUp: WakeUp): Promise<void> {
     switch (wakeUp.lane as Lane) {
       case 'admission':
-        return runAdmissionLane(lane, wakeUp.sessionId)
+        await runAdmissionLane(lane, wakeUp.sessionId)
+        if (wakeUp.key === RECOVER_KEY) {
+          const { state: current } = await state(wakeUp.sessionId)
+          const lanes = lanesToRecover(current.ai, { handlers: handledTypes.size > 0 })
+          await wake(lanes.map((laneName) => ({ sessionId: wakeUp.sessionId, lane: laneName })))
+        }
+        return
       case 'generation':
         return runGenerationLane(lane, wakeUp.sessionId)
       case 'tools':
@@ -258,9 +265,9 @@ export function agent<
       }
     },
     onAppended: async (_sessionId, stored) => wake(wakeUpsFor(stored, handledTypes)),
-    // A reader is the sign someone cares about the session: wake its lanes, so
-    // work a crashed process left behind resumes (idle lanes cost one read).
-    onRead: (sessionId) => wakeAllLanes(sessionId),
+    // A reader is the sign someone cares about the session: admission runs and
+    // wakes the lanes that may hold work a crashed process left behind.
+    onRead: (sessionId) => wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }]),
     ...(options.stream ? { stream: options.stream } : {}),
   })
 

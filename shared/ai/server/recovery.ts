@@ -1,0 +1,24 @@
+import type { AIState } from '../state/ai-state.ts'
+import type { Lane } from './wake-ups-for.ts'
+
+/**
+ * The key of the admission wake-up a reader sends (a GET: a page load, a
+ * reconnect). The admission lane runs as usual, then wakes the lanes that
+ * may hold work a crashed process left behind.
+ */
+export const RECOVER_KEY = 'recover'
+
+/**
+ * The lanes that may hold unfinished work: generation and tools while a turn
+ * is active, metadata while a lookup is pending, handlers whenever the agent
+ * has them (their cursor is not in the state). An idle session needs none,
+ * so a reader wakes one lane instead of all of them.
+ */
+export function lanesToRecover(state: AIState, { handlers }: { handlers: boolean }): Lane[] {
+  const lanes: Lane[] = []
+  if (state.active !== null) lanes.push('generation', 'tools')
+  if (Object.values(state.modelMetadata).some((metadata) => metadata.status === 'pending'))
+    lanes.push('metadata')
+  if (handlers) lanes.push('handlers')
+  return lanes
+}
