@@ -158,6 +158,12 @@ export class A2ChatPage extends Construct {
     this.deployment = new s3deploy.BucketDeployment(this, 'Deployment', {
       sources: [s3deploy.Source.bucket(asset.bucket, asset.s3ObjectKey)],
       destinationBucket: this.bucket,
+      // A browser that still has the previous index.html asks for the
+      // previous build's hashed files: keep them (their names never clash),
+      // and make browsers check index.html on every load (an ETag makes it a
+      // 304), so a deploy reaches them at once and never breaks a page.
+      prune: false,
+      cacheControl: [s3deploy.CacheControl.noCache()],
       distribution: this.distribution,
       distributionPaths: ['/*'],
       role: deploymentRole,
@@ -201,7 +207,7 @@ function acknowledgeFindings(page: A2ChatPage, assetBucket: s3.IBucket): void {
     ...['s3:DeleteObject*', 's3:Abort*'].map((action) => ({
       id: `AwsSolutions-IAM5[Action::${action}]`,
       reason:
-        "BucketDeployment's write grant (Bucket.grantReadWrite) on the page bucket only: a deployment replaces the page and prunes files the new build no longer has.",
+        "BucketDeployment's write grant (Bucket.grantReadWrite) on the page bucket only: a deployment replaces the page's files (it does not prune them).",
     })),
     {
       id: `AwsSolutions-IAM5[Resource::${pageObjects}]`,

@@ -220,7 +220,10 @@ describe('the A2ChatPage template', () => {
       DestinationBucketName: { Ref: logicalId(chatPage.bucket) },
       DistributionId: { Ref: distributionId },
       DistributionPaths: ['/*'],
-      Prune: true,
+      // A browser holding the previous index.html still finds its hashed
+      // files, and checks index.html again on every load.
+      Prune: false,
+      SystemMetadata: { 'cache-control': 'no-cache' },
     })
     // The source is the zip of `source`: the staged asset holds our index.html.
     const [key] = deployment.SourceObjectKeys as string[]
