@@ -439,11 +439,7 @@ interface Measured {
 async function main(): Promise<void> {
   const moto = await startMotoServer()
   try {
-    const config = {
-      endpoint: moto.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    }
+    const config = moto.clientConfig
     // Not counted: creating resources, watching for the end of a turn, item sizes.
     const setup = {
       dynamodb: new DynamoDBClient(config),

@@ -714,11 +714,7 @@ async function main(): Promise<void> {
   let client: DynamoDBClient | undefined
   try {
     moto = await startMotoServer()
-    const dynamo = new DynamoDBClient({
-      endpoint: moto.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    })
+    const dynamo = new DynamoDBClient(moto.clientConfig)
     client = dynamo
     const requestCounts = countRequests(dynamo)
     const append = await benchAppend(dynamo, requestCounts)

@@ -23,11 +23,7 @@ const ROUNDS = 12
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const moto = await startMotoServer()
 try {
-  const config = {
-    endpoint: moto.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  }
+  const config = moto.clientConfig
   const clients = {
     dynamodb: new DynamoDBClient(config),
     streams: new DynamoDBStreamsClient(config),

@@ -15,6 +15,12 @@ const MOTO_MAIN = [
 
 export interface MotoServer {
   endpoint: string
+  /** SDK client settings for this server: moto takes any credentials, the SDK wants some. */
+  clientConfig: {
+    endpoint: string
+    region: string
+    credentials: { accessKeyId: string; secretAccessKey: string }
+  }
   pid: number
   stop(): void
 }
@@ -82,7 +88,12 @@ export async function startMotoServer({ timeoutMs = 30_000 } = {}): Promise<Moto
     }
     try {
       await resetMoto(endpoint)
-      return { endpoint, pid: child.pid as number, stop }
+      const clientConfig = {
+        endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      }
+      return { endpoint, clientConfig, pid: child.pid as number, stop }
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
