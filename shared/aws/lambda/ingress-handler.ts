@@ -20,21 +20,10 @@ type SqsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchRespon
  */
 export function ingressHandler(agent: PipelineAgent, logger: PipelineLogger): SqsHandler {
   const processor = new SqsFifoPartialProcessorAsync()
-  const record = async (message: SQSRecord): Promise<void> => {
-    let parsed: ReturnType<typeof parseIngressMessage>
-    try {
-      parsed = parseIngressMessage(message.body)
-      await agent.session(parsed.sessionId).append(...(parsed.events as never[]))
-    } catch (error) {
-      logger.error('a2: ingress message not appended', {
-        messageId: message.messageId,
-        receiveCount: message.attributes?.ApproximateReceiveCount,
-        code: (error as { code?: string }).code,
-        error: error instanceof Error ? error.message : String(error),
-      })
-      throw error
-    }
-  }
+  const record = loggingFailures(logger, 'a2: ingress message not appended', async (message) => {
+    const parsed = parseIngressMessage(message.body)
+    await agent.session(parsed.sessionId).append(...(parsed.events as never[]))
+  })
   return (event, context) =>
     processPartialResponse(event, record, processor, {
       ...(context ? { context } : {}),
@@ -50,11 +39,27 @@ export function ingressHandler(agent: PipelineAgent, logger: PipelineLogger): Sq
  */
 export function timerHandler(agent: PipelineAgent, logger: PipelineLogger): SqsHandler {
   const processor = new BatchProcessor(EventType.SQS)
-  const record = async (message: SQSRecord): Promise<void> => {
+  const record = loggingFailures(logger, 'a2: timer not fired', (message) =>
+    agent.runtime.fireTimer(parseTimerMessage(message.body)),
+  )
+  return (event, context) =>
+    processPartialResponse(event, record, processor, {
+      ...(context ? { context } : {}),
+      throwOnFullBatchFailure: false,
+    })
+}
+
+/** A record handler whose failures are logged with the message's ID and receive count, then rethrown. */
+function loggingFailures(
+  logger: PipelineLogger,
+  what: string,
+  handle: (message: SQSRecord) => Promise<void>,
+): (message: SQSRecord) => Promise<void> {
+  return async (message) => {
     try {
-      await agent.runtime.fireTimer(parseTimerMessage(message.body))
+      await handle(message)
     } catch (error) {
-      logger.error('a2: timer not fired', {
+      logger.error(what, {
         messageId: message.messageId,
         receiveCount: message.attributes?.ApproximateReceiveCount,
         code: (error as { code?: string }).code,
@@ -63,9 +68,4 @@ export function timerHandler(agent: PipelineAgent, logger: PipelineLogger): SqsH
       throw error
     }
   }
-  return (event, context) =>
-    processPartialResponse(event, record, processor, {
-      ...(context ? { context } : {}),
-      throwOnFullBatchFailure: false,
-    })
 }
