@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { inputs } from '../../../shared/ai/index.ts'
 import { agent } from '../../../shared/ai/server/index.ts'
 import { requestFromApiGatewayEvent } from '../../../shared/aws/lambda/http-handler.ts'
+import type { PipelineLogger } from '../../../shared/aws/lambda/pipeline-agent.ts'
 import { pipelineHandlers } from '../../../shared/aws/lambda/pipeline-handlers.ts'
 import { timerMessageBody } from '../../../shared/aws/timer-message.ts'
 import { ClaimHeldError } from '../../../shared/log/errors.ts'
@@ -17,7 +18,7 @@ const environment = {
   maxReceiveCount: 3,
 }
 
-function setup(run?: (wakeUp: WakeUp) => Promise<void>) {
+function setup(run?: (wakeUp: WakeUp) => Promise<void>, logger: PipelineLogger = silent) {
   const woken: WakeUp[] = []
   const assistant = agent({
     name: 'support-agent',
@@ -31,7 +32,7 @@ function setup(run?: (wakeUp: WakeUp) => Promise<void>) {
     { default: assistant },
     {
       environment,
-      logger: silent,
+      logger,
       httpResponseStream: {
         from: (stream, meta) => {
           metadata.push(meta)
@@ -115,6 +116,23 @@ describe('a lane handler', () => {
     // The same message recorded again (a duplicate delivery) is one event.
     await handlers.generation({ Records: [last] })
     expect(await assistant.runtime.log.session('poison').read()).toHaveLength(1)
+  })
+
+  it('still fails the message, for the DLQ, and says so when the dead letter cannot be recorded', async () => {
+    const errors: string[] = []
+    const { assistant, handlers } = setup(
+      async () => {
+        throw new Error('model down')
+      },
+      { ...silent, error: (message: string) => void errors.push(message) },
+    )
+    ;(assistant.runtime as { deadLetter: unknown }).deadLetter = async () => {
+      throw new Error('table unavailable')
+    }
+    const last = sqsRecord(JSON.stringify({ sessionId: 'p2', lane: 'generation' }), 'p2', 3)
+    const result = await handlers.generation({ Records: [last] })
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: last.messageId }])
+    expect(errors).toContain('a2: could not record the dead letter on the session')
   })
 
   it('waits for a claim held by an earlier attempt, then takes the work over in one receive', async () => {
