@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
-import { textOf, track, userMessage } from '../server/support.ts'
+import { expectEachAnsweredOnce, textOf, track, userMessage } from '../server/support.ts'
 import { eventLogTableForSuite } from '../support/aws.ts'
 import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 
@@ -70,23 +70,6 @@ describe('the agent runtime on the DynamoDB store', () => {
     )
     await a.runtime.idle()
     const { state } = await a.session('s2').state()
-    const users = state.messages.filter((m) => m.role === 'user').map((m) => m.id)
-    expect([...users].sort()).toEqual(['c1', 'c2', 'c3', 'c4'])
-    expect(state.messages.map((m) => m.role)).toEqual([
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-    ])
-    expect(state.messages.filter((m) => m.role === 'assistant').map(textOf)).toEqual([
-      'a',
-      'b',
-      'c',
-      'd',
-    ])
+    expectEachAnsweredOnce(state.messages, ['c1', 'c2', 'c3', 'c4'], ['a', 'b', 'c', 'd'])
   })
 })

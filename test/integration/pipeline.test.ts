@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { deriveUIMessages, inputs } from '../../shared/ai/index.ts'
 import { sendInputs } from '../../shared/aws/ingress-message.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
-import { textOf, until, userMessage } from '../server/support.ts'
+import { expectEachAnsweredOnce, until, userMessage } from '../server/support.ts'
 import { pipelineForSuite } from '../support/pipeline.ts'
 import { scriptedModel, text } from '../support/scripted-model.ts'
 import { readSse } from '../support/sse.ts'
@@ -113,23 +113,6 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
       const current = await suite().agent.session('busy').state()
       return current.state.active === null && current.state.messages.length === 8 && current
     }, 30_000)
-    expect(state.messages.map((message) => message.role)).toEqual([
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-      'user',
-      'assistant',
-    ])
-    const users = state.messages.filter((message) => message.role === 'user').map((m) => m.id)
-    expect([...users].sort()).toEqual(['c1', 'c2', 'c3', 'c4'])
-    expect(state.messages.filter((m) => m.role === 'assistant').map(textOf)).toEqual([
-      'a',
-      'b',
-      'c',
-      'd',
-    ])
+    expectEachAnsweredOnce(state.messages, ['c1', 'c2', 'c3', 'c4'], ['a', 'b', 'c', 'd'])
   }, 40_000)
 })

@@ -1,5 +1,5 @@
 import type { UIMessage } from 'ai'
-import { afterEach } from 'vitest'
+import { afterEach, expect } from 'vitest'
 import type { Agent, AgentRuntime } from '../../shared/ai/server/index.ts'
 import type { StoredEvent } from '../../shared/index.ts'
 
@@ -51,4 +51,22 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error('until(): timed out')
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
+}
+
+/**
+ * Concurrent pushes of `inputIds` were each admitted and answered once, in one
+ * order: user and assistant messages alternate, every input appears once, and
+ * the answers are `answers` in turn order.
+ */
+export function expectEachAnsweredOnce(
+  messages: readonly UIMessage[],
+  inputIds: readonly string[],
+  answers: readonly string[],
+): void {
+  expect(messages.map((message) => message.role)).toEqual(
+    inputIds.flatMap(() => ['user', 'assistant']),
+  )
+  const users = messages.filter((message) => message.role === 'user').map((m) => m.id)
+  expect([...users].sort()).toEqual([...inputIds].sort())
+  expect(messages.filter((message) => message.role === 'assistant').map(textOf)).toEqual(answers)
 }
