@@ -6,6 +6,7 @@ import { Logger } from '@aws-lambda-powertools/logger'
 import * as agentModule from 'a2-aws-agent-module'
 import { readAwsEnvironment } from '../shared/aws/agent-environment.ts'
 import { lambdaGlobal } from '../shared/aws/lambda/awslambda.ts'
+import { withLambdaContext } from '../shared/aws/lambda/lambda-context.ts'
 import { pipelineHandlers } from '../shared/aws/lambda/pipeline-handlers.ts'
 
 const logger = new Logger({ serviceName: 'a2' })
@@ -17,12 +18,14 @@ const handlers = pipelineHandlers(agentModule as Record<string, unknown>, {
     from: (stream, metadata) => lambdaGlobal().HttpResponseStream.from(stream, metadata),
   },
 })
+// Every log line names its function, request ID and cold start.
+const logged = withLambdaContext(logger, handlers)
 
-export const http = lambdaGlobal().streamifyResponse(handlers.http)
-export const router = handlers.router
-export const admissionLane = handlers.admission
-export const generationLane = handlers.generation
-export const toolsLane = handlers.tools
-export const handlersLane = handlers.handlers
-export const ingress = handlers.ingress
-export const timers = handlers.timers
+export const http = lambdaGlobal().streamifyResponse(logged.http)
+export const router = logged.router
+export const admissionLane = logged.admission
+export const generationLane = logged.generation
+export const toolsLane = logged.tools
+export const handlersLane = logged.handlers
+export const ingress = logged.ingress
+export const timers = logged.timers

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib'
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib'
 import * as apigateway from 'aws-cdk-lib/aws-apigateway'
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
 import * as iam from 'aws-cdk-lib/aws-iam'
@@ -12,28 +12,37 @@ import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
 import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
-import { DEFAULT_MAX_RECEIVE_COUNT } from '../shared/aws/agent-environment.ts'
 import { environmentVariables } from '../shared/aws/environment-variables.ts'
+import {
+  DEAD_LETTER_RETENTION_SECONDS,
+  DEFAULT_MAX_RECEIVE_COUNT,
+  MESSAGE_RETENTION_SECONDS,
+  QUEUE_FUNCTION_NAMES,
+  QUEUE_FUNCTIONS,
+  QUEUE_LANES,
+  type QueueFunction,
+  type QueueLane,
+  visibilityTimeoutSeconds,
+} from '../shared/aws/pipeline-functions.ts'
+import { ROUTER_FILTER_PATTERN } from '../shared/aws/stream-filter.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
+import { acknowledgeFindings } from './a2-agent-nag.ts'
+import { ReservedConcurrency } from './reserved-concurrency.ts'
 
-export const LANES = ['admission', 'generation', 'tools', 'handlers'] as const
-export type LaneName = (typeof LANES)[number]
+export type LaneName = QueueLane
+/** The functions whose timeout a prop may set. */
+export type TimedFunction = QueueFunction | 'router'
 
-/** SQS asks for a visibility timeout of at least 6x the consuming function's timeout. */
-const VISIBILITY_PER_TIMEOUT = 6
-/** SQS caps the visibility timeout at 12 hours. */
-const MAX_VISIBILITY = Duration.hours(12)
+const ROUTER_TIMEOUT = Duration.minutes(1)
+/** POST appends and wakes lanes; API Gateway gives it 29 s anyway. */
+const HTTP_TIMEOUT = Duration.seconds(30)
+/** A GET streams for up to API Gateway's 15 minutes. */
+const STREAM_TIMEOUT = Duration.minutes(15)
 
-const DEFAULT_TIMEOUTS: Record<LaneName | 'ingress' | 'timers' | 'router', Duration> = {
-  admission: Duration.minutes(1),
-  // One model step, streamed: long outputs take minutes.
-  generation: Duration.minutes(10),
-  tools: Duration.minutes(5),
-  handlers: Duration.minutes(5),
-  ingress: Duration.minutes(1),
-  timers: Duration.minutes(1),
-  router: Duration.minutes(1),
-}
+/** Open SSE streams reserved (and capped) by default, when the account can spare them. */
+export const DEFAULT_STREAM_CONCURRENCY = 100
+/** The stage's default throttle: steady requests per second, and the burst above it. */
+export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 }
 
 export interface A2AgentProps {
   /** The agent module: a file exporting the value `agent()` returns. */
@@ -42,14 +51,44 @@ export interface A2AgentProps {
   exportName?: string
   /** What happens to the event log table when the stack goes (default RETAIN). */
   removalPolicy?: RemovalPolicy
-  /** More environment for every function (model keys, `A2_MODEL`, ...). */
+  /**
+   * DynamoDB deletion protection on the event log table (default true): a
+   * `cdk destroy` or a stray delete cannot drop every session's history.
+   */
+  deletionProtection?: boolean
+  /** More environment for every function (`A2_MODEL`, ...; never a secret). */
   environment?: Record<string, string>
   /** Memory of every function in MB (default 1024). */
   memorySize?: number
   /** Function timeouts; queue visibility timeouts follow at 6x. */
-  timeouts?: Partial<Record<LaneName | 'ingress' | 'timers' | 'router', Duration>>
+  timeouts?: Partial<Record<TimedFunction, Duration>>
   /** Deliveries of a queue message before it goes to its dead-letter queue (default 5). */
   maxReceiveCount?: number
+  /**
+   * The most invocations each queue's event source mapping runs at once
+   * (`MaximumConcurrency`, 2 to 1,000; defaults in `QUEUE_FUNCTIONS`), so no
+   * queue can take the account's whole Lambda concurrency. Generation is
+   * better bounded by the model provider's rate limits.
+   */
+  maxConcurrency?: Partial<Record<QueueFunction, number>>
+  /**
+   * Concurrency reserved for the function that serves GET streams (default
+   * 100), which also caps how many SSE streams are open at once: each holds
+   * a Lambda invocation for up to 15 minutes, and without a cap they could
+   * take the concurrency the lanes need. Applied at deploy time only when
+   * the account can spare it (a new account's quota is often 10); `false`
+   * reserves nothing.
+   */
+  streamConcurrency?: number | false
+  /** The API stage's throttle (default 100 requests per second, bursts of 200). */
+  throttle?: { rateLimit: number; burstLimit: number }
+  /**
+   * Create and own the account's API Gateway CloudWatch role (default true):
+   * API Gateway refuses stage logging until the account has one, and a
+   * fresh account has none. Set false where the account's role is managed
+   * centrally (it must exist before the deploy).
+   */
+  apiGatewayCloudWatchRole?: boolean
   /** Where esbuild runs and finds `node_modules` (default: the current directory). */
   projectRoot?: string
   /** The API stage (default `prod`). */
@@ -79,19 +118,23 @@ export class A2Agent extends Construct {
   /** Due timers arrive here, from Scheduler or an SQS delay. */
   readonly timerQueue: sqs.Queue
   readonly timerDeadLetterQueue: sqs.Queue
+  /** Timer firings Scheduler could not deliver. */
+  readonly schedulerDeadLetterQueue: sqs.Queue
   readonly scheduleGroup: scheduler.ScheduleGroup
   /** The role EventBridge Scheduler assumes to deliver timers. */
   readonly schedulerRole: iam.Role
   /** Stream batches the router gave up on. */
   readonly routerFailureQueue: sqs.Queue
-  readonly functions: Record<
-    'http' | 'router' | LaneName | 'ingress' | 'timers',
-    nodejs.NodejsFunction
-  >
+  /** `http` takes POSTs; `stream` serves GET streams; the rest read the stream or a queue. */
+  readonly functions: Record<'http' | 'stream' | 'router' | QueueFunction, nodejs.NodejsFunction>
+  /** The concurrency reserved for `functions.stream` at deploy time (a token; 0 if the account could not spare it). */
+  readonly streamConcurrency?: string
 
   constructor(scope: Construct, id: string, props: A2AgentProps) {
     super(scope, id)
-    const timeouts = { ...DEFAULT_TIMEOUTS, ...props.timeouts }
+    const timeoutOf = (name: TimedFunction): Duration =>
+      props.timeouts?.[name] ??
+      (name === 'router' ? ROUTER_TIMEOUT : Duration.seconds(QUEUE_FUNCTIONS[name].timeoutSeconds))
     const maxReceiveCount = props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT
 
     this.table = new dynamodb.Table(this, 'Table', {
@@ -100,7 +143,9 @@ export class A2Agent extends Construct {
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       stream: dynamodb.StreamViewType.NEW_IMAGE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Claim items expire through it; apps may set it to expire sessions.
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      deletionProtection: props.deletionProtection ?? true,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     })
 
@@ -108,64 +153,71 @@ export class A2Agent extends Construct {
       new sqs.Queue(this, name, {
         encryption: sqs.QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
+        ...(options.fifo
+          ? {
+              // High-throughput FIFO: a limit per message group (session)
+              // instead of 300 transactions per second per API action for the
+              // whole queue. Deduplication IDs already carry the session.
+              fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
+              deduplicationScope: sqs.DeduplicationScope.MESSAGE_GROUP,
+            }
+          : {}),
         ...options,
       })
     const deadLetterQueue = (name: string, fifo: boolean): sqs.Queue =>
-      queue(name, { ...(fifo ? { fifo: true } : {}), retentionPeriod: Duration.days(14) })
-    const visibility = (timeout: Duration): Duration =>
-      Duration.seconds(
-        Math.min(MAX_VISIBILITY.toSeconds(), timeout.toSeconds() * VISIBILITY_PER_TIMEOUT),
-      )
-
-    const laneQueues = {} as Record<LaneName, sqs.Queue>
-    const laneDeadLetterQueues = {} as Record<LaneName, sqs.Queue>
-    for (const lane of LANES) {
-      const dlq = deadLetterQueue(`${pascal(lane)}DeadLetterQueue`, true)
-      laneDeadLetterQueues[lane] = dlq
-      laneQueues[lane] = queue(`${pascal(lane)}Queue`, {
-        fifo: true,
-        visibilityTimeout: visibility(timeouts[lane]),
+      queue(name, {
+        ...(fifo ? { fifo: true } : {}),
+        retentionPeriod: Duration.seconds(DEAD_LETTER_RETENTION_SECONDS),
+      })
+    const functionQueue = (name: QueueFunction) => {
+      const spec = QUEUE_FUNCTIONS[name]
+      const dlq = deadLetterQueue(`${pascal(name)}DeadLetterQueue`, spec.fifo)
+      const main = queue(`${pascal(name)}Queue`, {
+        ...(spec.fifo ? { fifo: true } : {}),
+        ...(name === 'ingress' ? { contentBasedDeduplication: true } : {}),
+        visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(timeoutOf(name).toSeconds())),
+        retentionPeriod: Duration.seconds(MESSAGE_RETENTION_SECONDS),
         deadLetterQueue: { queue: dlq, maxReceiveCount },
       })
+      return { main, dlq }
     }
-    this.laneQueues = laneQueues
-    this.laneDeadLetterQueues = laneDeadLetterQueues
-
-    this.ingressDeadLetterQueue = deadLetterQueue('IngressDeadLetterQueue', true)
-    this.ingressQueue = queue('IngressQueue', {
-      fifo: true,
-      contentBasedDeduplication: true,
-      visibilityTimeout: visibility(timeouts.ingress),
-      deadLetterQueue: { queue: this.ingressDeadLetterQueue, maxReceiveCount },
-    })
-    this.timerDeadLetterQueue = deadLetterQueue('TimerDeadLetterQueue', false)
-    this.timerQueue = queue('TimerQueue', {
-      visibilityTimeout: visibility(timeouts.timers),
-      deadLetterQueue: { queue: this.timerDeadLetterQueue, maxReceiveCount },
-    })
-    const schedulerDeadLetterQueue = deadLetterQueue('SchedulerDeadLetterQueue', false)
+    const queues = Object.fromEntries(
+      QUEUE_FUNCTION_NAMES.map((name) => [name, functionQueue(name)]),
+    ) as Record<QueueFunction, { main: sqs.Queue; dlq: sqs.Queue }>
+    this.laneQueues = Object.fromEntries(
+      QUEUE_LANES.map((lane) => [lane, queues[lane].main]),
+    ) as Record<LaneName, sqs.Queue>
+    this.laneDeadLetterQueues = Object.fromEntries(
+      QUEUE_LANES.map((lane) => [lane, queues[lane].dlq]),
+    ) as Record<LaneName, sqs.Queue>
+    this.ingressQueue = queues.ingress.main
+    this.ingressDeadLetterQueue = queues.ingress.dlq
+    this.timerQueue = queues.timers.main
+    this.timerDeadLetterQueue = queues.timers.dlq
+    this.schedulerDeadLetterQueue = deadLetterQueue('SchedulerDeadLetterQueue', false)
     this.routerFailureQueue = deadLetterQueue('RouterFailureQueue', false)
 
     this.scheduleGroup = new scheduler.ScheduleGroup(this, 'ScheduleGroup', {
       removalPolicy: RemovalPolicy.DESTROY,
     })
     this.schedulerRole = new iam.Role(this, 'SchedulerRole', {
+      // Confused-deputy prevention: aws:SourceArn must be the schedule
+      // *group's* ARN, not a schedule or name pattern, or Scheduler cannot
+      // assume the role and neither the target nor the Scheduler DLQ is ever
+      // written (EventBridge Scheduler user guide, "Confused deputy
+      // prevention"; CDK's aws-scheduler-targets does the same).
       assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
         conditions: {
-          StringEquals: { 'aws:SourceAccount': Stack.of(this).account },
-          ArnLike: {
-            'aws:SourceArn': Stack.of(this).formatArn({
-              service: 'scheduler',
-              resource: 'schedule',
-              resourceName: `${this.scheduleGroup.scheduleGroupName}/*`,
-            }),
+          StringEquals: {
+            'aws:SourceAccount': Stack.of(this).account,
+            'aws:SourceArn': this.scheduleGroup.scheduleGroupArn,
           },
         },
       }),
       description: 'EventBridge Scheduler delivers due a2 timers to the timer queue',
     })
     this.timerQueue.grantSendMessages(this.schedulerRole)
-    schedulerDeadLetterQueue.grantSendMessages(this.schedulerRole)
+    this.schedulerDeadLetterQueue.grantSendMessages(this.schedulerRole)
 
     const environment: Record<string, string> = {
       ...props.environment,
@@ -173,17 +225,18 @@ export class A2Agent extends Construct {
       ...environmentVariables({
         tableName: this.table.tableName,
         queueUrls: {
-          admission: laneQueues.admission.queueUrl,
-          generation: laneQueues.generation.queueUrl,
-          tools: laneQueues.tools.queueUrl,
-          handlers: laneQueues.handlers.queueUrl,
+          admission: this.laneQueues.admission.queueUrl,
+          generation: this.laneQueues.generation.queueUrl,
+          tools: this.laneQueues.tools.queueUrl,
+          handlers: this.laneQueues.handlers.queueUrl,
         },
+        ingressQueueUrl: this.ingressQueue.queueUrl,
         timers: {
           queueUrl: this.timerQueue.queueUrl,
           queueArn: this.timerQueue.queueArn,
           scheduleGroup: this.scheduleGroup.scheduleGroupName as string,
           schedulerRoleArn: this.schedulerRole.roleArn,
-          deadLetterQueueArn: schedulerDeadLetterQueue.queueArn,
+          deadLetterQueueArn: this.schedulerDeadLetterQueue.queueArn,
         },
         agentExport: props.exportName ?? 'default',
         maxReceiveCount,
@@ -214,7 +267,11 @@ export class A2Agent extends Construct {
           format: nodejs.OutputFormat.ESM,
           target: 'node22',
           minify: true,
+          // Stack traces name our files and lines; the sources themselves
+          // stay out of the map, which would make every cold start (INIT is
+          // billed) parse megabytes of them.
           sourceMap: true,
+          sourcesContent: false,
           bundleAwsSDK: true,
           mainFields: ['module', 'main'],
           // Some bundled dependencies still `require()` Node built-ins.
@@ -224,15 +281,17 @@ export class A2Agent extends Construct {
         },
       })
 
+    const queueFunctions = Object.fromEntries(
+      QUEUE_FUNCTION_NAMES.map((name) => [
+        name,
+        fn(`${pascal(name)}Function`, QUEUE_FUNCTIONS[name].handler, timeoutOf(name)),
+      ]),
+    ) as Record<QueueFunction, nodejs.NodejsFunction>
     const functions = {
-      http: fn('HttpFunction', 'http', Duration.minutes(15)),
-      router: fn('RouterFunction', 'router', timeouts.router),
-      admission: fn('AdmissionFunction', 'admissionLane', timeouts.admission),
-      generation: fn('GenerationFunction', 'generationLane', timeouts.generation),
-      tools: fn('ToolsFunction', 'toolsLane', timeouts.tools),
-      handlers: fn('HandlersFunction', 'handlersLane', timeouts.handlers),
-      ingress: fn('IngressFunction', 'ingress', timeouts.ingress),
-      timers: fn('TimersFunction', 'timers', timeouts.timers),
+      http: fn('HttpFunction', 'http', HTTP_TIMEOUT),
+      stream: fn('StreamFunction', 'http', STREAM_TIMEOUT),
+      router: fn('RouterFunction', 'router', timeoutOf('router')),
+      ...queueFunctions,
     }
     this.functions = functions
 
@@ -248,26 +307,19 @@ export class A2Agent extends Construct {
         retryAttempts: 10,
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(this.routerFailureQueue),
+        filters: [lambda.FilterCriteria.filter(ROUTER_FILTER_PATTERN as never)],
       }),
     )
-    for (const lane of LANES) laneQueues[lane].grantSendMessages(functions.router)
+    for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(functions.router)
 
-    // Everything that runs the agent reads and writes the log, wakes lanes
-    // (the fast path) and sets timers.
+    // Least privilege per function: everything that runs the agent reads and
+    // writes the log and wakes lanes (the fast path); only the lanes run
+    // tools and handlers, so only they set timers.
     const agentFunctions = [
       functions.http,
-      functions.admission,
-      functions.generation,
-      functions.tools,
-      functions.handlers,
-      functions.ingress,
-      functions.timers,
+      functions.stream,
+      ...QUEUE_FUNCTION_NAMES.map((name) => functions[name]),
     ]
-    const scheduleArn = Stack.of(this).formatArn({
-      service: 'scheduler',
-      resource: 'schedule',
-      resourceName: `${this.scheduleGroup.scheduleGroupName}/*`,
-    })
     for (const agentFunction of agentFunctions) {
       agentFunction.addToRolePolicy(
         new iam.PolicyStatement({
@@ -282,15 +334,23 @@ export class A2Agent extends Construct {
           resources: [this.table.tableArn],
         }),
       )
-      for (const lane of LANES) laneQueues[lane].grantSendMessages(agentFunction)
-      this.timerQueue.grantSendMessages(agentFunction)
-      agentFunction.addToRolePolicy(
+      for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(agentFunction)
+    }
+    const scheduleArn = Stack.of(this).formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.scheduleGroup.scheduleGroupName}/*`,
+    })
+    for (const lane of QUEUE_LANES) {
+      const laneFunction = functions[lane]
+      this.timerQueue.grantSendMessages(laneFunction)
+      laneFunction.addToRolePolicy(
         new iam.PolicyStatement({
           actions: ['scheduler:CreateSchedule', 'scheduler:GetSchedule'],
           resources: [scheduleArn],
         }),
       )
-      agentFunction.addToRolePolicy(
+      laneFunction.addToRolePolicy(
         new iam.PolicyStatement({
           actions: ['iam:PassRole'],
           resources: [this.schedulerRole.roleArn],
@@ -299,37 +359,57 @@ export class A2Agent extends Construct {
       )
     }
 
-    const sqsSource = (queueToRead: sqs.Queue, batchSize: number): SqsEventSource =>
-      new SqsEventSource(queueToRead, { batchSize, reportBatchItemFailures: true })
-    functions.admission.addEventSource(sqsSource(laneQueues.admission, 10))
-    // A model step or a tool takes long: one per invocation, so a batch does
-    // not hold other sessions' work behind it.
-    functions.generation.addEventSource(sqsSource(laneQueues.generation, 1))
-    functions.tools.addEventSource(sqsSource(laneQueues.tools, 1))
-    functions.handlers.addEventSource(sqsSource(laneQueues.handlers, 1))
-    functions.ingress.addEventSource(sqsSource(this.ingressQueue, 10))
-    functions.timers.addEventSource(sqsSource(this.timerQueue, 10))
+    // Each queue feeds its function as deployed in QUEUE_FUNCTIONS (the
+    // local runner plays the same settings). The event source grants
+    // ChangeMessageVisibility, which the handlers use to lease their messages.
+    for (const name of QUEUE_FUNCTION_NAMES) {
+      const spec = QUEUE_FUNCTIONS[name]
+      functions[name].addEventSource(
+        new SqsEventSource(queues[name].main, {
+          batchSize: spec.batchSize,
+          reportBatchItemFailures: true,
+          maxConcurrency: props.maxConcurrency?.[name] ?? spec.maxConcurrency,
+        }),
+      )
+    }
+
+    if (props.streamConcurrency !== false) {
+      this.streamConcurrency = new ReservedConcurrency(this, 'StreamConcurrency', {
+        fn: functions.stream,
+        requested: props.streamConcurrency ?? DEFAULT_STREAM_CONCURRENCY,
+      }).reserved
+    }
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     })
+    const throttle = props.throttle ?? DEFAULT_THROTTLE
     this.api = new apigateway.RestApi(this, 'Api', {
       description: 'a2 agent: GET streams a session as SSE, POST pushes events',
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
-      cloudWatchRole: false,
+      // Stage logging needs the account's API Gateway CloudWatch role
+      // (AWS::ApiGateway::Account); without one the stage fails to create and
+      // the stack rolls back in a fresh account. The role is retained when the
+      // stack goes, since other APIs in the account may log through it.
+      cloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
       deployOptions: {
         stageName: props.stageName ?? 'prod',
         accessLogDestination: new apigateway.LogGroupLogDestination(accessLogs),
         accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
+        // Execution logs for errors only: no request or response bodies.
+        loggingLevel: apigateway.MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        throttlingRateLimit: throttle.rateLimit,
+        throttlingBurstLimit: throttle.burstLimit,
       },
     })
     const resource = this.api.root.addResource('agent')
     resource.addMethod(
       'GET',
-      new apigateway.LambdaIntegration(functions.http, {
+      new apigateway.LambdaIntegration(functions.stream, {
         responseTransferMode: apigateway.ResponseTransferMode.STREAM,
-        timeout: Duration.minutes(15),
+        timeout: STREAM_TIMEOUT,
       }),
     )
     resource.addMethod(
@@ -342,101 +422,12 @@ export class A2Agent extends Construct {
     this.url = this.api.urlForPath(resource.path)
 
     acknowledgeFindings(this, {
-      agentFunctions: [...agentFunctions, functions.router],
-      deadLetterQueues: [schedulerDeadLetterQueue, this.routerFailureQueue],
+      bundledFunctions: [...agentFunctions, functions.router],
+      laneFunctions: QUEUE_LANES.map((lane) => functions[lane]),
+      deadLetterQueues: [this.schedulerDeadLetterQueue, this.routerFailureQueue],
       scheduleArn,
     })
   }
-}
-
-/** Every acknowledged cdk-nag AwsSolutions finding, with why. */
-function acknowledgeFindings(
-  agent: A2Agent,
-  parts: {
-    agentFunctions: nodejs.NodejsFunction[]
-    deadLetterQueues: sqs.Queue[]
-    scheduleArn: string
-  },
-): void {
-  for (const agentFunction of parts.agentFunctions) {
-    Validations.of(agentFunction).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason:
-          "The AWS managed basic execution role only allows writing the function's own CloudWatch logs.",
-      },
-      {
-        id: 'AwsSolutions-L1',
-        reason:
-          'nodejs22.x is the pinned Lambda runtime of a2 (ARCHITECTURE.md): nodejs24.x is newer but not yet the tested target.',
-      },
-    )
-  }
-  Validations.of(agent.functions.router).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::*]',
-    reason:
-      'dynamodb:ListStreams, which the DynamoDB event source grants, cannot be scoped to a resource.',
-  })
-  for (const agentFunction of parts.agentFunctions.filter((f) => f !== agent.functions.router)) {
-    Validations.of(agentFunction).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${nagNotation(agent, parts.scheduleArn)}]`,
-      reason:
-        "Timers create one-time schedules whose names are derived at runtime; the grant is scoped to this agent's schedule group.",
-    })
-  }
-  for (const queueWithoutDlq of parts.deadLetterQueues) {
-    Validations.of(queueWithoutDlq).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        "This queue is itself a dead-letter destination (Scheduler DLQ or the stream's on-failure destination).",
-    })
-  }
-  Validations.of(agent.api).acknowledge(
-    {
-      id: 'AwsSolutions-APIG2',
-      reason:
-        "The agent's fetch validates every push against its contract and answers typed 400 errors.",
-    },
-    {
-      id: 'AwsSolutions-APIG3',
-      reason:
-        "A WAF web ACL is the deploying account's choice (cost, rules); associate one with the stage as needed.",
-    },
-    {
-      id: 'AwsSolutions-APIG4',
-      reason:
-        "Authorization is the agent module's `authorize` export, checked per session on every read and push; add an API Gateway authorizer on top when the caller identity comes from IAM or Cognito.",
-    },
-    {
-      id: 'AwsSolutions-COG4',
-      reason: 'See APIG4: sessions are authorized by the agent module, not by a Cognito user pool.',
-    },
-    {
-      id: 'AwsSolutions-APIG6',
-      reason:
-        'Execution logging needs the account-wide API Gateway CloudWatch role, which one stack should not set for a whole account; access logs are on.',
-    },
-  )
-}
-
-/**
- * A resource as cdk-nag names it in a finding ID: the resolved value with
- * `{ Ref: X }` as `<X>` and `{ 'Fn::GetAtt': [X, A] }` as `<X.A>`.
- */
-function nagNotation(scope: Construct, value: string): string {
-  const render = (part: unknown): string => {
-    if (typeof part === 'string') return part
-    const token = part as {
-      Ref?: string
-      'Fn::GetAtt'?: [string, string]
-      'Fn::Join'?: [string, unknown[]]
-    }
-    if (token.Ref) return `<${token.Ref}>`
-    if (token['Fn::GetAtt']) return `<${token['Fn::GetAtt'].join('.')}>`
-    if (token['Fn::Join']) return token['Fn::Join'][1].map(render).join(token['Fn::Join'][0])
-    return JSON.stringify(part)
-  }
-  return render(Stack.of(scope).resolve(value))
 }
 
 function pascal(name: string): string {

@@ -9,6 +9,7 @@ import { ENVIRONMENT_VARIABLES } from './environment-variables.ts'
 import { PipelineError } from './errors.ts'
 import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
 import { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
+import { DEFAULT_MAX_RECEIVE_COUNT } from './pipeline-functions.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
 export { ENVIRONMENT_VARIABLES }
@@ -23,14 +24,13 @@ export interface AwsEnvironment {
     schedulerRoleArn: string
     deadLetterQueueArn: string
   }
+  /** The ingress queue (its handler leases and retries its own messages). */
+  ingressQueueUrl: string
   endpoint?: string
   agentExport: string
   /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
   maxReceiveCount: number
 }
-
-/** The construct's default redrive maxReceiveCount. */
-export const DEFAULT_MAX_RECEIVE_COUNT = 5
 
 /**
  * Reads the pipeline's configuration from the environment, once, at the edge
@@ -55,6 +55,7 @@ export function readAwsEnvironment(
       tools: required(v.toolsQueueUrl),
       handlers: required(v.handlersQueueUrl),
     },
+    ingressQueueUrl: required(v.ingressQueueUrl),
     timers: {
       queueUrl: required(v.timerQueueUrl),
       queueArn: required(v.timerQueueArn),

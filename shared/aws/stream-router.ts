@@ -1,13 +1,10 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb'
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda'
 import type { StoredEvent } from '../log/event.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
-import { storedEventFromItem } from '../stores/dynamodb/event-items.ts'
 import { SK } from '../stores/dynamodb/table-keys.ts'
+import { decodePayload } from '../stores/payload-codec.ts'
 import type { IndexedWakeUp } from './sqs-dispatcher.ts'
-
-/** Event items' sort keys start with this (see table-keys.ts). */
-const EVENT_SK_PREFIX = 'E#'
+import { EVENT_SK_PREFIX } from './stream-filter.ts'
 
 export interface StreamRouterOptions {
   /** The agent's routing (`agent.runtime.wakeUpsFor`): the same lanes the fast path wakes. */
@@ -34,22 +31,34 @@ export async function routeStreamRecords(
   options: StreamRouterOptions,
 ): Promise<DynamoDBBatchResponse> {
   const logger = options.logger ?? console
-  const sessions = new Map<string, { events: StoredEvent[]; sequenceNumbers: string[] }>()
+  const sessions = new Map<
+    string,
+    { wakeUps: Map<string, WakeUp>; index: number; sequenceNumbers: string[] }
+  >()
   for (const record of records) {
     const image = record.dynamodb?.NewImage
     if (record.eventName !== 'INSERT' || !image || !image[SK]?.S?.startsWith(EVENT_SK_PREFIX))
       continue
     let event: StoredEvent
+    let wakeUps: WakeUp[]
     try {
       event = eventFromImage(image)
+      // One event at a time: an unreadable payload costs only its own event.
+      wakeUps = options.wakeUpsFor([event])
     } catch (error) {
       logger.error(
         `a2 router: skipped unreadable event record ${record.eventID ?? '?'} (${image[SK]?.S}): ${error instanceof Error ? error.message : String(error)}`,
       )
       continue
     }
-    const session = sessions.get(event.sessionId) ?? { events: [], sequenceNumbers: [] }
-    session.events.push(event)
+    const session = sessions.get(event.sessionId) ?? {
+      wakeUps: new Map<string, WakeUp>(),
+      index: event.index,
+      sequenceNumbers: [],
+    }
+    for (const wakeUp of wakeUps)
+      session.wakeUps.set(`${wakeUp.lane}\u0000${wakeUp.key ?? ''}`, wakeUp)
+    session.index = Math.max(session.index, event.index)
     if (record.dynamodb?.SequenceNumber)
       session.sequenceNumbers.push(record.dynamodb.SequenceNumber)
     sessions.set(event.sessionId, session)
@@ -57,9 +66,11 @@ export async function routeStreamRecords(
 
   const failed: string[] = []
   await Promise.all(
-    [...sessions].map(async ([sessionId, { events, sequenceNumbers }]) => {
-      const index = Math.max(...events.map((event) => event.index))
-      const wakeUps = options.wakeUpsFor(events).map((wakeUp) => ({ wakeUp, index }))
+    [...sessions].map(async ([sessionId, session]) => {
+      const wakeUps = [...session.wakeUps.values()].map((wakeUp) => ({
+        wakeUp,
+        index: session.index,
+      }))
       if (wakeUps.length === 0) return
       try {
         await options.send(wakeUps)
@@ -67,7 +78,7 @@ export async function routeStreamRecords(
         logger.warn(
           `a2 router: wake-ups for session ${sessionId} not sent, the batch will be retried: ${error instanceof Error ? error.message : String(error)}`,
         )
-        failed.push(...sequenceNumbers)
+        failed.push(...session.sequenceNumbers)
       }
     }),
   )
@@ -76,23 +87,35 @@ export async function routeStreamRecords(
   return { batchItemFailures: first === undefined ? [] : [{ itemIdentifier: first }] }
 }
 
+/**
+ * An event item's image as a `StoredEvent`, routed on its key attributes:
+ * the payload (JSON, or gzipped) is decoded only if routing reads it, which
+ * `wakeUpsFor` does for committed controls alone.
+ */
 function eventFromImage(image: LambdaImage): StoredEvent {
-  const item: Record<string, AttributeValue> = {}
-  for (const [name, value] of Object.entries(image)) {
-    item[name] =
-      typeof value.B === 'string'
-        ? { B: Buffer.from(value.B, 'base64') }
-        : (value as unknown as AttributeValue)
-  }
-  const event = storedEventFromItem(item)
-  if (
-    typeof event.sessionId !== 'string' ||
-    !Number.isSafeInteger(event.index) ||
-    typeof event.type !== 'string'
-  ) {
+  const sessionId = image.sid?.S
+  const index = Number(image.i?.N)
+  const type = image.t?.S
+  if (typeof sessionId !== 'string' || !Number.isSafeInteger(index) || typeof type !== 'string') {
     throw new TypeError('the item lacks a session ID, index or type')
   }
-  return event
+  let payload: { value: unknown } | undefined
+  return {
+    id: image.id?.S as string,
+    type,
+    sessionId,
+    index,
+    timestamp: Number(image.ts?.N),
+    get payload() {
+      payload ??= {
+        value: decodePayload({
+          json: image.p?.S,
+          gzip: typeof image.pz?.B === 'string' ? Buffer.from(image.pz.B, 'base64') : undefined,
+        }),
+      }
+      return payload.value
+    },
+  }
 }
 
 /** Sequence numbers are decimal strings of varying length. */

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto'
 import type { WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
+import { QUEUE_LANES, type QueueLane } from './pipeline-functions.ts'
 
-/** The lanes that have a queue each. */
-export const QUEUE_LANES = ['admission', 'generation', 'tools', 'handlers'] as const
-export type QueueLane = (typeof QUEUE_LANES)[number]
+export { QUEUE_LANES, type QueueLane }
 
 /**
  * Lanes without a queue of their own ride on another lane's: the model

@@ -2,7 +2,7 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib'
 import { Match, Template } from 'aws-cdk-lib/assertions'
 import { describe, expect, it } from 'vitest'
 import { A2Agent } from '../../infra/index.ts'
-import { templateOf, unacknowledgedNagFindings } from './support/template.ts'
+import { type Resource, templateOf, unacknowledgedNagFindings } from './support/template.ts'
 
 // One synth (with esbuild bundling) for the whole file.
 const app = new App()
@@ -10,12 +10,28 @@ const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: '
 const agent = new A2Agent(stack, 'Agent', { entry: 'functions/example-agent.ts' })
 const { template, resources, ofType, logicalId } = templateOf(stack)
 
+// Every prop away from its default, in one more stack (not bundled: only the
+// template matters).
+const customApp = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+const customStack = new Stack(customApp, 'Customized')
+new A2Agent(customStack, 'Agent', {
+  entry: 'functions/example-agent.ts',
+  removalPolicy: RemovalPolicy.DESTROY,
+  deletionProtection: false,
+  apiGatewayCloudWatchRole: false,
+  throttle: { rateLimit: 5, burstLimit: 10 },
+  streamConcurrency: false,
+  maxConcurrency: { generation: 7 },
+})
+const customized = Template.fromStack(customStack)
+
 describe('the A2Agent template', () => {
-  it('keeps the log in an on-demand table with a NEW_IMAGE stream, PITR, TTL and RETAIN by default', () => {
+  it('keeps the log in an on-demand table with a NEW_IMAGE stream, PITR, TTL, deletion protection and RETAIN by default', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1)
     template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       Properties: {
+        DeletionProtectionEnabled: true,
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: [
           { AttributeName: 'pk', KeyType: 'HASH' },
@@ -28,21 +44,21 @@ describe('the A2Agent template', () => {
     })
   })
 
-  it('takes the removal policy of the table from its props', () => {
-    // No bundling for this stack: only the table matters here.
-    const other = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
-    const otherStack = new Stack(other, 'Destroyable')
-    new A2Agent(otherStack, 'Agent', {
-      entry: 'functions/example-agent.ts',
-      removalPolicy: RemovalPolicy.DESTROY,
+  it('takes the removal policy and deletion protection of the table from its props', () => {
+    customized.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: { DeletionProtectionEnabled: false },
     })
-    Template.fromStack(otherStack).hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' })
   })
 
-  it('gives every lane and the ingress a FIFO queue with a FIFO dead-letter queue', () => {
+  it('gives every lane and the ingress a high-throughput FIFO queue with a FIFO dead-letter queue', () => {
     for (const queue of [...Object.values(agent.laneQueues), agent.ingressQueue]) {
       const properties = resources[logicalId(queue)]?.Properties ?? {}
       expect(properties.FifoQueue).toBe(true)
+      // 300 TPS per API action for the whole queue otherwise (SQS developer
+      // guide, "High throughput for FIFO queues").
+      expect(properties.FifoThroughputLimit).toBe('perMessageGroupId')
+      expect(properties.DeduplicationScope).toBe('messageGroup')
       const redrive = properties.RedrivePolicy as {
         deadLetterTargetArn: { 'Fn::GetAtt': [string] }
         maxReceiveCount: number
@@ -52,6 +68,7 @@ describe('the A2Agent template', () => {
       expect(dlq?.Type).toBe('AWS::SQS::Queue')
       expect(dlq?.Properties.FifoQueue).toBe(true)
       expect(dlq?.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600)
+      expect(properties.MessageRetentionPeriod).toBe(4 * 24 * 3600)
     }
     expect(resources[logicalId(agent.ingressQueue)]?.Properties.ContentBasedDeduplication).toBe(
       true,
@@ -60,6 +77,14 @@ describe('the A2Agent template', () => {
     const timer = resources[logicalId(agent.timerQueue)]?.Properties ?? {}
     expect(timer.FifoQueue).toBeUndefined()
     expect(timer.RedrivePolicy).toBeDefined()
+  })
+
+  it('states the message retention of every queue, dead-letter queues keeping theirs longest', () => {
+    const queues = ofType('AWS::SQS::Queue')
+    expect(queues.length).toBe(14)
+    for (const [id, queue] of queues) {
+      expect(queue.Properties.MessageRetentionPeriod, id).toBeGreaterThanOrEqual(4 * 24 * 3600)
+    }
   })
 
   it('sets each queue visibility timeout to at least 6x the timeout of the function reading it', () => {
@@ -83,6 +108,25 @@ describe('the A2Agent template', () => {
     }
   })
 
+  it("caps how many invocations each queue may hold at once, so no queue takes the account's concurrency", () => {
+    const caps = Object.fromEntries(
+      ofType('AWS::Lambda::EventSourceMapping')
+        .filter(([, mapping]) => mapping.Properties.ScalingConfig)
+        .map(([, mapping]) => [
+          (mapping.Properties.FunctionName as { Ref: string }).Ref,
+          (mapping.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency,
+        ]),
+    )
+    expect(caps).toEqual({
+      [logicalId(agent.functions.admission)]: 20,
+      [logicalId(agent.functions.generation)]: 50,
+      [logicalId(agent.functions.tools)]: 50,
+      [logicalId(agent.functions.handlers)]: 10,
+      [logicalId(agent.functions.ingress)]: 5,
+      [logicalId(agent.functions.timers)]: 5,
+    })
+  })
+
   it('routes the stream with parallelization 1, bisect on error, partial failures and an on-failure queue', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: { 'Fn::GetAtt': [logicalId(agent.table), 'StreamArn'] },
@@ -97,9 +141,31 @@ describe('the A2Agent template', () => {
     })
   })
 
+  it('invokes the router only for new event items that may wake a lane (event filtering, not billed)', () => {
+    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
+      ([, candidate]) =>
+        (candidate.Properties.FunctionName as { Ref: string }).Ref ===
+        logicalId(agent.functions.router),
+    ) as [string, Resource]
+    const filters = (mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] })
+      .Filters
+    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
+      {
+        eventName: ['INSERT'],
+        dynamodb: {
+          Keys: { sk: { S: [{ prefix: 'E#' }] } },
+          NewImage: { t: { S: [{ 'anything-but': ['ai.generation.progress'] }] } },
+        },
+      },
+    ])
+  })
+
   it('runs every function on nodejs22.x and ARM64, bundled (no Docker) with the agent module', () => {
-    const functions = ofType('AWS::Lambda::Function')
-    expect(functions).toHaveLength(8)
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(10)
+    const functions = Object.values(agent.functions).map(
+      (fn) => [logicalId(fn), resources[logicalId(fn)]] as [string, Resource],
+    )
+    expect(functions).toHaveLength(9)
     for (const [, fn] of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x')
       expect(fn.Properties.Architectures).toEqual(['arm64'])
@@ -117,6 +183,7 @@ describe('the A2Agent template', () => {
       'index.generationLane',
       'index.handlersLane',
       'index.http',
+      'index.http',
       'index.ingress',
       'index.router',
       'index.timers',
@@ -124,11 +191,17 @@ describe('the A2Agent template', () => {
     ])
   })
 
-  it('serves GET (streamed SSE, 15 minutes) and POST on one REGIONAL REST resource', () => {
+  it('serves GET (streamed SSE, 15 minutes, its own function) and POST on one REGIONAL REST resource', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', {
       EndpointConfiguration: { Types: ['REGIONAL'] },
     })
     template.resourceCountIs('AWS::ApiGateway::Resource', 1)
+    const integrationOf = (method: string) =>
+      JSON.stringify(
+        ofType('AWS::ApiGateway::Method').find(
+          ([, candidate]) => candidate.Properties.HttpMethod === method,
+        )?.[1].Properties.Integration,
+      )
     template.hasResourceProperties('AWS::ApiGateway::Method', {
       HttpMethod: 'GET',
       Integration: {
@@ -147,17 +220,73 @@ describe('the A2Agent template', () => {
       HttpMethod: 'POST',
       Integration: { Type: 'AWS_PROXY', ResponseTransferMode: 'STREAM' },
     })
+    expect(integrationOf('GET')).toContain(logicalId(agent.functions.stream))
+    expect(integrationOf('POST')).toContain(logicalId(agent.functions.http))
+    expect(integrationOf('POST')).not.toContain(logicalId(agent.functions.stream))
   })
 
-  it('lets Scheduler, and only Scheduler of this account, assume a role that sends to the timer queue and its DLQ', () => {
+  it("creates the account's API Gateway CloudWatch role before the stage that logs, so a fresh account deploys", () => {
+    const [[accountId, account] = []] = ofType('AWS::ApiGateway::Account')
+    const roleArn = account?.Properties.CloudWatchRoleArn as { 'Fn::GetAtt': [string, string] }
+    expect(resources[roleArn['Fn::GetAtt'][0]]?.Type).toBe('AWS::IAM::Role')
+    // Other APIs in the account may log through it: it outlives the stack.
+    expect(account?.DeletionPolicy).toBe('Retain')
+    const [[, stage] = []] = ofType('AWS::ApiGateway::Stage')
+    expect(stage?.DependsOn).toContain(accountId)
+    expect(stage?.Properties.AccessLogSetting).toBeDefined()
+    expect(stage?.Properties.MethodSettings).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+        ThrottlingRateLimit: 100,
+        ThrottlingBurstLimit: 200,
+      }),
+    ])
+  })
+
+  it('leaves the account role alone when the account manages it centrally, and takes the caps from props', () => {
+    customized.resourceCountIs('AWS::ApiGateway::Account', 0)
+    customized.resourceCountIs('Custom::A2ReservedConcurrency', 0)
+    customized.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 })],
+    })
+    customized.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ScalingConfig: { MaximumConcurrency: 7 },
+    })
+  })
+
+  it('reserves concurrency for the stream function when the account can spare it', () => {
+    const [[, reservation] = []] = ofType('Custom::A2ReservedConcurrency')
+    expect(reservation?.Properties).toMatchObject({
+      FunctionName: { Ref: logicalId(agent.functions.stream) },
+      Requested: 100,
+    })
+    // Not a plain ReservedConcurrentExecutions: that fails a new account's first deploy.
+    for (const fn of Object.values(agent.functions)) {
+      expect(resources[logicalId(fn)]?.Properties.ReservedConcurrentExecutions).toBeUndefined()
+    }
+  })
+
+  it('lets Scheduler, and only Scheduler of this account and this schedule group, assume a role that sends to the timer queue and its DLQ', () => {
     const role = resources[logicalId(agent.schedulerRole)]?.Properties ?? {}
-    expect(role.AssumeRolePolicyDocument).toMatchObject({
+    // The group's ARN, with StringEquals: a schedule ARN or a pattern makes
+    // Scheduler unable to assume the role (Scheduler user guide, "Confused
+    // deputy prevention").
+    expect(role.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
       Statement: [
         {
           Action: 'sts:AssumeRole',
           Effect: 'Allow',
           Principal: { Service: 'scheduler.amazonaws.com' },
-          Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' } },
+          Condition: {
+            StringEquals: {
+              'aws:SourceAccount': '123456789012',
+              'aws:SourceArn': { 'Fn::GetAtt': [logicalId(agent.scheduleGroup), 'Arn'] },
+            },
+          },
         },
       ],
     })
@@ -176,20 +305,15 @@ describe('the A2Agent template', () => {
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1)
   })
 
-  it('scopes the functions to this table, these queues and this schedule group', () => {
+  it('scopes each function to what it does: the table and the lane queues for all, timers for the lanes only', () => {
     const table = { 'Fn::GetAtt': [logicalId(agent.table), 'Arn'] }
     const laneQueueArns = Object.values(agent.laneQueues).map((queue) => ({
       'Fn::GetAtt': [logicalId(queue), 'Arn'],
     }))
-    for (const name of [
-      'http',
-      'admission',
-      'generation',
-      'tools',
-      'handlers',
-      'ingress',
-      'timers',
-    ] as const) {
+    const timerQueue = { 'Fn::GetAtt': [logicalId(agent.timerQueue), 'Arn'] }
+    const lanes = ['admission', 'generation', 'tools', 'handlers'] as const
+    for (const name of [...lanes, 'http', 'stream', 'ingress', 'timers'] as const) {
+      const lane = (lanes as readonly string[]).includes(name)
       const statements = policyStatementsOf(logicalId(agent.functions[name].role as never))
       const dynamo = statements.filter((statement) =>
         actions(statement).some((action) => action.startsWith('dynamodb:')),
@@ -210,23 +334,25 @@ describe('the A2Agent template', () => {
         .filter((statement) => actions(statement).includes('sqs:SendMessage'))
         .map((statement) => statement.Resource)
       expect(sends, name).toEqual(
-        expect.arrayContaining([
-          ...laneQueueArns,
-          { 'Fn::GetAtt': [logicalId(agent.timerQueue), 'Arn'] },
-        ]),
+        expect.arrayContaining(lane ? [...laneQueueArns, timerQueue] : laneQueueArns),
       )
-      expect(sends, name).toHaveLength(5)
+      expect(sends, name).toHaveLength(lane ? 5 : 4)
       const passRole = statements.find((statement) => actions(statement).includes('iam:PassRole'))
-      expect(passRole?.Resource, name).toEqual({
-        'Fn::GetAtt': [logicalId(agent.schedulerRole), 'Arn'],
-      })
       const schedules = statements.find((statement) =>
         actions(statement).includes('scheduler:CreateSchedule'),
       )
-      expect(JSON.stringify(schedules?.Resource), name).toContain(`:schedule/`)
-      expect(JSON.stringify(schedules?.Resource), name).toContain(
-        `/${agent.scheduleGroup.scheduleGroupName}/*`,
-      )
+      if (lane) {
+        expect(passRole?.Resource, name).toEqual({
+          'Fn::GetAtt': [logicalId(agent.schedulerRole), 'Arn'],
+        })
+        expect(JSON.stringify(schedules?.Resource), name).toContain(`:schedule/`)
+        expect(JSON.stringify(schedules?.Resource), name).toContain(
+          `/${agent.scheduleGroup.scheduleGroupName}/*`,
+        )
+      } else {
+        expect(passRole, name).toBeUndefined()
+        expect(schedules, name).toBeUndefined()
+      }
       for (const statement of statements) expect(statement.Resource, name).not.toBe('*')
     }
     const router = policyStatementsOf(logicalId(agent.functions.router.role as never))
@@ -234,6 +360,32 @@ describe('the A2Agent template', () => {
     expect(routerActions).not.toContain('dynamodb:PutItem')
     expect(routerActions).not.toContain('dynamodb:Query')
     expect(routerActions).toContain('dynamodb:GetRecords')
+  })
+
+  it("lets each queue function change the visibility of its own messages (the lease), and no other queue's", () => {
+    for (const name of [
+      'admission',
+      'generation',
+      'tools',
+      'handlers',
+      'ingress',
+      'timers',
+    ] as const) {
+      const statements = policyStatementsOf(logicalId(agent.functions[name].role as never))
+      const visibility = statements.filter((statement) =>
+        actions(statement).includes('sqs:ChangeMessageVisibility'),
+      )
+      const queue =
+        name === 'ingress'
+          ? agent.ingressQueue
+          : name === 'timers'
+            ? agent.timerQueue
+            : agent.laneQueues[name]
+      expect(
+        visibility.map((statement) => statement.Resource),
+        name,
+      ).toEqual([{ 'Fn::GetAtt': [logicalId(queue), 'Arn'] }])
+    }
   })
 
   it('passes cdk-nag AwsSolutions with every acknowledged finding explained', () => {

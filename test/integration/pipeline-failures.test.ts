@@ -12,10 +12,11 @@ import { type BuildAgent, pipelineForSuite } from '../support/pipeline.ts'
 import { type Step, scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 
 /**
- * What goes wrong in a session's first Lambda container: it dies right after
- * an append of `type` commits (`crash`: nothing it does afterwards completes,
- * as when Lambda times out or the process is killed), or every append with
- * `type` fails (`fail`: a poison wake-up, retried until it is dead-lettered).
+ * What goes wrong in a session's first Lambda container: it is killed right
+ * after an append of `type` commits (`crash`: the process is gone, as when
+ * Lambda runs out of memory or the runtime dies; nothing it does afterwards
+ * completes and it renews no lease), or every append with `type` fails
+ * (`fail`: a poison wake-up, retried until it is dead-lettered).
  */
 const FAULTS: Partial<Record<string, { type: string; effect: 'crash' | 'fail' }>> = {
   'crash-stream': { type: 'ai.generation.progress', effect: 'crash' },
@@ -23,6 +24,18 @@ const FAULTS: Partial<Record<string, { type: string; effect: 'crash' | 'fail' }>
   'crash-completed': { type: 'ai.generation.completed', effect: 'crash' },
   poison: { type: 'ai.generation.started', effect: 'fail' },
 }
+
+/**
+ * The queue handlers' lease on a scaled clock (deployed: a 30 s lease, a 2 s
+ * first retry), on queues with their deployed visibility timeouts (6 minutes
+ * for admission, an hour for generation): a turn that recovers within
+ * seconds here recovers by the lease, never by the visibility timeout.
+ */
+const LEASE = { seconds: 3, renewEverySeconds: 1, retryDelaySeconds: 1, maxRetryDelaySeconds: 2 }
+/** The dead attempt's claim expires this soon; the redelivered message waits for it. */
+const CLAIM_TTL_MS = 1_000
+/** A killed invocation's turn is taken over within one lease and one claim TTL, plus the work. */
+const RECOVERY_TARGET_MS = LEASE.seconds * 1000 + CLAIM_TTL_MS + 8_000
 
 const scripts: Record<string, Step[]> = {
   'crash-stream': [
@@ -52,8 +65,7 @@ const suite = pipelineForSuite(
   {
     name: 'support-agent',
     model: script.model,
-    // A dead container's claim expires soon; the redelivered message waits for it.
-    claimTtlMs: 1_000,
+    claimTtlMs: CLAIM_TTL_MS,
     tools: {
       closeTicket: tool({
         inputSchema: z.object({ ticketId: z.string() }),
@@ -64,33 +76,32 @@ const suite = pipelineForSuite(
       }),
     },
   },
-  { maxReceiveCount: MAX_RECEIVE_COUNT, serve: faultyContainers },
+  { maxReceiveCount: MAX_RECEIVE_COUNT, serve: faultyContainers, lease: LEASE },
 )
+
+/** When each faulty session's container was killed. */
+const killedAt = new Map<string, number>()
 
 /**
  * The runner's functions: a healthy container, and for each faulty session
- * a container of its own that runs the session's work until it dies. A dead
- * container's invocation ends like a Lambda timeout: the message is not
- * deleted and comes back.
+ * a container of its own that runs the session's work until it dies. A
+ * crashing container's invocation is killed in the runner, as Lambda kills
+ * a process: its messages are not deleted and its lease is not renewed.
  */
 function faultyContainers(build: BuildAgent): PipelineAgent {
   const healthy = build()
-  const containers = new Map<string, { agent: Agent; died: Promise<never>; dead: boolean }>()
+  const containers = new Map<string, { agent: Agent; dead: boolean }>()
   const containerFor = (sessionId: string) => {
     const fault = FAULTS[sessionId]
     if (!fault) return undefined
     let container = containers.get(sessionId)
     if (!container) {
-      let die: (error: Error) => void = () => {}
-      const died = new Promise<never>((_, reject) => {
-        die = reject
-      })
-      died.catch(() => {})
-      const entry = { agent: undefined as unknown as Agent, died, dead: false }
+      const entry = { agent: undefined as unknown as Agent, dead: false }
       entry.agent = build((store) =>
         faultyStore(store, fault, () => {
           entry.dead = true
-          die(new Error('Task timed out (the container died)'))
+          killedAt.set(sessionId, Date.now())
+          suite().pipeline.kill((record) => record.body.includes(JSON.stringify(sessionId)))
         }),
       )
       container = entry
@@ -102,14 +113,17 @@ function faultyContainers(build: BuildAgent): PipelineAgent {
     ...healthy,
     runtime: {
       ...healthy.runtime,
-      run: (wakeUp: WakeUp) => {
-        const container = containerFor(wakeUp.sessionId)
-        return container
-          ? Promise.race([container.agent.runtime.run(wakeUp), container.died])
-          : healthy.runtime.run(wakeUp)
-      },
+      run: (wakeUp: WakeUp) =>
+        (containerFor(wakeUp.sessionId)?.agent ?? healthy).runtime.run(wakeUp),
     },
   }
+}
+
+/** How long a killed session's turn took to finish after the kill. */
+async function recoveryMs(sessionId: string): Promise<number> {
+  const killed = killedAt.get(sessionId)
+  expect(killed, `${sessionId} was killed`).toBeDefined()
+  return Date.now() - (killed as number)
 }
 
 function faultyStore(
@@ -165,9 +179,11 @@ async function typesOf(sessionId: string): Promise<string[]> {
 }
 
 describe('failures in the pipeline on the emulator', () => {
-  it('a generation whose container dies mid-stream is redelivered and completes the turn in a new attempt', async () => {
+  it('a generation invocation killed mid-stream is resumed by the next delivery within a lease and a claim TTL, not the queue visibility timeout', async () => {
     await post('crash-stream', inputs.message(userMessage('u1', '[crash-stream] hi')))
     const state = await finishedTurn('crash-stream')
+    expect(await recoveryMs('crash-stream')).toBeLessThan(RECOVERY_TARGET_MS)
+    expect(suite().pipeline.stats.kills.generation).toBeGreaterThanOrEqual(1)
     expect(textOf(state.messages[1])).toBe('A complete answer.')
     const events = await eventsOf(suite().agent, 'crash-stream')
     const started = events.filter((event) => event.type === 'ai.generation.started')
@@ -179,6 +195,7 @@ describe('failures in the pipeline on the emulator', () => {
   it('a tool whose result committed just before its container died is not run again', async () => {
     await post('crash-tool', inputs.message(userMessage('u2', '[crash-tool] close T-1')))
     const state = await finishedTurn('crash-tool')
+    expect(await recoveryMs('crash-tool')).toBeLessThan(RECOVERY_TARGET_MS)
     expect(textOf(state.messages[1])).toBe('Closed T-1.')
     expect(closed.filter((ticket) => ticket === 'T-1')).toEqual(['T-1'])
     const types = await typesOf('crash-tool')
@@ -189,6 +206,7 @@ describe('failures in the pipeline on the emulator', () => {
   it('a step completed just before its container died (the fast path never sent) still goes on: the stream router wakes the next lane', async () => {
     await post('crash-completed', inputs.message(userMessage('u3', '[crash-completed] close T-2')))
     const state = await finishedTurn('crash-completed')
+    expect(await recoveryMs('crash-completed')).toBeLessThan(RECOVERY_TARGET_MS)
     expect(textOf(state.messages[1])).toBe('Closed T-2.')
     expect(closed.filter((ticket) => ticket === 'T-2')).toEqual(['T-2'])
     const types = await typesOf('crash-completed')
@@ -196,12 +214,17 @@ describe('failures in the pipeline on the emulator', () => {
     expect(types.filter((type) => type === 'ai.message.completed')).toHaveLength(1)
   }, 40_000)
 
-  it('a poison wake-up ends in the dead-letter queue and the session shows the failure', async () => {
+  it('a poison wake-up ends in the dead-letter queue within a few short backoffs, and the session shows the failure', async () => {
+    const posted = Date.now()
     await post('poison', inputs.message(userMessage('u4', '[poison] hi')))
     const { state } = await until(async () => {
       const current = await suite().agent.session('poison').state()
       return current.state.deadLetters.length > 0 && current
     }, 30_000)
+    // Two retries of at most maxRetryDelaySeconds each, then the last receive.
+    expect(Date.now() - posted).toBeLessThan(
+      (MAX_RECEIVE_COUNT - 1) * LEASE.maxRetryDelaySeconds * 1000 + 8_000,
+    )
     expect(state.deadLetters).toEqual([
       {
         lane: 'generation',

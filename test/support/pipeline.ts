@@ -11,6 +11,7 @@ import {
   startLocalPipeline,
 } from '../../shared/aws/local-runner/local-pipeline.ts'
 import { createLocalResources, type LocalQueues } from '../../shared/aws/local-runner/resources.ts'
+import type { VisibilityLease } from '../../shared/aws/pipeline-functions.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import { awsClientConfig } from './aws.ts'
 import { resetMoto } from './moto-server.ts'
@@ -40,7 +41,13 @@ export function pipelineForSuite(
   {
     maxReceiveCount = 2,
     serve,
-  }: { maxReceiveCount?: number; serve?: (build: BuildAgent) => PipelineAgent } = {},
+    lease,
+  }: {
+    maxReceiveCount?: number
+    serve?: (build: BuildAgent) => PipelineAgent
+    /** How the queue handlers lease their messages (default: as deployed). */
+    lease?: VisibilityLease
+  } = {},
 ): () => TestPipeline {
   let suite: TestPipeline | undefined
   beforeAll(async () => {
@@ -72,6 +79,7 @@ export function pipelineForSuite(
       queues: resources.queues,
       clients,
       logger: silent,
+      ...(lease ? { lease } : {}),
     })
     suite = { pipeline, queues: resources.queues, sqs: clients.sqs, agent: assistant }
   })

@@ -4,12 +4,11 @@ import {
   processPartialResponse,
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch'
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
+import type { SQSRecord } from 'aws-lambda'
 import { parseIngressMessage } from '../ingress-message.ts'
 import { parseTimerMessage } from '../timer-message.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
-
-type SqsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>
+import type { SqsHandler } from './visibility-lease.ts'
 
 /**
  * The ingress queue's handler: each `{ sessionId, events }` message is a

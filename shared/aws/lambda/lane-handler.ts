@@ -1,9 +1,10 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch'
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
+import type { SQSRecord } from 'aws-lambda'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import { PipelineError } from '../errors.ts'
 import { parseWakeUpMessage, type QueueLane, queueOfLane } from '../wake-up-message.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
+import type { SqsHandler } from './visibility-lease.ts'
 
 /** Time left in the invocation that waiting for a claim may not use. */
 const CLAIM_WAIT_MARGIN_MS = 5_000
@@ -35,7 +36,7 @@ export function laneHandler(
   agent: PipelineAgent,
   lane: QueueLane,
   options: LaneHandlerOptions,
-): (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse> {
+): SqsHandler {
   const { logger } = options
   const processor = new SqsFifoPartialProcessorAsync()
   return (event, context) => {

@@ -1,70 +1,80 @@
-import type {
-  APIGatewayProxyEvent,
-  Context,
-  DynamoDBBatchResponse,
-  DynamoDBStreamEvent,
-  SQSBatchResponse,
-  SQSEvent,
-} from 'aws-lambda'
+import type { APIGatewayProxyEvent, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
 import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
+import {
+  type QueueFunction,
+  VISIBILITY_LEASE,
+  type VisibilityLease,
+} from '../pipeline-functions.ts'
 import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
 import { httpHandler } from './http-handler.ts'
 import { ingressHandler, timerHandler } from './ingress-handler.ts'
 import { laneHandler } from './lane-handler.ts'
 import { agentFromModule, authorizeFromModule, type PipelineLogger } from './pipeline-agent.ts'
 import { routerHandler } from './router-handler.ts'
+import { leasingMessages, type SqsHandler } from './visibility-lease.ts'
 
-type SqsHandler = (event: SQSEvent, context?: Context) => Promise<SQSBatchResponse>
-
-export interface PipelineHandlers {
+export interface PipelineHandlers extends Record<QueueFunction, SqsHandler> {
   /** Unwrapped: Lambda needs `awslambda.streamifyResponse(http)`. */
   http: StreamingHandler<APIGatewayProxyEvent>
   router: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>
-  admission: SqsHandler
-  generation: SqsHandler
-  tools: SqsHandler
-  handlers: SqsHandler
-  ingress: SqsHandler
-  timers: SqsHandler
 }
 
 /**
  * Every function of the pipeline for one agent module: what the Lambda entry
- * points in `functions/` export, and what the local runner invokes.
+ * points in `functions/` export, and what the local runner invokes. Each
+ * queue's handler leases its messages (`leasingMessages`), so a failed or
+ * crashed invocation is retried within seconds, not at the queue's
+ * visibility timeout.
  */
 export function pipelineHandlers(
   agentModule: Record<string, unknown>,
   options: {
-    environment: Pick<AwsEnvironment, 'queueUrls' | 'endpoint' | 'agentExport' | 'maxReceiveCount'>
+    environment: Pick<
+      AwsEnvironment,
+      'queueUrls' | 'ingressQueueUrl' | 'timers' | 'endpoint' | 'agentExport' | 'maxReceiveCount'
+    >
     logger: PipelineLogger
     httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
     sqs?: ReturnType<typeof awsClients>['sqs']
+    /** How queue handlers hold their messages (default `VISIBILITY_LEASE`). */
+    lease?: VisibilityLease
   },
 ): PipelineHandlers {
-  const agent = agentFromModule(agentModule, options.environment.agentExport)
-  const { logger } = options
+  const { environment, logger } = options
+  const agent = agentFromModule(agentModule, environment.agentExport)
   const authorize = authorizeFromModule(agentModule)
   let sqs = options.sqs
-  const lanes = { logger, maxReceiveCount: options.environment.maxReceiveCount }
+  const client = () => {
+    sqs ??= awsClients(environment).sqs
+    return sqs
+  }
+  const { maxReceiveCount } = environment
+  const lanes = { logger, maxReceiveCount }
+  const leased = (handler: SqsHandler, queueUrl: string): SqsHandler =>
+    leasingMessages(handler, {
+      client,
+      queueUrl,
+      lease: options.lease ?? VISIBILITY_LEASE,
+      maxReceiveCount,
+      logger,
+    })
   return {
     http: httpHandler(agent, {
       logger,
       httpResponseStream: options.httpResponseStream,
       ...(authorize ? { authorize } : {}),
     }),
-    router: (event) => {
-      sqs ??= awsClients(options.environment).sqs
-      return routerHandler(
+    router: (event) =>
+      routerHandler(
         agent as never,
-        { client: sqs, queueUrls: options.environment.queueUrls },
+        { client: client(), queueUrls: environment.queueUrls },
         logger,
-      )(event)
-    },
-    admission: laneHandler(agent, 'admission', lanes),
-    generation: laneHandler(agent, 'generation', lanes),
-    tools: laneHandler(agent, 'tools', lanes),
-    handlers: laneHandler(agent, 'handlers', lanes),
-    ingress: ingressHandler(agent, logger),
-    timers: timerHandler(agent, logger),
+      )(event),
+    admission: leased(laneHandler(agent, 'admission', lanes), environment.queueUrls.admission),
+    generation: leased(laneHandler(agent, 'generation', lanes), environment.queueUrls.generation),
+    tools: leased(laneHandler(agent, 'tools', lanes), environment.queueUrls.tools),
+    handlers: leased(laneHandler(agent, 'handlers', lanes), environment.queueUrls.handlers),
+    ingress: leased(ingressHandler(agent, logger), environment.ingressQueueUrl),
+    timers: leased(timerHandler(agent, logger), environment.timers.queueUrl),
   }
 }

@@ -14,16 +14,23 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import {
-  ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
+  type Message,
   ReceiveMessageCommand,
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs'
-import type { DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
+import type { Context, DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsEnvironment } from '../agent-environment.ts'
 import type { PipelineLogger } from '../lambda/pipeline-agent.ts'
 import { type PipelineHandlers, pipelineHandlers } from '../lambda/pipeline-handlers.ts'
+import {
+  QUEUE_FUNCTION_NAMES,
+  QUEUE_FUNCTIONS,
+  type QueueFunction,
+  type VisibilityLease,
+} from '../pipeline-functions.ts'
+import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../stream-filter.ts'
 import type { LocalQueues } from './resources.ts'
 import { serveStreamingHandler, streamingShim } from './streaming-shim.ts'
 
@@ -40,8 +47,10 @@ export interface LocalPipelineOptions {
   }
   /** Pause between empty polls (default 50 ms). */
   pollMs?: number
-  /** A failed message comes back after this long (default 1 s; Lambda: the visibility timeout). */
-  retryDelaySeconds?: number
+  /** Function timeouts in seconds, where a test needs them shorter than deployed (`QUEUE_FUNCTIONS`). */
+  functionTimeouts?: Partial<Record<QueueFunction, number>>
+  /** How the queue handlers lease their messages (default: as deployed, `VISIBILITY_LEASE`). */
+  lease?: VisibilityLease
   port?: number
   logger?: PipelineLogger
 }
@@ -54,8 +63,19 @@ export interface LocalPipeline {
   stats: {
     routerInvocations: number
     laneInvocations: Record<string, number>
+    /** Invocations cut off at their function's timeout. */
+    timeouts: Record<string, number>
+    /** Invocations ended by `kill()`. */
+    kills: Record<string, number>
     schedulesFired: number
   }
+  /**
+   * Kills the running invocations that hold a record `matches` picks, as
+   * when Lambda's process dies (out of memory, a crash): nothing of the
+   * invocation runs on as far as AWS can tell (its lease is not renewed, its
+   * messages are not deleted), and they come back when their visibility ends.
+   */
+  kill(matches: (record: SQSRecord) => boolean): number
   stop(): Promise<void>
 }
 
@@ -63,9 +83,10 @@ export interface LocalPipeline {
  * Plays the part of Lambda's event source mappings, Scheduler and API
  * Gateway on an AWS-compatible endpoint: polls the table's stream (a new
  * iterator after the last sequence number on every poll) into the router,
- * short-polls each queue into its handler (honouring `batchItemFailures`:
- * successes are deleted, failures come back after `retryDelaySeconds`),
- * fires due one-time schedules, and serves HTTP.
+ * short-polls each queue into its handler as deployed (batch size, maximum
+ * concurrency, function timeout; `batchItemFailures` honoured: successes are
+ * deleted, the rest come back when their visibility ends), fires due one-time
+ * schedules, and serves HTTP.
  */
 export async function startLocalPipeline(options: LocalPipelineOptions): Promise<LocalPipeline> {
   const { clients, queues } = options
@@ -76,10 +97,13 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     logger,
     httpResponseStream: streamingShim.HttpResponseStream,
     sqs: clients.sqs,
+    ...(options.lease ? { lease: options.lease } : {}),
   })
   const stats: LocalPipeline['stats'] = {
     routerInvocations: 0,
     laneInvocations: {},
+    timeouts: {},
+    kills: {},
     schedulesFired: 0,
   }
   let running = true
@@ -130,8 +154,16 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       )
       if (Records.length === 0) continue
       busy = true
+      // The event source mapping's filter runs before any invocation.
+      const passing = Records.map(lambdaStreamRecord).filter((record) =>
+        matchesFilterPattern(record, ROUTER_FILTER_PATTERN),
+      )
+      if (passing.length === 0) {
+        checkpoints.set(shardId, Records.at(-1)?.dynamodb?.SequenceNumber ?? after)
+        continue
+      }
       stats.routerInvocations++
-      const result = await handlers.router({ Records: Records.map(lambdaStreamRecord) })
+      const result = await handlers.router({ Records: passing })
       const failed = result.batchItemFailures[0]?.itemIdentifier
       const position = failed
         ? Records.findIndex((record) => record.dynamodb?.SequenceNumber === failed)
@@ -143,58 +175,98 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     return busy
   })
 
-  // The queues, as the SQS event source mappings read them.
-  const queueHandlers: [string, { url: string; arn: string }, PipelineHandlers['ingress']][] = [
-    ['admission', queues.lanes.admission, handlers.admission],
-    ['generation', queues.lanes.generation, handlers.generation],
-    ['tools', queues.lanes.tools, handlers.tools],
-    ['handlers', queues.lanes.handlers, handlers.handlers],
-    ['ingress', queues.ingress, handlers.ingress],
-    ['timers', queues.timers, handlers.timers],
-  ]
-  for (const [name, queue, handler] of queueHandlers) {
+  // The queues, as Lambda's SQS event source mappings read them: up to
+  // `maxConcurrency` invocations at once per queue (FIFO message groups in
+  // flight are not received again: the emulator holds them back, as SQS
+  // does), each cut off at its function's timeout. Successes are deleted;
+  // failures and timed-out batches are left alone and come back when their
+  // visibility ends, which is what the handler set (a lease, a retry delay)
+  // or the queue's own timeout: exactly what Lambda does.
+  for (const name of QUEUE_FUNCTION_NAMES) {
+    const spec = QUEUE_FUNCTIONS[name]
+    const queue = name === 'ingress' || name === 'timers' ? queues[name] : queues.lanes[name]
+    const timeoutMs = (options.functionTimeouts?.[name] ?? spec.timeoutSeconds) * 1000
+    const inFlight = new Set<Promise<void>>()
     loop(name, async () => {
+      if (inFlight.size >= spec.maxConcurrency) {
+        await Promise.race(inFlight)
+        return true
+      }
       const { Messages = [] } = await clients.sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queue.url,
-          MaxNumberOfMessages: 10,
+          MaxNumberOfMessages: spec.batchSize,
           WaitTimeSeconds: 0,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),
       )
       if (Messages.length === 0) return false
-      const event: SQSEvent = { Records: Messages.map((message) => sqsRecord(message, queue.arn)) }
       stats.laneInvocations[name] = (stats.laneInvocations[name] ?? 0) + 1
-      const result = await handler(event)
-      const failed = new Set(result.batchItemFailures.map((failure) => failure.itemIdentifier))
-      const done = Messages.filter((message) => !failed.has(message.MessageId as string))
-      const retry = Messages.filter((message) => failed.has(message.MessageId as string))
-      if (done.length > 0) {
-        await clients.sqs.send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: queue.url,
-            Entries: done.map((message, n) => ({
-              Id: String(n),
-              ReceiptHandle: message.ReceiptHandle,
-            })),
-          }),
-        )
-      }
-      if (retry.length > 0) {
-        await clients.sqs.send(
-          new ChangeMessageVisibilityBatchCommand({
-            QueueUrl: queue.url,
-            Entries: retry.map((message, n) => ({
-              Id: String(n),
-              ReceiptHandle: message.ReceiptHandle,
-              VisibilityTimeout: options.retryDelaySeconds ?? 1,
-            })),
-          }),
-        )
-      }
+      const invocation = invoke(name, queue, Messages, timeoutMs).catch((error: unknown) => {
+        if (running) logger.warn(`a2 local runner: ${name} invocation failed: ${String(error)}`)
+      })
+      inFlight.add(invocation)
+      void invocation.finally(() => inFlight.delete(invocation))
       return true
     })
+  }
+
+  const invocations = new Set<{ records: SQSRecord[]; kill: () => void }>()
+
+  async function invoke(
+    name: QueueFunction,
+    queue: { url: string; arn: string },
+    messages: Message[],
+    timeoutMs: number,
+  ): Promise<void> {
+    const event: SQSEvent = { Records: messages.map((message) => sqsRecord(message, queue.arn)) }
+    let deadline = Date.now() + timeoutMs
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let killed: (outcome: 'killed') => void = () => {}
+    const ended = new Promise<'timed out' | 'killed'>((resolve) => {
+      timer = setTimeout(() => resolve('timed out'), timeoutMs)
+      killed = resolve
+    })
+    const invocation = {
+      records: event.Records,
+      kill: () => {
+        deadline = 0
+        killed('killed')
+      },
+    }
+    invocations.add(invocation)
+    const context = {
+      ...lambdaContext(name),
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    }
+    const outcome = await Promise.race([handlers[name](event, context), ended]).finally(() => {
+      clearTimeout(timer)
+      invocations.delete(invocation)
+    })
+    if (outcome === 'killed') {
+      stats.kills[name] = (stats.kills[name] ?? 0) + 1
+      return
+    }
+    if (outcome === 'timed out') {
+      stats.timeouts[name] = (stats.timeouts[name] ?? 0) + 1
+      logger.warn(
+        `a2 local runner: the ${name} function timed out after ${timeoutMs / 1000} s; its messages come back when their visibility ends`,
+      )
+      return
+    }
+    const failed = new Set(outcome.batchItemFailures.map((failure) => failure.itemIdentifier))
+    const done = messages.filter((message) => !failed.has(message.MessageId as string))
+    if (done.length === 0) return
+    await clients.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queue.url,
+        Entries: done.map((message, n) => ({
+          Id: String(n),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    )
   }
 
   // Scheduler: fire due one-time schedules to their target queue.
@@ -242,6 +314,11 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     url: `${server.url}/agent`,
     handlers,
     stats,
+    kill(matches) {
+      const victims = [...invocations].filter((invocation) => invocation.records.some(matches))
+      for (const victim of victims) victim.kill()
+      return victims.length
+    },
     async stop() {
       running = false
       await server.close()
@@ -259,6 +336,7 @@ function lambdaStreamRecord(record: StreamRecord): DynamoDBRecord {
     eventSource: 'aws:dynamodb',
     dynamodb: {
       SequenceNumber: record.dynamodb?.SequenceNumber as string,
+      Keys: record.dynamodb?.Keys as never,
       ...(image ? { NewImage: lambdaImage(image as Record<string, AttributeValue>) } : {}),
     },
   }
@@ -275,16 +353,15 @@ function lambdaImage(
   )
 }
 
-function sqsRecord(
-  message: {
-    MessageId?: string
-    ReceiptHandle?: string
-    Body?: string
-    Attributes?: Record<string, string>
-    MD5OfBody?: string
-  },
-  queueArn: string,
-): SQSRecord {
+/** The part of Lambda's context the handlers read (the runner adds the time left). */
+function lambdaContext(name: QueueFunction): Omit<Context, 'getRemainingTimeInMillis'> {
+  return {
+    functionName: `a2-local-${name}`,
+    awsRequestId: crypto.randomUUID(),
+  } as Context
+}
+
+function sqsRecord(message: Message, queueArn: string): SQSRecord {
   return {
     messageId: message.MessageId as string,
     receiptHandle: message.ReceiptHandle as string,

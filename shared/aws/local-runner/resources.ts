@@ -6,53 +6,62 @@ import {
 } from '@aws-sdk/client-scheduler'
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { createEventLogTable } from '../../stores/dynamodb/create-table.ts'
-import { type AwsEnvironment, DEFAULT_MAX_RECEIVE_COUNT } from '../agent-environment.ts'
+import type { AwsEnvironment } from '../agent-environment.ts'
+import {
+  DEAD_LETTER_RETENTION_SECONDS,
+  DEFAULT_MAX_RECEIVE_COUNT,
+  MESSAGE_RETENTION_SECONDS,
+  QUEUE_FUNCTIONS,
+  type QueueFunction,
+  visibilityTimeoutSeconds,
+} from '../pipeline-functions.ts'
+
+export interface LocalQueue {
+  url: string
+  arn: string
+  deadLetterUrl: string
+}
 
 export interface LocalQueues {
   /** Every queue the construct creates, by the same role. */
-  lanes: Record<
-    'admission' | 'generation' | 'tools' | 'handlers',
-    { url: string; arn: string; deadLetterUrl: string }
-  >
-  ingress: { url: string; arn: string; deadLetterUrl: string }
-  timers: { url: string; arn: string; deadLetterUrl: string }
+  lanes: Record<'admission' | 'generation' | 'tools' | 'handlers', LocalQueue>
+  ingress: LocalQueue
+  timers: LocalQueue
   schedulerDeadLetter: { url: string; arn: string }
 }
 
 /**
- * Creates what the A2Agent construct deploys, on an AWS-compatible endpoint:
- * the table (with its stream), FIFO lane and ingress queues with FIFO DLQs,
- * the standard timer queue and its DLQ, the Scheduler DLQ and schedule group.
- * Existing resources are reused.
+ * FIFO queues in high-throughput mode, as the construct deploys them: without
+ * it a FIFO queue allows 300 transactions per second per API action (SQS
+ * developer guide, "High throughput for FIFO queues").
+ */
+export const HIGH_THROUGHPUT_FIFO = {
+  FifoQueue: 'true',
+  FifoThroughputLimit: 'perMessageGroupId',
+  DeduplicationScope: 'messageGroup',
+} as const
+
+/**
+ * Creates what the A2Agent construct deploys, on an AWS-compatible endpoint,
+ * with the same settings (`QUEUE_FUNCTIONS`): the table (with its stream),
+ * FIFO lane and ingress queues with FIFO DLQs, the standard timer queue and
+ * its DLQ, the Scheduler DLQ and schedule group. Each queue's visibility
+ * timeout is the deployed one (6x its function's timeout), so the pipeline
+ * tests see what AWS does when a function dies. Existing resources are reused.
  */
 export async function createLocalResources(
   clients: { dynamodb: DynamoDBClient; sqs: SQSClient; scheduler: SchedulerClient },
-  {
-    prefix = 'a2-local',
-    maxReceiveCount = DEFAULT_MAX_RECEIVE_COUNT,
-    visibilityTimeoutSeconds = 30,
-  } = {},
+  { prefix = 'a2-local', maxReceiveCount = DEFAULT_MAX_RECEIVE_COUNT } = {},
 ): Promise<{ environment: AwsEnvironment; queues: LocalQueues }> {
   const tableName = `${prefix}-events`
   await createEventLogTable(clients.dynamodb, tableName)
 
-  const queue = async (name: string, fifo: boolean, deadLetterArn?: string) => {
+  const queue = async (name: string, attributes: Record<string, string>) => {
+    const fifo = attributes.FifoQueue === 'true'
     const { QueueUrl } = await clients.sqs.send(
       new CreateQueueCommand({
         QueueName: `${prefix}-${name}${fifo ? '.fifo' : ''}`,
-        Attributes: {
-          ...(fifo ? { FifoQueue: 'true' } : {}),
-          ...(name === 'ingress' ? { ContentBasedDeduplication: 'true' } : {}),
-          VisibilityTimeout: String(visibilityTimeoutSeconds),
-          ...(deadLetterArn
-            ? {
-                RedrivePolicy: JSON.stringify({
-                  deadLetterTargetArn: deadLetterArn,
-                  maxReceiveCount,
-                }),
-              }
-            : {}),
-        },
+        Attributes: attributes,
       }),
     )
     const { Attributes } = await clients.sqs.send(
@@ -60,20 +69,33 @@ export async function createLocalResources(
     )
     return { url: QueueUrl as string, arn: Attributes?.QueueArn as string }
   }
-  const withDeadLetter = async (name: string, fifo: boolean) => {
-    const dlq = await queue(`${name}-dlq`, fifo)
-    const main = await queue(name, fifo, dlq.arn)
+  const forFunction = async (name: QueueFunction): Promise<LocalQueue> => {
+    const spec = QUEUE_FUNCTIONS[name]
+    const fifo = spec.fifo ? HIGH_THROUGHPUT_FIFO : {}
+    const dlq = await queue(`${name}-dlq`, {
+      ...fifo,
+      MessageRetentionPeriod: String(DEAD_LETTER_RETENTION_SECONDS),
+    })
+    const main = await queue(name, {
+      ...fifo,
+      ...(name === 'ingress' ? { ContentBasedDeduplication: 'true' } : {}),
+      VisibilityTimeout: String(visibilityTimeoutSeconds(spec.timeoutSeconds)),
+      MessageRetentionPeriod: String(MESSAGE_RETENTION_SECONDS),
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
+    })
     return { ...main, deadLetterUrl: dlq.url }
   }
   const lanes = {
-    admission: await withDeadLetter('admission', true),
-    generation: await withDeadLetter('generation', true),
-    tools: await withDeadLetter('tools', true),
-    handlers: await withDeadLetter('handlers', true),
+    admission: await forFunction('admission'),
+    generation: await forFunction('generation'),
+    tools: await forFunction('tools'),
+    handlers: await forFunction('handlers'),
   }
-  const ingress = await withDeadLetter('ingress', true)
-  const timers = await withDeadLetter('timers', false)
-  const schedulerDeadLetter = await queue('scheduler-dlq', false)
+  const ingress = await forFunction('ingress')
+  const timers = await forFunction('timers')
+  const schedulerDeadLetter = await queue('scheduler-dlq', {
+    MessageRetentionPeriod: String(DEAD_LETTER_RETENTION_SECONDS),
+  })
   const scheduleGroup = `${prefix}-timers`
   try {
     await clients.scheduler.send(new CreateScheduleGroupCommand({ Name: scheduleGroup }))
@@ -89,6 +111,7 @@ export async function createLocalResources(
         tools: lanes.tools.url,
         handlers: lanes.handlers.url,
       },
+      ingressQueueUrl: ingress.url,
       timers: {
         queueUrl: timers.url,
         queueArn: timers.arn,

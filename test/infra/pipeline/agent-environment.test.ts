@@ -9,6 +9,7 @@ import {
 const environment: AwsEnvironment = {
   tableName: 'events',
   queueUrls: { admission: 'qa', generation: 'qg', tools: 'qt', handlers: 'qh' },
+  ingressQueueUrl: 'qi',
   timers: {
     queueUrl: 'qtimers',
     queueArn: 'arn:timers',

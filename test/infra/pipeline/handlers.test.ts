@@ -6,19 +6,34 @@ import { agent } from '../../../shared/ai/server/index.ts'
 import { requestFromApiGatewayEvent } from '../../../shared/aws/lambda/http-handler.ts'
 import type { PipelineLogger } from '../../../shared/aws/lambda/pipeline-agent.ts'
 import { pipelineHandlers } from '../../../shared/aws/lambda/pipeline-handlers.ts'
+import { VISIBILITY_LEASE, type VisibilityLease } from '../../../shared/aws/pipeline-functions.ts'
 import { timerMessageBody } from '../../../shared/aws/timer-message.ts'
 import { ClaimHeldError } from '../../../shared/log/errors.ts'
 import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
 import { scriptedModel } from '../../support/scripted-model.ts'
+import { fakeClient } from './fake-clients.ts'
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const environment = {
   queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
+  ingressQueueUrl: 'i',
+  timers: {
+    queueUrl: 'tq',
+    queueArn: 'arn:tq',
+    scheduleGroup: 'group',
+    schedulerRoleArn: 'arn:role',
+    deadLetterQueueArn: 'arn:dlq',
+  },
   agentExport: 'default',
   maxReceiveCount: 3,
 }
 
-function setup(run?: (wakeUp: WakeUp) => Promise<void>, logger: PipelineLogger = silent) {
+function setup(
+  run?: (wakeUp: WakeUp) => Promise<void>,
+  logger: PipelineLogger = silent,
+  lease?: VisibilityLease,
+) {
+  const sqs = fakeClient()
   const woken: WakeUp[] = []
   const assistant = agent({
     name: 'support-agent',
@@ -33,6 +48,8 @@ function setup(run?: (wakeUp: WakeUp) => Promise<void>, logger: PipelineLogger =
     {
       environment,
       logger,
+      sqs: sqs.client,
+      ...(lease ? { lease } : {}),
       httpResponseStream: {
         from: (stream, meta) => {
           metadata.push(meta)
@@ -41,7 +58,7 @@ function setup(run?: (wakeUp: WakeUp) => Promise<void>, logger: PipelineLogger =
       },
     },
   )
-  return { assistant, woken, handlers, metadata }
+  return { assistant, woken, handlers, metadata, sqs: sqs.sent }
 }
 
 let messageId = 0
@@ -162,6 +179,88 @@ describe('a lane handler', () => {
     } as never)
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }])
     expect(runs).toBe(1)
+  })
+})
+
+describe('the visibility lease of a queue handler', () => {
+  type VisibilityInput = {
+    QueueUrl: string
+    Entries: { ReceiptHandle: string; VisibilityTimeout: number }[]
+  }
+  const visibilityCalls = (sent: { name: string; input: unknown }[]) =>
+    sent
+      .filter((call) => call.name === 'ChangeMessageVisibilityBatchCommand')
+      .map(({ input }) => ({
+        queue: (input as VisibilityInput).QueueUrl,
+        entries: (input as VisibilityInput).Entries.map(
+          (entry) => `${entry.ReceiptHandle}=${entry.VisibilityTimeout}`,
+        ),
+      }))
+
+  it("leases a batch's messages at once, so a container that dies brings them back within the lease, not the queue's visibility timeout", async () => {
+    const { handlers, sqs } = setup(async () => {})
+    const records = [
+      sqsRecord(JSON.stringify({ sessionId: 'a', lane: 'admission' }), 'a'),
+      sqsRecord(JSON.stringify({ sessionId: 'b', lane: 'admission' }), 'b'),
+    ]
+    const result = await handlers.admission({ Records: records })
+    expect(result.batchItemFailures).toEqual([])
+    expect(visibilityCalls(sqs)).toEqual([
+      {
+        queue: 'a',
+        entries: records.map((record) => `${record.receiptHandle}=${VISIBILITY_LEASE.seconds}`),
+      },
+    ])
+  })
+
+  it('renews the lease while the work runs, and never past the invocation deadline', async () => {
+    const lease = { ...VISIBILITY_LEASE, seconds: 5, renewEverySeconds: 0.05 }
+    const { handlers, sqs } = setup(
+      () => new Promise((resolve) => setTimeout(resolve, 400)),
+      silent,
+      lease,
+    )
+    const record = sqsRecord(JSON.stringify({ sessionId: 's', lane: 'generation' }), 's')
+    // The invocation has 200 ms left: renewals stop there, though the work runs on.
+    const deadline = Date.now() + 200
+    await handlers.generation({ Records: [record] }, {
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+    } as never)
+    const leases = visibilityCalls(sqs).map((call) => call.entries[0])
+    expect(leases.length).toBeGreaterThanOrEqual(3)
+    expect(leases.length).toBeLessThanOrEqual(5)
+    expect(new Set(leases)).toEqual(new Set([`${record.receiptHandle}=5`]))
+  })
+
+  it('brings a failed record (and the rest of its group) back after a short, growing backoff, and on the last receive at once, into the DLQ', async () => {
+    const { handlers, sqs } = setup(async () => {
+      throw new Error('model down')
+    })
+    const first = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 1)
+    const sameGroup = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 1)
+    await handlers.admission({ Records: [first, sameGroup] })
+    const backoff = visibilityCalls(sqs).at(-1)
+    expect(backoff?.entries).toHaveLength(2)
+    for (const entry of backoff?.entries ?? []) {
+      const seconds = Number(entry.split('=')[1])
+      expect(seconds).toBeGreaterThanOrEqual(1)
+      expect(seconds).toBeLessThanOrEqual(VISIBILITY_LEASE.retryDelaySeconds)
+    }
+    const second = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 2)
+    await handlers.admission({ Records: [second] })
+    const grown = Number(visibilityCalls(sqs).at(-1)?.entries[0]?.split('=')[1])
+    expect(grown).toBeGreaterThan(VISIBILITY_LEASE.retryDelaySeconds / 2)
+    expect(grown).toBeLessThanOrEqual(2 * VISIBILITY_LEASE.retryDelaySeconds)
+    const last = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 3)
+    await handlers.admission({ Records: [last] })
+    expect(visibilityCalls(sqs).at(-1)?.entries).toEqual([`${last.receiptHandle}=0`])
+  })
+
+  it('leases the ingress and timer queues too', async () => {
+    const { handlers, sqs } = setup()
+    await handlers.ingress({ Records: [sqsRecord('not json', 's1')] })
+    await handlers.timers({ Records: [sqsRecord('not json')] })
+    expect(visibilityCalls(sqs).map((call) => call.queue)).toEqual(['i', 'i', 'tq', 'tq'])
   })
 })
 

@@ -3,6 +3,7 @@ import type { DynamoDBRecord } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { wakeUpsFor } from '../../../shared/ai/server/wake-ups-for.ts'
 import type { IndexedWakeUp } from '../../../shared/aws/sqs-dispatcher.ts'
+import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../../../shared/aws/stream-filter.ts'
 import { routeStreamRecords } from '../../../shared/aws/stream-router.ts'
 
 let sequence = 100
@@ -100,13 +101,15 @@ describe('the stream router', () => {
     expect(result.batchItemFailures).toEqual([])
   })
 
-  it('logs and skips an event item it cannot read, since a retry could not read it either', async () => {
+  it("routes on the item's keys and type, reading a payload only when routing needs it; an unreadable one is logged and skipped, since a retry could not read it either", async () => {
     const errors: string[] = []
-    const broken = eventRecord('s1', 1, 'ai.control.requested')
-    ;(broken.dynamodb?.NewImage as Record<string, unknown>).p = { S: '{not json' }
+    const brokenCommit = eventRecord('s1', 1, 'ai.control.committed')
+    const brokenRequest = eventRecord('s3', 1, 'ai.control.requested')
+    for (const broken of [brokenCommit, brokenRequest])
+      (broken.dynamodb?.NewImage as Record<string, unknown>).p = { S: '{not json' }
     const sent: IndexedWakeUp[] = []
     const result = await routeStreamRecords(
-      [broken, eventRecord('s2', 1, 'ai.control.requested')],
+      [brokenCommit, eventRecord('s2', 1, 'ai.control.requested'), brokenRequest],
       {
         wakeUpsFor: (events) => wakeUpsFor(events, new Set()),
         send: async (wakeUps) => {
@@ -116,8 +119,31 @@ describe('the stream router', () => {
       },
     )
     expect(result.batchItemFailures).toEqual([])
-    expect(sent.map((wakeUp) => wakeUp.wakeUp.sessionId)).toEqual(['s2'])
+    // A committed control's payload says whether it wakes tools; a request's routing needs none.
+    expect(sent.map((wakeUp) => wakeUp.wakeUp.sessionId).sort()).toEqual(['s2', 's3'])
+    expect(errors).toHaveLength(1)
     expect(errors[0]).toContain('skipped unreadable event record')
+  })
+
+  it('passes the event source filter only for new event items that may wake a lane', () => {
+    const progress = eventRecord('s1', 2, 'ai.generation.progress')
+    const lambdaShaped = (record: DynamoDBRecord) => ({
+      ...record,
+      dynamodb: { ...record.dynamodb, Keys: { sk: record.dynamodb?.NewImage?.sk } },
+    })
+    const pass = (record: DynamoDBRecord) =>
+      matchesFilterPattern(lambdaShaped(record), ROUTER_FILTER_PATTERN)
+    expect(pass(eventRecord('s1', 1, 'ai.control.requested'))).toBe(true)
+    expect(pass(eventRecord('s1', 3, 'ai.generation.completed'))).toBe(true)
+    expect(pass(progress)).toBe(false)
+    expect(pass({ ...eventRecord('s1', 1, 'ai.control.requested'), eventName: 'MODIFY' })).toBe(
+      false,
+    )
+    const guard = {
+      eventName: 'INSERT' as const,
+      dynamodb: { NewImage: { pk: { S: 'ID#e1' }, sk: { S: '#ID' } } },
+    }
+    expect(pass(guard)).toBe(false)
   })
 
   it('reports the first record of a session whose wake-ups could not be sent, so Lambda retries from there', async () => {

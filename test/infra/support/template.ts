@@ -6,6 +6,7 @@ export type Resource = {
   Type: string
   Properties: Record<string, unknown>
   DeletionPolicy?: string
+  DependsOn?: string[]
 }
 type WithDefaultChild = { node: { defaultChild?: unknown } }
 

@@ -1,0 +1,106 @@
+import { Stack, Validations } from 'aws-cdk-lib'
+import type * as lambda from 'aws-cdk-lib/aws-lambda'
+import type * as sqs from 'aws-cdk-lib/aws-sqs'
+import type { Construct } from 'constructs'
+import type { A2Agent } from './a2-agent.ts'
+
+const BASIC_EXECUTION_ROLE = {
+  id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+  reason:
+    "The AWS managed basic execution role only allows writing the function's own CloudWatch logs.",
+}
+const PINNED_RUNTIME = {
+  id: 'AwsSolutions-L1',
+  reason:
+    'nodejs22.x is the pinned Lambda runtime of a2 (ARCHITECTURE.md): nodejs24.x is newer but not yet the tested target.',
+}
+
+/** Every acknowledged cdk-nag AwsSolutions finding of an A2Agent, with why. */
+export function acknowledgeFindings(
+  agent: A2Agent,
+  parts: {
+    /** Every function bundled from functions/lambda.ts. */
+    bundledFunctions: lambda.IFunction[]
+    /** The lane functions, which alone set timers. */
+    laneFunctions: lambda.IFunction[]
+    deadLetterQueues: sqs.Queue[]
+    scheduleArn: string
+  },
+): void {
+  for (const bundled of parts.bundledFunctions) {
+    Validations.of(bundled).acknowledge(BASIC_EXECUTION_ROLE, PINNED_RUNTIME)
+  }
+  Validations.of(agent.functions.router).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason:
+      'dynamodb:ListStreams, which the DynamoDB event source grants, cannot be scoped to a resource.',
+  })
+  for (const lane of parts.laneFunctions) {
+    Validations.of(lane).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${nagNotation(agent, parts.scheduleArn)}]`,
+      reason:
+        "Timers create one-time schedules whose names are derived at runtime; the grant is scoped to this agent's schedule group.",
+    })
+  }
+  for (const queueWithoutDlq of parts.deadLetterQueues) {
+    Validations.of(queueWithoutDlq).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "This queue is itself a dead-letter destination (Scheduler DLQ or the stream's on-failure destination).",
+    })
+  }
+  const streamConcurrency = agent.node.tryFindChild('StreamConcurrency')
+  if (streamConcurrency) {
+    Validations.of(streamConcurrency).acknowledge(BASIC_EXECUTION_ROLE, PINNED_RUNTIME, {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "lambda:GetAccountSettings reads the account's concurrency quota and has no resource to scope it to.",
+    })
+  }
+  Validations.of(agent.api).acknowledge(
+    {
+      id: 'AwsSolutions-APIG2',
+      reason:
+        "The agent's fetch validates every push against its contract and answers typed 400 errors.",
+    },
+    {
+      id: 'AwsSolutions-APIG3',
+      reason:
+        "A WAF web ACL is the deploying account's choice (cost, rules); associate one with the stage as needed.",
+    },
+    {
+      id: 'AwsSolutions-APIG4',
+      reason:
+        "Authorization is the agent module's `authorize` export, checked per session on every read and push; add an API Gateway authorizer on top when the caller identity comes from IAM or Cognito.",
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason: 'See APIG4: sessions are authorized by the agent module, not by a Cognito user pool.',
+    },
+    {
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        "API Gateway's account-level CloudWatch role uses the AWS managed policy made for it, which only writes API Gateway's log groups.",
+    },
+  )
+}
+
+/**
+ * A resource as cdk-nag names it in a finding ID: the resolved value with
+ * `{ Ref: X }` as `<X>` and `{ 'Fn::GetAtt': [X, A] }` as `<X.A>`.
+ */
+function nagNotation(scope: Construct, value: string): string {
+  const render = (part: unknown): string => {
+    if (typeof part === 'string') return part
+    const token = part as {
+      Ref?: string
+      'Fn::GetAtt'?: [string, string]
+      'Fn::Join'?: [string, unknown[]]
+    }
+    if (token.Ref) return `<${token.Ref}>`
+    if (token['Fn::GetAtt']) return `<${token['Fn::GetAtt'].join('.')}>`
+    if (token['Fn::Join']) return token['Fn::Join'][1].map(render).join(token['Fn::Join'][0])
+    return JSON.stringify(part)
+  }
+  return render(Stack.of(scope).resolve(value))
+}

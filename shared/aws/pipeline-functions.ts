@@ -1,0 +1,146 @@
+// Pure data, no SDK imports: the CDK construct reads this at synth time, the
+// local runner plays it, and the Lambda handlers take their lease settings
+// from it, so what runs locally is what deploys.
+
+/** How a queue-fed function is deployed and fed. Times are in seconds. */
+export interface QueueFunctionSpec {
+  /** The export of `functions/lambda.ts` the function runs. */
+  readonly handler: string
+  /** A FIFO queue (a message group per session keeps each session's order). */
+  readonly fifo: boolean
+  /** Records per invocation. */
+  readonly batchSize: number
+  /** The function's timeout. */
+  readonly timeoutSeconds: number
+  /**
+   * The event source mapping's `MaximumConcurrency` (2 to 1,000): the most
+   * invocations the queue may hold at once, so a burst on one queue cannot
+   * take the account's whole Lambda concurrency from the others.
+   */
+  readonly maxConcurrency: number
+}
+
+/**
+ * Every function that reads a queue. The four lanes have a queue each (the
+ * rare model metadata lookup rides on the handlers queue, see
+ * wake-up-message.ts); internal services write to the ingress queue; due
+ * timers arrive on the timer queue, a standard queue because FIFO queues
+ * have no per-message delay.
+ */
+export const QUEUE_FUNCTIONS = {
+  // The controller: short decisions, batched.
+  admission: {
+    handler: 'admissionLane',
+    fifo: true,
+    batchSize: 10,
+    timeoutSeconds: 60,
+    maxConcurrency: 20,
+  },
+  // One model step, streamed: long outputs take minutes. One per invocation,
+  // so a batch does not hold other sessions' work behind it. Its concurrency
+  // is bounded by the model provider's rate limits more than by Lambda.
+  generation: {
+    handler: 'generationLane',
+    fifo: true,
+    batchSize: 1,
+    timeoutSeconds: 600,
+    maxConcurrency: 50,
+  },
+  tools: {
+    handler: 'toolsLane',
+    fifo: true,
+    batchSize: 1,
+    timeoutSeconds: 300,
+    maxConcurrency: 50,
+  },
+  handlers: {
+    handler: 'handlersLane',
+    fifo: true,
+    batchSize: 1,
+    timeoutSeconds: 300,
+    maxConcurrency: 10,
+  },
+  ingress: { handler: 'ingress', fifo: true, batchSize: 10, timeoutSeconds: 60, maxConcurrency: 5 },
+  timers: { handler: 'timers', fifo: false, batchSize: 10, timeoutSeconds: 60, maxConcurrency: 5 },
+} as const satisfies Record<string, QueueFunctionSpec>
+
+export type QueueFunction = keyof typeof QUEUE_FUNCTIONS
+export const QUEUE_FUNCTION_NAMES = Object.keys(QUEUE_FUNCTIONS) as QueueFunction[]
+
+/** The lanes that have a queue (and a function) each. */
+export const QUEUE_LANES = ['admission', 'generation', 'tools', 'handlers'] as const
+export type QueueLane = (typeof QUEUE_LANES)[number]
+
+/** The construct's default redrive `maxReceiveCount`. */
+export const DEFAULT_MAX_RECEIVE_COUNT = 5
+
+/**
+ * A queue's visibility timeout: 6x the timeout of the function reading it,
+ * as AWS advises for Lambda event source mappings, so a message is not
+ * received again while Lambda still retries a throttled invocation (AWS
+ * Lambda developer guide, "Using Lambda with Amazon SQS"). SQS caps it at
+ * 12 hours. A running lane does not wait this long to be retried: it leases
+ * its messages for much less (see `VISIBILITY_LEASE`).
+ */
+export function visibilityTimeoutSeconds(functionTimeoutSeconds: number): number {
+  return Math.min(12 * 3600, functionTimeoutSeconds * 6)
+}
+
+/**
+ * How long a queue keeps a message nobody has received: a wake-up or an
+ * input older than four days means the pipeline was down that long; it is
+ * kept (SQS's default, stated) rather than dropped sooner. Dead-letter queues keep
+ * theirs for SQS's maximum, 14 days, longer than their source queues as AWS
+ * advises, since a dead-lettered message keeps its original enqueue time.
+ */
+export const MESSAGE_RETENTION_SECONDS = 4 * 24 * 3600
+export const DEAD_LETTER_RETENTION_SECONDS = 14 * 24 * 3600
+
+/**
+ * How a running function holds its messages. The queue's visibility timeout
+ * is long (see above), and an in-flight FIFO message blocks its whole message
+ * group, so a crashed invocation would freeze its session's lane for up to an
+ * hour. Instead the function sets its messages' visibility to `seconds` when
+ * it starts and renews it every `renewEverySeconds` while it runs (never past
+ * its own deadline): a killed container's messages come back within
+ * `seconds`. A failed record comes back after a short backoff instead
+ * (`retryDelaySeconds`), and on its last receive at once, so a poison message
+ * reaches the dead-letter queue within a minute.
+ */
+export interface VisibilityLease {
+  seconds: number
+  renewEverySeconds: number
+  /** The first retry's delay; each receive doubles it, up to `maxRetryDelaySeconds`. */
+  retryDelaySeconds: number
+  maxRetryDelaySeconds: number
+}
+
+export const VISIBILITY_LEASE: VisibilityLease = {
+  // As long as a claim's TTL (claimTtlMs, 30 s): a dead attempt's message and
+  // its claim come free at about the same time.
+  seconds: 30,
+  renewEverySeconds: 10,
+  retryDelaySeconds: 2,
+  maxRetryDelaySeconds: 60,
+}
+
+/**
+ * The delay before a failed record is received again: doubling per receive
+ * from `retryDelaySeconds`, capped, with jitter (between half and all of it)
+ * so sessions that failed together (a throttled table) do not retry together.
+ * On the last receive it is 0: the next receive moves it to the dead-letter
+ * queue.
+ */
+export function retryDelaySeconds(
+  lease: VisibilityLease,
+  receiveCount: number,
+  maxReceiveCount: number,
+  random: () => number = Math.random,
+): number {
+  if (receiveCount >= maxReceiveCount) return 0
+  const delay = Math.min(
+    lease.maxRetryDelaySeconds,
+    lease.retryDelaySeconds * 2 ** Math.max(0, receiveCount - 1),
+  )
+  return Math.ceil(delay / 2 + (random() * delay) / 2)
+}
