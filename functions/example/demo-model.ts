@@ -8,8 +8,9 @@ import type {
  * The offline demo model `npm start` uses when no AI Gateway key is set: a
  * few rules instead of a language model, so the example works with no
  * network. It streams word by word, calls `closeTicket` for "close ticket
- * T-42" and `setReminder` for "remind me in 10 seconds to stretch", and says
- * plainly that it is a demo.
+ * T-42" and `setReminder` for "remind me in 10 seconds to stretch", answers
+ * a message that mentions markdown with some, and says plainly that it is a
+ * demo.
  */
 export function demoModel({ wordDelayMs = 40 } = {}): LanguageModelV4 {
   return {
@@ -54,6 +55,7 @@ function respond(
     const delaySeconds = reminder[2]?.startsWith('m') ? amount * 60 : amount
     return toolCall(parts, 'setReminder', { delaySeconds, reminder: reminder[3] })
   }
+  if (/\bmarkdown\b/i.test(said)) return words(parts, MARKDOWN, wordDelayMs, options.abortSignal)
   if (said.startsWith('Reminder:'))
     return words(parts, `⏰ ${said}`, wordDelayMs, options.abortSignal)
   return words(
@@ -63,6 +65,18 @@ function respond(
     options.abortSignal,
   )
 }
+
+/** What a real model's formatted answer looks like, for the page's markdown. */
+const MARKDOWN = [
+  'The chat page renders **markdown** as it streams:',
+  '',
+  '- a list item with `inline code`',
+  '- a second item',
+  '',
+  '```ts',
+  'const answer = 42',
+  '```',
+].join('\n')
 
 function toolCall(parts: LanguageModelV4StreamPart[], toolName: string, input: unknown) {
   parts.push(

@@ -77,9 +77,12 @@ export function logEndpoint(options: LogEndpointOptions) {
     const head = await session.head()
     // Best effort: a failed wake-up must not cost the reader its stream.
     await options.onRead?.(session.sessionId).catch(() => undefined)
-    const body = eventStream((signal) => session.tail({ after, signal }), {
+    // The tail starts at the resume index's own event, so the stream can name it.
+    const from = after > 0 ? after - 1 : 0
+    const body = eventStream((signal) => session.tail({ after: from, signal }), {
       ...options.stream,
       head,
+      ...(after > 0 ? { after } : {}),
       signal: request.signal,
     })
     return new Response(body, {

@@ -25,9 +25,24 @@ export function headFrame(index: number): Uint8Array {
   return encoder.encode(`: head ${index}\n\n`)
 }
 
+/**
+ * A comment naming the event at the index a client resumes after (`: after N
+ * "id"`, the ID as JSON): a client that applied another event there was
+ * reading a different log (a store that was reset, a session recreated).
+ */
+export function afterFrame(event: StoredEvent): Uint8Array {
+  return encoder.encode(`: after ${event.index} ${JSON.stringify(event.id)}\n\n`)
+}
+
 export interface EventStreamOptions {
   /** Sent first as a `: head N` comment, when known. */
   head?: number
+  /**
+   * The index the client resumes after. `open` starts at the event there
+   * (one earlier), which is announced by ID (`afterFrame`) instead of sent
+   * again: one more item in the first read, a few bytes on the wire.
+   */
+  after?: number
   /** Comment frame interval (default 15 s). */
   heartbeatMs?: number
   /**
@@ -63,7 +78,13 @@ export function eventStream(
       timers.push(setInterval(() => send(HEARTBEAT_FRAME), heartbeatMs))
       if (maxDurationMs !== undefined) timers.push(setTimeout(finish, maxDurationMs))
       try {
-        for await (const event of open(stop.signal)) send(eventFrame(event))
+        for await (const event of open(stop.signal)) {
+          if (options.after !== undefined && event.index <= options.after) {
+            if (event.index === options.after) send(afterFrame(event))
+            continue
+          }
+          send(eventFrame(event))
+        }
       } catch (error) {
         if (!stop.signal.aborted) controller.error(error)
         finish()

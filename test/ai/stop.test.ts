@@ -26,6 +26,26 @@ describe('Stop and interruption', () => {
     ])
   })
 
+  it('Given a stopped response and a finished one, Then only the stopped one is in stoppedResponseIds, so a UI can mark it', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const turnId = session.state.active?.turnId as string
+    const generation = session.start()
+    session.progress(generation, [
+      { type: 'start-step' },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Cut short' },
+    ])
+    session.push(inputs.stop({ turnId, frontier: session.index }))
+    const stopped = session.state.messages.at(-1)?.id
+    expect(session.state.stoppedResponseIds).toEqual([stopped])
+
+    session.push(inputs.message(userMessage('m2')))
+    session.respond('Answered in full')
+    expect(session.state.messages.at(-1)?.id).not.toBe(stopped)
+    expect(session.state.stoppedResponseIds).toEqual([stopped])
+  })
+
   it('Given tools in every state at the frontier, When Stop lands, Then completed tools stay, accepted tools awaiting completion become output-error, and streaming drafts leave', () => {
     const session = new FakeSession()
     session.push(inputs.message(userMessage('m1')))

@@ -1,4 +1,7 @@
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { demoModel } from '../../functions/example/demo-model.ts'
+import { startLocalServer } from '../../functions/local-server.ts'
 import type { LocalServer } from '../../shared/node/serve.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { agentText, demoAnswer, launchBrowser, send, startApp } from './browser.ts'
@@ -56,9 +59,19 @@ describe('the example chat page', () => {
     await expect.poll(() => agentText(page), poll).toContain('Done. The tool answered:')
     await expect.poll(() => agentText(page), poll).toContain('"closed":true')
     expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(0)
+    // The tool's input and result read as fields, not raw JSON.
+    const tool = page.locator('.tool').first()
+    await expect
+      .poll(() => fields(tool.locator('.tool-io').nth(1)), poll)
+      .toMatchObject({
+        ticketId: 'T-42',
+        closed: 'true',
+      })
+    expect(await fields(tool.locator('.tool-io').first())).toEqual({ ticketId: 'T-42' })
+    expect(await tool.textContent()).not.toContain('{')
 
     await send(page, 'close ticket T-43')
-    await page.getByText('"ticketId":"T-43"').first().waitFor()
+    await page.getByRole('list', { name: 'Approvals' }).getByText('T-43').waitFor()
     await page.getByRole('button', { name: 'Deny' }).click()
     await page.getByText('Denied', { exact: true }).waitFor()
     expect(await page.getByRole('button', { name: 'Deny' }).count()).toBe(0)
@@ -80,6 +93,11 @@ describe('the example chat page', () => {
     // Nothing more arrives after the stop.
     await new Promise((resolve) => setTimeout(resolve, 1000))
     expect(await agentText(page)).toBe(kept)
+    // The answer says it was stopped, after a reload too (it is in the log).
+    const agentMessage = page.getByRole('article', { name: 'Agent' })
+    expect(await agentMessage.getByText('Stopped', { exact: true }).count()).toBe(1)
+    await page.reload()
+    await agentMessage.getByText('Stopped', { exact: true }).waitFor()
     await page.close()
   })
 
@@ -144,6 +162,13 @@ describe('the example chat page', () => {
     await send(page, 'first')
     await page.getByRole('button', { name: 'Stop' }).waitFor()
     await page.getByRole('textbox', { name: 'Message' }).fill('check billing first')
+    // Steer does not look like Send, and the hint says when it takes effect.
+    const background = (name: string) =>
+      page
+        .getByRole('button', { name, exact: true })
+        .evaluate((button) => getComputedStyle(button).backgroundColor)
+    expect(await background('Steer')).not.toBe(await background('Send'))
+    expect(await page.locator('.hint').textContent()).toContain('after the current step')
     await page.getByRole('button', { name: 'Steer' }).click()
     await expect
       .poll(() => agentText(page), { ...poll, timeout: 30_000 })
@@ -195,6 +220,92 @@ describe('the example chat page', () => {
     await second.close()
   })
 
+  it("renders the agent's markdown as it streams, and a long session ID without widening the page", async () => {
+    const page = await openSession(`long-${'x'.repeat(200)}`)
+    const header = page.locator('header')
+    expect(await header.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(
+      true,
+    )
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    ).toBe(true)
+
+    await send(page, 'show me some markdown')
+    const answer = page.getByRole('article', { name: 'Agent' })
+    await answer.locator('pre code').getByText('const answer = 42').waitFor({ timeout: 15_000 })
+    expect(await answer.locator('li').allTextContents()).toEqual([
+      'a list item with inline code',
+      'a second item',
+    ])
+    expect(await answer.locator('strong').textContent()).toBe('markdown')
+    expect(await agentText(page)).not.toContain('**')
+    await page.close()
+  })
+
+  it('shows why a turn failed, and the work the server set aside (dead letters)', async () => {
+    const store = memoryEventStore()
+    const unreachable = {
+      ...demoModel(),
+      doStream: () => Promise.reject(new Error('getaddrinfo ENOTFOUND gateway.example')),
+    }
+    const server = await startLocalServer({ webRoot: inject('webRoot'), model: unreachable, store })
+    const session = `fail-${crypto.randomUUID().slice(0, 6)}`
+    const page = await browser.newPage()
+    try {
+      await page.goto(`${server.url}/?session=${session}`)
+      await send(page, 'anyone there?')
+      const reason = page.getByRole('article', { name: 'Agent' }).getByRole('alert')
+      await expect.poll(() => reason.textContent(), poll).toContain('ENOTFOUND gateway.example')
+      await page.getByRole('button', { name: 'Retry' }).waitFor()
+
+      await store.append(session, [
+        {
+          id: 'dead-letter-1',
+          type: 'ai.handler.dead-lettered',
+          payload: { lane: 'tools', key: 'call-1', error: 'The CRM timed out', attempts: 5 },
+        },
+      ])
+      const letters = page.locator('.dead-letters')
+      await expect
+        .poll(() => letters.locator('summary').textContent(), poll)
+        .toBe('Background work failed tools lane (call-1): The CRM timed out')
+    } finally {
+      await page.close()
+      await server.close()
+    }
+  })
+
+  it('says it is offline while the server is down, with sending held, and drops the old transcript when the restarted server has a new log', async () => {
+    // `npm start` on the memory store: a restart starts an empty log.
+    let server = await startApp(inject('webRoot'), 20, { store: memoryEventStore() })
+    const port = Number(new URL(server.url).port)
+    const page = await browser.newPage()
+    try {
+      await page.goto(`${server.url}/?session=new-log-${crypto.randomUUID().slice(0, 6)}`)
+      await send(page, 'before the restart')
+      await expect.poll(() => agentText(page), poll).toBe(demoAnswer('before the restart'))
+      const pill = page.locator('.topbar .pill')
+      await expect.poll(() => pill.textContent(), poll).toBe('Ready')
+
+      await server.close()
+      await expect.poll(() => pill.textContent(), poll).toBe('Offline: reconnecting…')
+      await page.getByRole('textbox', { name: 'Message' }).fill('while it is down')
+      expect(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true)
+
+      server = await startApp(inject('webRoot'), 20, { store: memoryEventStore(), port })
+      await expect.poll(() => pill.textContent(), { ...poll, timeout: 20_000 }).toBe('Ready')
+      await expect.poll(() => page.getByRole('article').count(), poll).toBe(0)
+      await page.getByRole('button', { name: 'Send', exact: true }).click()
+      await expect.poll(() => agentText(page), poll).toBe(demoAnswer('while it is down'))
+      expect(await page.getByRole('article', { name: 'You' }).allTextContents()).toEqual([
+        expect.stringContaining('while it is down'),
+      ])
+    } finally {
+      await page.close()
+      await server.close()
+    }
+  }, 40_000)
+
   it('survives the server restarting mid-turn: the page reconnects and the answer completes once', async () => {
     // The log outlives the process, as DynamoDB would; the in-memory store stands in.
     const store = memoryEventStore()
@@ -217,3 +328,10 @@ describe('the example chat page', () => {
     }
   }, 60_000)
 })
+
+/** A tool value's fields as shown (`dt` → `dd`). */
+async function fields(value: ReturnType<Page['locator']>): Promise<Record<string, string>> {
+  const keys = await value.locator('dt').allTextContents()
+  const values = await value.locator('dd').allTextContents()
+  return Object.fromEntries(keys.map((key, at) => [key, values[at] ?? '']))
+}

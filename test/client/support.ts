@@ -31,6 +31,11 @@ export interface ServedAgent {
   dropStreams(): void
   /** Stops the HTTP server and starts it again on the same port (the agent's log stays). */
   restart(): Promise<void>
+  /**
+   * Restarts on the same port with a fresh agent answering `steps` and an
+   * empty log, as `npm start` on the memory store does; `agent` is the new one.
+   */
+  restartWithNewLog(steps: Step[]): Promise<void>
   /** Rewrites requests before they reach the agent (e.g. to forget a resume index). */
   rewrite?: (request: Request) => Request
 }
@@ -46,7 +51,9 @@ export async function servedAgent(
 ): Promise<ServedAgent> {
   const { chunkDelayMs = 0, ...agentOptions } = options
   const model = scriptedModel(steps, { chunkDelayMs })
-  const a = agent({ name: 'client-test', model: model.model, ...agentOptions } as AgentOptions)
+  const create = (script: ScriptedModel) =>
+    agent({ name: 'client-test', model: script.model, ...agentOptions } as AgentOptions)
+  let a = create(model)
   const open = new Set<ReadableStreamDefaultController<Uint8Array>>()
   const served: ServedAgent = {
     agent: a,
@@ -60,6 +67,14 @@ export async function servedAgent(
     restart: async () => {
       const port = Number(new URL(server.url).port)
       await server.close()
+      server = await serveFetch(handle, { port })
+    },
+    restartWithNewLog: async (next) => {
+      const port = Number(new URL(server.url).port)
+      await server.close()
+      a.runtime.close()
+      a = create(scriptedModel(next, { chunkDelayMs }))
+      served.agent = a
       server = await serveFetch(handle, { port })
     },
   }

@@ -58,6 +58,20 @@ describe('turn controls (embedded)', () => {
     ).toEqual(['failed', 'success'])
   }, 15_000)
 
+  it("a failed model call is logged with its session and the provider's error, not only written to the log", async () => {
+    const script = scriptedModel([{ error: 'connect ECONNREFUSED 127.0.0.1:443' }])
+    const errors: string[] = []
+    const logger = { info() {}, warn() {}, error: (line: string) => errors.push(line) }
+    const a = track(agent({ name: 'unreachable', model: script.model, logger }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active?.phase).toBe('failed')
+    expect(errors).toEqual([
+      expect.stringMatching(/^a2: generation \S+ of session s failed: .*ECONNREFUSED/),
+    ])
+  })
+
   it('steering hands off after the current step: the turn ends and the steering enters as the next turn', async () => {
     const script = scriptedModel([
       { hang: true, parts: text('Looking into the first thing', { chunks: 3 }).slice(0, 4) },

@@ -1,7 +1,12 @@
+import type { AIState } from 'a2-aws/ai'
+import type { ConnectionStatus } from 'a2-aws/ai/client'
 import { useAgent } from 'a2-aws/ai/react'
+import type { UIMessage } from 'ai'
+import { useMemo } from 'react'
 import { Approvals } from './Approvals.tsx'
 import { Composer } from './Composer.tsx'
-import { Conversation } from './Conversation.tsx'
+import { Conversation, type TurnFailure } from './Conversation.tsx'
+import { DeadLetters } from './DeadLetters.tsx'
 import { QueuePanel } from './QueuePanel.tsx'
 
 const indicatorLabel = {
@@ -20,10 +25,28 @@ const statusLabel = {
   closed: 'Closed',
 } as const
 
+/** While the stream is not open, the session's status is not known: say so instead. */
+const connectionLabel: Record<Exclude<ConnectionStatus, 'open'>, string> = {
+  idle: 'Connecting…',
+  connecting: 'Connecting…',
+  reconnecting: 'Offline: reconnecting…',
+  failed: 'Disconnected',
+}
+
 /** The example support desk: one session, named in the URL. */
 export function App({ sessionId }: { sessionId: string }) {
   const agent = useAgent({ api: '/api/agent', id: sessionId })
   const { state, status, indicator, connection } = agent
+  const offline = connection === 'reconnecting' || connection === 'failed'
+  const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
+  const steering = useMemo(() => steeringIds(state), [state])
+  const failure: TurnFailure | null =
+    state.active?.phase === 'failed'
+      ? {
+          messageId: state.active.responseMessageId,
+          error: state.active.error ?? 'No reason was given.',
+        }
+      : null
 
   return (
     <div className="shell">
@@ -32,28 +55,37 @@ export function App({ sessionId }: { sessionId: string }) {
           <span className="logo" aria-hidden="true">
             a2
           </span>
-          <div>
+          <div className="brand-text">
             <h1>Support desk</h1>
             <p className="subtitle">
-              Session <code>{sessionId}</code>
+              Session <code title={sessionId}>{sessionId}</code>
             </p>
           </div>
         </div>
         <div className="topbar-meta">
-          <span className={`pill pill-${status}`} title="Session status">
-            {statusLabel[status]}
-          </span>
-          {connection !== 'open' && connection !== 'idle' ? (
-            <span className="pill pill-muted">{connection}…</span>
-          ) : null}
+          {connection === 'open' ? (
+            <span className={`pill pill-${status}`} title="Session status">
+              {statusLabel[status]}
+            </span>
+          ) : (
+            <span className={`pill pill-${offline ? 'offline' : 'muted'}`} title="Connection">
+              {connectionLabel[connection]}
+            </span>
+          )}
           {state.inbox.paused ? (
-            <button type="button" className="ghost small" onClick={() => void agent.resume()}>
+            <button
+              type="button"
+              className="ghost small"
+              disabled={offline}
+              onClick={() => void agent.resume()}
+            >
               Resume
             </button>
           ) : (
             <button
               type="button"
               className="ghost small"
+              disabled={offline}
               onClick={() => void agent.pause({ when: 'after-turn' })}
             >
               Pause after this turn
@@ -64,7 +96,12 @@ export function App({ sessionId }: { sessionId: string }) {
 
       <div className="layout">
         <main className="chat">
-          <Conversation messages={agent.messages} />
+          <Conversation
+            messages={agent.messages as UIMessage[]}
+            stopped={stopped}
+            steering={steering}
+            failure={failure}
+          />
           <div className="chat-footer">
             <p className="indicator" role="status" aria-live="polite">
               {indicator ? (
@@ -78,21 +115,39 @@ export function App({ sessionId }: { sessionId: string }) {
                 </>
               ) : null}
             </p>
+            <DeadLetters letters={state.deadLetters} />
             <Approvals
               approvals={state.pendingApprovals}
               approve={agent.approve}
               deny={agent.deny}
             />
-            {agent.error && status === 'failed' ? (
+            {connection === 'failed' && agent.error ? (
               <p className="error" role="alert">
-                {agent.error.message}
+                The server refused this session's stream: {agent.error.message}
               </p>
             ) : null}
-            <Composer agent={agent} />
+            <Composer agent={agent} offline={offline} />
           </div>
         </main>
         <QueuePanel items={state.inbox.items} paused={state.inbox.paused} queue={agent.queue} />
       </div>
     </div>
+  )
+}
+
+/**
+ * User messages shown after the active turn's input: steering (or Send now)
+ * that the agent takes once the current model step ends.
+ */
+function steeringIds(state: AIState): ReadonlySet<string> {
+  const active = state.active
+  if (!active) return new Set()
+  const at = state.messages.findIndex((message) => message.id === active.inputId)
+  if (at < 0) return new Set()
+  return new Set(
+    state.messages
+      .slice(at + 1)
+      .filter((message) => message.role === 'user' && !active.contextInputIds.includes(message.id))
+      .map((message) => message.id),
   )
 }

@@ -1,5 +1,6 @@
 import type { AIState } from 'a2-aws/ai'
 import type { UseAgentResult } from 'a2-aws/ai/react'
+import { ToolValue } from './ToolValue.tsx'
 
 const toolTitles: Record<string, string> = {
   closeTicket: 'Close a ticket',
@@ -25,7 +26,9 @@ export function Approvals({
             <p className="approval-title">
               The agent wants to: {toolTitles[approval.toolName] ?? approval.toolName}
             </p>
-            <code className="approval-input">{JSON.stringify(approval.input ?? {})}</code>
+            <div className="approval-input">
+              <ToolValue value={approval.input ?? {}} />
+            </div>
           </div>
           <div className="buttons">
             <button

@@ -1,17 +1,21 @@
 import type { UseAgentResult } from 'a2-aws/ai/react'
 import { type FormEvent, type KeyboardEvent, useState } from 'react'
 
-/** The message box with Send, Steer, Stop and Retry. */
-export function Composer({ agent }: { agent: UseAgentResult }) {
+/**
+ * The message box with Send, Steer, Stop and Retry. While the server cannot
+ * be reached the buttons wait (the draft can still be written).
+ */
+export function Composer({ agent, offline }: { agent: UseAgentResult; offline: boolean }) {
   const { state, status, sendMessage, steer, stop, retry } = agent
   const [draft, setDraft] = useState('')
   const [error, setError] = useState<string | null>(null)
   const busy = state.active !== null
   const closed = status === 'closed'
+  const canSend = draft.trim() !== '' && !closed && !offline
 
   async function submit(action: 'send' | 'steer'): Promise<void> {
     const text = draft.trim()
-    if (!text) return
+    if (!text || offline) return
     setDraft('')
     setError(null)
     try {
@@ -35,12 +39,12 @@ export function Composer({ agent }: { agent: UseAgentResult }) {
   }
 
   return (
-    <form className="composer" onSubmit={onSubmit}>
+    <form className={`composer${offline ? ' composer-offline' : ''}`} onSubmit={onSubmit}>
       <textarea
         aria-label="Message"
         placeholder={
           busy
-            ? 'Type to queue a message, or steer the answer…'
+            ? 'Type to queue a message, or to steer the agent…'
             : 'Ask something, or try “close ticket T-42”'
         }
         rows={2}
@@ -51,32 +55,45 @@ export function Composer({ agent }: { agent: UseAgentResult }) {
       />
       <div className="composer-actions">
         <span className="hint">
-          {busy
-            ? 'Send queues it after this turn; Steer redirects the answer now.'
-            : 'Enter to send'}
+          {offline
+            ? 'The server cannot be reached: sending waits until it is back.'
+            : busy
+              ? 'Send queues it for after this turn. Steer hands it over after the current step; Stop ends the turn now.'
+              : 'Enter to send'}
         </span>
         <div className="buttons">
           {status === 'failed' ? (
-            <button type="button" className="secondary" onClick={() => void retry()}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={offline}
+              onClick={() => void retry()}
+            >
               Retry
             </button>
           ) : null}
           {busy ? (
             <>
-              <button type="button" className="danger" onClick={() => void stop()}>
+              <button
+                type="button"
+                className="danger"
+                disabled={offline}
+                onClick={() => void stop()}
+              >
                 Stop
               </button>
               <button
                 type="button"
-                className="secondary"
-                disabled={!draft.trim()}
+                className="steer"
+                title="The agent finishes its current step, then answers this instead of going on"
+                disabled={!canSend}
                 onClick={() => void submit('steer')}
               >
-                Steer
+                <span aria-hidden="true">↪ </span>Steer
               </button>
             </>
           ) : null}
-          <button type="submit" className="primary" disabled={!draft.trim() || closed}>
+          <button type="submit" className="primary" disabled={!canSend}>
             Send
           </button>
         </div>

@@ -1,6 +1,8 @@
 import { isCompactionPart } from 'a2-aws/ai'
 import type { DynamicToolUIPart, ToolUIPart, UIMessage } from 'ai'
 import { useEffect, useRef } from 'react'
+import { Markdown } from './Markdown.tsx'
+import { ToolValue } from './ToolValue.tsx'
 
 const toolStateLabel: Record<string, string> = {
   'input-streaming': 'Preparing',
@@ -30,17 +32,38 @@ function toolName(part: ToolPart): string {
   return part.type === 'dynamic-tool' ? part.toolName : part.type.slice('tool-'.length)
 }
 
-/** The transcript: text, tool calls and compaction markers, newest at the bottom. */
-export function Conversation({ messages }: { messages: UIMessage[] }) {
+/** Why the active turn failed, shown in its response. */
+export interface TurnFailure {
+  messageId: string
+  error: string
+}
+
+/**
+ * The transcript: text (the agent's as markdown), tool calls and compaction
+ * markers, newest at the bottom. A stopped response says so, a failed turn
+ * shows why in its response, and steering waiting for the current step is
+ * tagged.
+ */
+export function Conversation({
+  messages,
+  stopped,
+  steering,
+  failure,
+}: {
+  messages: UIMessage[]
+  stopped: ReadonlySet<string>
+  steering: ReadonlySet<string>
+  failure: TurnFailure | null
+}) {
   const end = useRef<HTMLDivElement>(null)
   const last = messages.at(-1)
   const lastLength = JSON.stringify(last?.parts ?? []).length
   // biome-ignore lint/correctness/useExhaustiveDependencies: scroll as the last message grows
   useEffect(() => {
     end.current?.scrollIntoView({ block: 'end' })
-  }, [messages.length, lastLength])
+  }, [messages.length, lastLength, failure])
 
-  if (messages.length === 0)
+  if (messages.length === 0 && !failure)
     return (
       <section className="conversation empty" aria-label="Conversation">
         <div className="welcome">
@@ -52,6 +75,7 @@ export function Conversation({ messages }: { messages: UIMessage[] }) {
           <ul>
             <li>“close ticket T-42”: the agent asks for your approval first</li>
             <li>“remind me in 10 seconds to stretch”: a timer that comes back as a message</li>
+            <li>“show me some markdown”: lists and code, rendered as they stream</li>
           </ul>
         </div>
       </section>
@@ -69,10 +93,15 @@ export function Conversation({ messages }: { messages: UIMessage[] }) {
             {message.role === 'user' ? 'You' : 'AI'}
           </div>
           <div className="bubble">
+            {steering.has(message.id) ? (
+              <span className="tag steering-tag">Steering: the agent takes it after this step</span>
+            ) : null}
             {message.parts.map((part, index) => {
               const key = `${message.id}:${index}`
               if (part.type === 'text')
-                return (
+                return message.role === 'assistant' ? (
+                  <Markdown key={key} text={part.text} streaming={part.state === 'streaming'} />
+                ) : (
                   <p key={key} className="text">
                     {part.text}
                   </p>
@@ -91,22 +120,48 @@ export function Conversation({ messages }: { messages: UIMessage[] }) {
                       <span className="tool-state">{toolStateLabel[part.state] ?? part.state}</span>
                     </div>
                     {part.input !== undefined ? (
-                      <code className="tool-io">{JSON.stringify(part.input)}</code>
+                      <div className="tool-io">
+                        <span className="tool-io-label">Input</span>
+                        <ToolValue value={part.input} />
+                      </div>
                     ) : null}
                     {part.state === 'output-available' ? (
-                      <code className="tool-io">→ {JSON.stringify(part.output)}</code>
+                      <div className="tool-io">
+                        <span className="tool-io-label">Result</span>
+                        <ToolValue value={part.output} />
+                      </div>
                     ) : null}
                     {part.state === 'output-error' ? (
-                      <code className="tool-io">{part.errorText}</code>
+                      <p className="tool-error">{part.errorText}</p>
                     ) : null}
                   </div>
                 )
               return null
             })}
+            {stopped.has(message.id) ? <p className="stopped-marker">Stopped</p> : null}
+            {failure?.messageId === message.id ? <FailureNote failure={failure} /> : null}
           </div>
         </article>
       ))}
+      {failure && !messages.some((message) => message.id === failure.messageId) ? (
+        <article className="message message-assistant" aria-label="Agent">
+          <div className="avatar" aria-hidden="true">
+            AI
+          </div>
+          <div className="bubble">
+            <FailureNote failure={failure} />
+          </div>
+        </article>
+      ) : null}
       <div ref={end} />
     </section>
+  )
+}
+
+function FailureNote({ failure }: { failure: TurnFailure }) {
+  return (
+    <p className="turn-error" role="alert">
+      <strong>The model call failed.</strong> {failure.error}
+    </p>
   )
 }

@@ -72,7 +72,11 @@ function QueueItem({ item, queue }: { item: Item; queue: UseAgentResult['queue']
   return (
     <li className="queue-item">
       <p className="queue-text">{text}</p>
-      {item.afterStepOf ? <span className="tag">steering</span> : null}
+      {item.afterStepOf ? (
+        <span className="tag" title="The agent takes it once its current step ends">
+          steering: next after this step
+        </span>
+      ) : null}
       <div className="queue-actions">
         <button type="button" className="link" onClick={() => void queue.sendNow(item.id)}>
           Send now

@@ -64,6 +64,8 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
   const pending = new PendingCommands()
   const waiters = new Set<{ index: number; resolve: () => void }>()
   let confirmed: StateSnapshot<SessionState> = { state: config.reducer.initialState, index: 0 }
+  /** The ID of the event at `confirmed.index`, once the stream delivered it (not after hydrate). */
+  let confirmedId: string | undefined
   let connection: ConnectionStatus = 'idle'
   /** The log's index when the current connection opened; unknown until its head marker. */
   let streamHead: number | undefined
@@ -92,8 +94,22 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
   function apply(events: StoredEvent[]): void {
     for (const event of events) pending.placed(event.id, event.index)
     confirmed = foldEvents(config.reducer, confirmed, events)
+    confirmedId = events.at(-1)?.id ?? confirmedId
     settle()
     updateHolds()
+    notify()
+  }
+
+  /**
+   * The server holds another log than the one folded here (a memory store
+   * restarted, a session recreated): forget it, and the stream folds the new
+   * one from the start. Commands that log had placed went with it.
+   */
+  function rewind(): void {
+    confirmed = { state: config.reducer.initialState, index: 0 }
+    confirmedId = undefined
+    pending.forgetPlaced()
+    settle()
     notify()
   }
 
@@ -106,7 +122,9 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
         endpoint: config.endpoint,
         sessionId: id,
         lastIndex: () => confirmed.index,
+        lastId: () => confirmedId,
         onEvents: apply,
+        onRewind: rewind,
         onHead: (index) => {
           streamHead = index
           notify()
@@ -226,6 +244,7 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
     hydrate(initial) {
       if (initial.index <= confirmed.index) return
       confirmed = splitSnapshot(initial, config.contract)
+      confirmedId = undefined
       settle()
       snapshot = undefined
       // Hydration happens while rendering: tell other listeners after it.

@@ -16,6 +16,15 @@ export interface EventStreamOptions {
   sessionId: string
   /** The index of the last event applied; every (re)connect resumes after it. */
   lastIndex(): number
+  /** The ID of the event at `lastIndex()`, when known: checked against the server's `: after` marker. */
+  lastId?(): string | undefined
+  /**
+   * The server's log is not the one the applied events came from: its head
+   * is below `lastIndex()`, or its event there has another ID (a memory
+   * store after a restart, a recreated session). The consumer drops what it
+   * applied, so `lastIndex()` is 0, and the stream reads again from the start.
+   */
+  onRewind?(): void
   /** Receives events in log order, each exactly the next index: never twice, never a gap. */
   onEvents(events: StoredEvent[]): void
   onStatus(status: ConnectionStatus, error: AgentClientError | null): void
@@ -27,6 +36,8 @@ export interface EventStreamOptions {
 interface Attempt {
   /** Events or heartbeats arrived, so the connection was healthy: reset the backoff. */
   progress: boolean
+  /** The server holds another log: read it from the start, at once. */
+  rewound: boolean
   error: AgentClientError | null
   /** A refusal that retrying cannot fix. */
   fatal: boolean
@@ -36,7 +47,8 @@ interface Attempt {
  * Follows a session's log over SSE until closed. After a drop it resumes
  * from `lastIndex()` with backoff and jitter; it ignores events at or below
  * that index (a replay after a reconnect) and re-reads from it when an index
- * is skipped, so the consumer sees the log exactly once, in order.
+ * is skipped, so the consumer sees the log exactly once, in order. When the
+ * server turns out to hold another log (`onRewind`), it starts over from 0.
  *
  * @example
  * const stream = openEventStream({ endpoint, sessionId: 's1', lastIndex: () => index, onEvents: apply, onStatus: show })
@@ -54,6 +66,12 @@ export function openEventStream(options: EventStreamOptions): { close(): void } 
         retryHint = ms
       })
       if (closed.signal.aborted) return
+      if (result.rewound) {
+        options.onRewind?.()
+        attempt = 0
+        error = null
+        continue
+      }
       error = result.error
       if (result.fatal) {
         options.onStatus('failed', error)
@@ -82,7 +100,7 @@ async function readOnce(
   const connection = new AbortController()
   const abort = (): void => connection.abort()
   closed.addEventListener('abort', abort, { once: true })
-  const attempt: Attempt = { progress: false, error: null, fatal: false }
+  const attempt: Attempt = { progress: false, rewound: false, error: null, fatal: false }
   try {
     const headers = await resolveHeaders(options.endpoint.headers)
     headers.set('accept', 'text/event-stream')
@@ -106,8 +124,19 @@ async function readOnce(
       },
       onComment: (comment) => {
         attempt.progress = true
+        if (attempt.rewound) return
         const head = /^\s*head (\d+)\s*$/.exec(comment)
-        if (head) options.onHead?.(Number(head[1]))
+        if (head) {
+          // A log never shrinks: a head below what was applied is another log.
+          if (options.onRewind && Number(head[1]) < options.lastIndex()) attempt.rewound = true
+          else options.onHead?.(Number(head[1]))
+        }
+        const after = /^\s*after (\d+) (.+)$/.exec(comment)
+        if (after && options.onRewind && Number(after[1]) === options.lastIndex()) {
+          const known = options.lastId?.()
+          const named = parseId(after[2] as string)
+          if (known !== undefined && named !== undefined && named !== known) attempt.rewound = true
+        }
       },
       onRetry,
     })
@@ -117,6 +146,8 @@ async function readOnce(
         const { value, done } = await reader.read()
         if (done) break
         parser.feed(value)
+        // Nothing from another log is applied.
+        if (attempt.rewound) break
         const batch = received
         received = []
         const next: StoredEvent[] = []
@@ -146,6 +177,16 @@ async function readOnce(
   } finally {
     closed.removeEventListener('abort', abort)
     connection.abort()
+  }
+}
+
+/** The `: after` marker's ID (JSON); an unreadable one names nothing. */
+function parseId(json: string): string | undefined {
+  try {
+    const id: unknown = JSON.parse(json)
+    return typeof id === 'string' ? id : undefined
+  } catch {
+    return undefined
   }
 }
 

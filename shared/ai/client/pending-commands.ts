@@ -32,6 +32,11 @@ export class PendingCommands<M extends UIMessage = UIMessage> {
     if (entry) entry.index = index
   }
 
+  /** Drops the commands a log had placed: that log is gone (the stream rewound). */
+  forgetPlaced(): void {
+    for (const [id, entry] of this.#entries) if (entry.index !== undefined) this.#entries.delete(id)
+  }
+
   remove(events: readonly EventInput[]): void {
     for (const event of events) if (event.id !== undefined) this.#entries.delete(event.id)
   }

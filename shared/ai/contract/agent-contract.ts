@@ -116,6 +116,7 @@ const AI_STATE_KEYS: Record<keyof AIState, true> = {
   activeResponseMessageId: true,
   closed: true,
   deadLetters: true,
+  stoppedResponseIds: true,
   requests: true,
   response: true,
 }

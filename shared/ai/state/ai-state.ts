@@ -183,6 +183,8 @@ export interface AIState<M extends UIMessage = UIMessage> {
    * the work's key, the last error. Waking the session retries them.
    */
   deadLetters: { lane: string; key?: string; error: string; attempts: number; index: number }[]
+  /** The responses Stop closed (their message IDs, oldest first), for a UI to mark. */
+  stoppedResponseIds: string[]
   /**
    * Bookkeeping: commands persisted but not yet decided, by command ID. The
    * log stores a message once, in its command; admission reads it from here.
@@ -212,6 +214,7 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     activeResponseMessageId: null,
     closed: false,
     deadLetters: [],
+    stoppedResponseIds: [],
     requests: {},
     response: null,
   }

@@ -117,6 +117,7 @@ export function endTurn<M extends UIMessage>(
   const active = state.active
   if (active === null) return state
   let messages = state.messages
+  let stoppedResponseIds = state.stoppedResponseIds
   const response = state.response
   if (options.stopped && response !== null && response.position >= 0) {
     const current = messages[response.position] as unknown as M
@@ -125,10 +126,12 @@ export function endTurn<M extends UIMessage>(
         ? current
         : responseAt<M>(response, options.frontier)
     const closed = closeStoppedResponse(seen)
-    messages =
-      closed.parts.length === 0
-        ? messages.filter((_, position) => position !== response.position)
-        : replaceAt(messages, response.position, closed as unknown as TranscriptMessage<M>)
+    if (closed.parts.length === 0) {
+      messages = messages.filter((_, position) => position !== response.position)
+    } else {
+      messages = replaceAt(messages, response.position, closed as unknown as TranscriptMessage<M>)
+      stoppedResponseIds = [...stoppedResponseIds, closed.id]
+    }
   }
   const tools: ToolRecord[] = []
   for (const tool of state.tools) {
@@ -141,6 +144,7 @@ export function endTurn<M extends UIMessage>(
   return {
     ...state,
     messages,
+    stoppedResponseIds,
     active: null,
     starting: false,
     activeGeneration: null,

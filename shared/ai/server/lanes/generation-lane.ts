@@ -58,6 +58,11 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
   const fence = { claim: claimKey, attempt: claim.attempt }
   const append = (events: AIEventInput<UIMessage>[]) =>
     lane.appendAsA2(sessionId, events, { fence })
+  // The log says why for clients; the logger says it for operators.
+  const fail = (error: string) => {
+    lane.logger.error(`a2: generation ${generationId} of session ${sessionId} failed: ${error}`)
+    return append([completed(generationId, serve.requestId, { outcome: 'failed', error })])
+  }
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const step =
       state.activeGeneration?.requestId === serve.requestId
@@ -136,12 +141,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       },
     ])
     if (failure !== undefined || !resolvedModel) {
-      await append([
-        completed(generationId, serve.requestId, {
-          outcome: 'failed',
-          error: failure ?? 'no model',
-        }),
-      ])
+      await fail(failure ?? 'no model')
       return
     }
 
@@ -167,9 +167,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
     if (compacted === 'aborted') return
     if (compacted && 'failed' in compacted) {
       // The previous context stays; retry() runs the step (and the summary) again.
-      await append([
-        completed(generationId, serve.requestId, { outcome: 'failed', error: compacted.failed }),
-      ])
+      await fail(compacted.failed)
       return
     }
     if (compacted) {
@@ -230,9 +228,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
           | undefined)
       : undefined
     if (streamError !== undefined) {
-      await append([
-        completed(generationId, serve.requestId, { outcome: 'failed', error: streamError }),
-      ])
+      await fail(streamError)
       return
     }
     await append([
