@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib'
 import { Match, Template } from 'aws-cdk-lib/assertions'
 import { describe, expect, it } from 'vitest'
 import { A2Agent } from '../../infra/index.ts'
+import { cfnLint } from './support/cfn-lint.ts'
 import { type Resource, templateOf, unacknowledgedNagFindings } from './support/template.ts'
 
 // One synth (with esbuild bundling) for the whole file.
@@ -387,6 +390,27 @@ describe('the A2Agent template', () => {
       ).toEqual([{ 'Fn::GetAtt': [logicalId(queue), 'Arn'] }])
     }
   })
+
+  it('ships source maps that name files and lines but carry no sources, which every cold start would parse', () => {
+    const maps = readdirSync(app.outdir, { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('index.mjs.map'),
+    )
+    expect(maps.length).toBeGreaterThan(0)
+    for (const file of maps) {
+      const map = JSON.parse(readFileSync(join(app.outdir, file), 'utf8'))
+      expect(map.sources.length, file).toBeGreaterThan(0)
+      expect(map.sourcesContent, file).toBeUndefined()
+    }
+  })
+
+  it('passes cfn-lint with no errors', () => {
+    // The linter itself must find what it should: a queue whose visibility is not a number.
+    const broken = structuredClone(template.toJSON())
+    broken.Resources[logicalId(agent.timerQueue)].Properties.VisibilityTimeout = 'soon'
+    const [ours = [], mangled = []] = cfnLint(template.toJSON(), broken)
+    expect(ours.filter((finding) => finding.startsWith('E'))).toEqual([])
+    expect(mangled.some((finding) => finding.startsWith('E'))).toBe(true)
+  }, 60_000)
 
   it('passes cdk-nag AwsSolutions with every acknowledged finding explained', () => {
     expect(unacknowledgedNagFindings(stack)).toEqual([])

@@ -37,6 +37,8 @@ import { decodePayload, encodeBatch, encodePayload, MAX_EVENT_BYTES } from '../p
 import { sleep, tailLoop } from '../tail-loop.ts'
 import { eventItem, guardFromItem, guardItem, storedEventFromItem } from './event-items.ts'
 import {
+  CLAIM_ITEM_RETENTION_SECONDS,
+  CLAIM_UNTIL_ATTRIBUTE,
   claimSk,
   cursorSk,
   eventSk,
@@ -48,6 +50,7 @@ import {
   SK,
   sessionPk,
   snapshotSk,
+  TTL_ATTRIBUTE,
 } from './table-keys.ts'
 
 export interface DynamoDBEventStoreOptions {
@@ -378,14 +381,15 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           new UpdateItemCommand({
             TableName: tableName,
             Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(key) } },
-            UpdateExpression:
-              'SET attempt = if_not_exists(attempt, :zero) + :one, expiresAt = :expires',
-            ConditionExpression: 'attribute_not_exists(attempt) OR expiresAt <= :now',
+            UpdateExpression: `SET attempt = if_not_exists(attempt, :zero) + :one, #until = :until, #ttl = :ttl`,
+            ConditionExpression: 'attribute_not_exists(attempt) OR #until <= :now',
+            ExpressionAttributeNames: CLAIM_NAMES,
             ExpressionAttributeValues: {
               ':zero': { N: '0' },
               ':one': { N: '1' },
-              ':expires': { N: String(at + ttlMs) },
+              ':until': { N: String(at + ttlMs) },
               ':now': { N: String(at) },
+              ':ttl': { N: String(claimItemExpiry(at + ttlMs)) },
             },
             ReturnValues: 'ALL_OLD',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -415,12 +419,14 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           new UpdateItemCommand({
             TableName: tableName,
             Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(claim.key) } },
-            UpdateExpression: 'SET expiresAt = :zero, ended = :released',
+            UpdateExpression: 'SET #until = :zero, #ttl = :ttl, ended = :released',
             ConditionExpression: 'attempt = :attempt',
+            ExpressionAttributeNames: CLAIM_NAMES,
             ExpressionAttributeValues: {
               ':zero': { N: '0' },
               ':released': { S: 'released' },
               ':attempt': { N: String(claim.attempt) },
+              ':ttl': { N: String(claimItemExpiry(now())) },
             },
           }),
         )
@@ -435,11 +441,13 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           TableName: tableName,
           Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(key) } },
           UpdateExpression:
-            'SET attempt = if_not_exists(attempt, :zero) + :one, expiresAt = :zero, ended = :revoked',
+            'SET attempt = if_not_exists(attempt, :zero) + :one, #until = :zero, #ttl = :ttl, ended = :revoked',
+          ExpressionAttributeNames: CLAIM_NAMES,
           ExpressionAttributeValues: {
             ':zero': { N: '0' },
             ':one': { N: '1' },
             ':revoked': { S: 'revoked' },
+            ':ttl': { N: String(claimItemExpiry(now())) },
           },
         }),
       )
@@ -452,11 +460,13 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           new UpdateItemCommand({
             TableName: tableName,
             Key: { [PK]: { S: sessionPk(sessionId) }, [SK]: { S: claimSk(claim.key) } },
-            UpdateExpression: 'SET expiresAt = :expires',
+            UpdateExpression: 'SET #until = :until, #ttl = :ttl',
             ConditionExpression: 'attempt = :attempt',
+            ExpressionAttributeNames: CLAIM_NAMES,
             ExpressionAttributeValues: {
-              ':expires': { N: String(expiresAt) },
+              ':until': { N: String(expiresAt) },
               ':attempt': { N: String(claim.attempt) },
+              ':ttl': { N: String(claimItemExpiry(expiresAt)) },
             },
           }),
         )
@@ -531,8 +541,30 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
   }
 }
 
+/**
+ * A claim item holds its claim's expiry in epoch milliseconds (`until`) and,
+ * apart, the table's TTL attribute in epoch seconds, which DynamoDB reads as
+ * seconds: a millisecond value there would never expire.
+ */
+const CLAIM_NAMES = { '#until': CLAIM_UNTIL_ATTRIBUTE, '#ttl': TTL_ATTRIBUTE }
+
+/**
+ * When DynamoDB may delete a claim item: a week after the claim ends. By
+ * then its work has long committed its result (or been taken over), and no
+ * attempt it fenced can still be writing (Lambda runs 15 minutes at most);
+ * only a session left with a crashed call for a week would see that call's
+ * next attempt as its first.
+ */
+function claimItemExpiry(untilMs: number): number {
+  return Math.ceil(untilMs / 1000) + CLAIM_ITEM_RETENTION_SECONDS
+}
+
 function claimFromItem(key: string, item: Record<string, AttributeValue>): Claim {
-  return { key, attempt: Number(item.attempt?.N ?? 0), expiresAt: Number(item.expiresAt?.N ?? 0) }
+  return {
+    key,
+    attempt: Number(item.attempt?.N ?? 0),
+    expiresAt: Number(item[CLAIM_UNTIL_ATTRIBUTE]?.N ?? 0),
+  }
 }
 
 function digest(content: string): string {

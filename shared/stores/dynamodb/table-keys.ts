@@ -16,8 +16,15 @@
  */
 export const PK = 'pk'
 export const SK = 'sk'
-/** Epoch seconds; the table's TTL attribute, for apps that expire sessions. */
+/**
+ * Epoch seconds; the table's TTL attribute. Claim items set it (a week after
+ * their claim ends); apps may set it to expire sessions.
+ */
 export const TTL_ATTRIBUTE = 'expiresAt'
+/** A claim item's expiry in epoch milliseconds (not the TTL attribute). */
+export const CLAIM_UNTIL_ATTRIBUTE = 'until'
+/** How long a claim item outlives its claim before DynamoDB's TTL deletes it. */
+export const CLAIM_ITEM_RETENTION_SECONDS = 7 * 24 * 3600
 
 const INDEX_DIGITS = 12
 
