@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import type { EventInput, NewEvent } from '../log/event.ts'
+import { encodeBatch, MAX_EVENTS_PER_APPEND } from '../stores/payload-codec.ts'
 import { PipelineError } from './errors.ts'
 
 /** What internal services put on the ingress queue: events for one session. */
@@ -9,8 +10,8 @@ export interface IngressMessage {
   events: NewEvent[]
 }
 
-/** An append holds at most 100 events (one DynamoDB transaction). */
-const MAX_INGRESS_EVENTS = 100
+/** SQS takes messages of up to 1 MiB (SQS developer guide, "Amazon SQS message quotas"). */
+export const MAX_SQS_MESSAGE_BYTES = 1024 * 1024
 
 /**
  * Reads an ingress message body. A body that is not `{ sessionId, events }`
@@ -38,9 +39,10 @@ export function parseIngressMessage(body: string): { sessionId: string; events: 
   if (typeof sessionId !== 'string' || sessionId === '')
     fail('"sessionId" must be a non-empty string')
   if (!Array.isArray(events) || events.length === 0) fail('"events" must be a non-empty array')
-  if ((events as unknown[]).length > MAX_INGRESS_EVENTS) {
+  // One message is one append: the store's limit, from its one source.
+  if ((events as unknown[]).length > MAX_EVENTS_PER_APPEND) {
     fail(
-      `"events" holds ${(events as unknown[]).length} events; one message holds at most ${MAX_INGRESS_EVENTS}`,
+      `"events" holds ${(events as unknown[]).length} events; one message is one append, which holds at most ${MAX_EVENTS_PER_APPEND}`,
     )
   }
   ;(events as unknown[]).forEach((event, position) => {
@@ -63,6 +65,13 @@ const SQS_ID = /^[\x21-\x7e]{1,128}$/
  * derived from the event IDs, so sending the same events twice within five
  * minutes is one message.
  *
+ * What one append cannot hold is refused here, before sending (a
+ * `BATCH_TOO_LARGE` or `EVENT_TOO_LARGE` error, as the store would give; a
+ * `MALFORMED_INGRESS_MESSAGE` error above SQS's message size): SQS would take
+ * such a message, then every receive would fail and block the session's
+ * message group until it reached the dead-letter queue. Send more events as
+ * several calls.
+ *
  * @example
  * await sendInputs({ client: new SQSClient({}), queueUrl }, 'session-1',
  *   ...inputs.message({ role: 'user', parts: [{ type: 'text', text: 'Order shipped' }] }))
@@ -76,7 +85,15 @@ export async function sendInputs(
     sessionId,
     events: events.map((event) => ({ ...event, id: event.id ?? crypto.randomUUID() })),
   }
+  encodeBatch(message.events)
   const body = JSON.stringify(message)
+  const bytes = Buffer.byteLength(body)
+  if (bytes > MAX_SQS_MESSAGE_BYTES) {
+    throw new PipelineError(
+      'MALFORMED_INGRESS_MESSAGE',
+      `Ingress message refused: it is ${bytes} bytes; SQS takes at most ${MAX_SQS_MESSAGE_BYTES}. Send the events in several calls, or store large content elsewhere and put a reference in the event`,
+    )
+  }
   parseIngressMessage(body)
   await target.client.send(
     new SendMessageCommand({
