@@ -168,7 +168,9 @@ function instrument(client: object, role: Role, service: Call['service']): void 
 
 function runnerFn(op: string): string {
   if (op.startsWith('SendMessage')) return 'router'
-  if (['ReceiveMessage', 'DeleteMessageBatch', 'ChangeMessageVisibilityBatch'].includes(op))
+  // The queue functions lease their messages (visibility-lease.ts): the function's own requests.
+  if (op === 'ChangeMessageVisibilityBatch') return 'lease'
+  if (['ReceiveMessage', 'DeleteMessageBatch'].includes(op))
     return 'sqs event source'
   if (['DescribeStream', 'GetShardIterator', 'GetRecords', 'DescribeTable'].includes(op))
     return 'stream event source'
@@ -388,6 +390,8 @@ function deployed(call: Call): boolean {
   if (call.role !== 'runner') return true
   return (
     call.op.startsWith('SendMessage') ||
+    // The queue functions' leases (the runner hands them its client).
+    call.op === 'ChangeMessageVisibilityBatch' ||
     call.op === 'DeleteMessageBatch' ||
     (call.op === 'ReceiveMessage' && call.received.length > 0)
   )
