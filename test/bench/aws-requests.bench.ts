@@ -170,8 +170,7 @@ function runnerFn(op: string): string {
   if (op.startsWith('SendMessage')) return 'router'
   // The queue functions lease their messages (visibility-lease.ts): the function's own requests.
   if (op === 'ChangeMessageVisibilityBatch') return 'lease'
-  if (['ReceiveMessage', 'DeleteMessageBatch'].includes(op))
-    return 'sqs event source'
+  if (['ReceiveMessage', 'DeleteMessageBatch'].includes(op)) return 'sqs event source'
   if (['DescribeStream', 'GetShardIterator', 'GetRecords', 'DescribeTable'].includes(op))
     return 'stream event source'
   return 'scheduler poller'
