@@ -31,16 +31,22 @@ export class A2Error extends Error {
 /** A payload failed its contract's schema, or the event's shape is wrong. */
 export class InvalidEventError extends A2Error {
   readonly eventType: string
-  /** Path of the first failing field inside the payload, as zod reports it. */
+  /**
+   * Path of the first failing field, as zod reports it: inside the payload,
+   * or inside the event (`['id']`) when the envelope is wrong.
+   */
   readonly path: readonly (string | number)[]
   readonly issues: readonly { path: readonly (string | number)[]; message: string }[]
 
   constructor(
     eventType: string,
     issues: readonly { path: readonly (string | number)[]; message: string }[],
+    /** What the paths start from: the payload (a schema issue) or the event (its envelope). */
+    scope: 'payload' | 'event' = 'payload',
   ) {
     const first = issues[0]
-    const where = first && first.path.length > 0 ? ` at payload.${first.path.join('.')}` : ''
+    const prefix = scope === 'payload' ? 'payload.' : ''
+    const where = first && first.path.length > 0 ? ` at ${prefix}${first.path.join('.')}` : ''
     super('INVALID_EVENT', `Invalid "${eventType}" event${where}: ${first?.message ?? 'invalid'}`)
     this.name = 'InvalidEventError'
     this.eventType = eventType
@@ -118,9 +124,13 @@ export class EventTooLargeError extends A2Error {
 }
 
 export class BatchTooLargeError extends A2Error {
-  constructor(message: string) {
+  /** The byte limit the batch passed, when it was refused for its bytes. */
+  readonly limitBytes: number | undefined
+
+  constructor(message: string, limitBytes?: number) {
     super('BATCH_TOO_LARGE', message)
     this.name = 'BatchTooLargeError'
+    this.limitBytes = limitBytes
   }
 }
 

@@ -33,7 +33,8 @@ import type {
   StoredSnapshot,
   TailOptions,
 } from '../../log/event-store.ts'
-import { decodePayload, encodeBatch, encodePayload, MAX_EVENT_BYTES } from '../payload-codec.ts'
+import { MAX_EVENT_BYTES } from '../../log/limits.ts'
+import { decodePayload, encodeBatch, encodePayload } from '../payload-codec.ts'
 import { sleep, tailLoop } from '../tail-loop.ts'
 import { eventItem, guardFromItem, guardItem, storedEventFromItem } from './event-items.ts'
 import {
