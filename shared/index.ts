@@ -13,6 +13,7 @@ export {
   A2Error,
   type A2ErrorCode,
   AppendConflictError,
+  AppendContendedError,
   BatchTooLargeError,
   ClaimHeldError,
   CursorConflictError,

@@ -8,6 +8,7 @@ export type A2ErrorCode =
   | 'INVALID_EVENT'
   | 'RESERVED_EVENT_ID'
   | 'APPEND_CONFLICT'
+  | 'APPEND_CONTENDED'
   | 'PARTIAL_DUPLICATE_BATCH'
   | 'EVENT_TOO_LARGE'
   | 'BATCH_TOO_LARGE'
@@ -85,6 +86,26 @@ export class AppendConflictError extends A2Error {
     this.sessionId = sessionId
     this.expectedIndex = expectedIndex
     this.actualIndex = actualIndex
+  }
+}
+
+/**
+ * An append without an expected index kept losing the race for the session's
+ * next index to concurrent appenders until its retry window closed. Nothing
+ * was written; sending the same batch again is safe (it replays if it landed).
+ */
+export class AppendContendedError extends A2Error {
+  readonly sessionId: string
+  readonly retriedMs: number
+
+  constructor(sessionId: string, retriedMs: number) {
+    super(
+      'APPEND_CONTENDED',
+      `Session "${sessionId}" had too many concurrent appends: retried for ${retriedMs} ms and wrote nothing. Try again`,
+    )
+    this.name = 'AppendContendedError'
+    this.sessionId = sessionId
+    this.retriedMs = retriedMs
   }
 }
 

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { HttpError } from '../../shared/http/http-error.ts'
 import { type LogEndpointOptions, logEndpoint } from '../../shared/http/log-endpoint.ts'
 import {
+  AppendContendedError,
   contract,
   eventLog,
   MAX_APPEND_BYTES,
@@ -266,6 +267,24 @@ describe('POST: pushes', () => {
       405,
       'METHOD_NOT_ALLOWED',
     )
+  })
+
+  it('answers 503 APPEND_CONTENDED when the store ran out of time queueing behind other appenders, so the client retries', async () => {
+    const log = eventLog({
+      store: {
+        ...memoryEventStore(),
+        append: (sessionId) => Promise.reject(new AppendContendedError(sessionId, 10_000)),
+      },
+    })
+    const response = await logEndpoint({ log })(
+      new Request('http://a2.test/?sessionId=s1', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [note('n1')] }),
+      }),
+    )
+    const error = await expectError(response, 503, 'APPEND_CONTENDED')
+    expect(error.message).toContain('Try again')
   })
 
   it('answers 500 INTERNAL without the cause when the store fails', async () => {
