@@ -13,6 +13,7 @@ export {
   A2Error,
   type A2ErrorCode,
   AppendConflictError,
+  AppendContendedError,
   BatchTooLargeError,
   ClaimHeldError,
   CursorConflictError,
@@ -31,7 +32,6 @@ export {
   RESERVED_ID_PREFIX,
   type StoredEvent,
 } from './log/event.ts'
-export { MAX_ID_LENGTH, MAX_TYPE_LENGTH } from './log/event-envelope.ts'
 export {
   DEFAULT_SNAPSHOT_EVERY,
   type EventLog,
@@ -50,4 +50,12 @@ export type {
   StoredSnapshot,
   TailOptions,
 } from './log/event-store.ts'
+export {
+  MAX_APPEND_BYTES,
+  MAX_EVENT_BYTES,
+  MAX_EVENTS_PER_APPEND,
+  MAX_ID_LENGTH,
+  MAX_PAYLOAD_DEPTH,
+  MAX_TYPE_LENGTH,
+} from './log/limits.ts'
 export { foldEvents, type Reducer, type StateSnapshot } from './log/reducer.ts'

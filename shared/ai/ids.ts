@@ -1,4 +1,4 @@
-import { MAX_ID_LENGTH } from '../log/event-envelope.ts'
+import { MAX_ID_LENGTH } from '../log/limits.ts'
 
 /** IDs A2's AI protocol derives start with this; callers may not use it. */
 export const AI_ID_PREFIX = 'a2.ai:'

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import type { EventInput, NewEvent } from '../log/event.ts'
-import { encodeBatch, MAX_EVENTS_PER_APPEND } from '../stores/payload-codec.ts'
+import { MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
+import { encodeBatch } from '../stores/payload-codec.ts'
 import { PipelineError } from './errors.ts'
 
 /** What internal services put on the ingress queue: events for one session. */

@@ -38,6 +38,9 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   RESERVED_EVENT_ID: 400,
   INVALID_SESSION_ID: 400,
   APPEND_CONFLICT: 409,
+  // Only an append with an expected index conflicts; one without it waited
+  // its turn and ran out of time, which a retry can fix.
+  APPEND_CONTENDED: 503,
   PARTIAL_DUPLICATE_BATCH: 409,
   EVENT_TOO_LARGE: 413,
   BATCH_TOO_LARGE: 413,

@@ -1,4 +1,5 @@
 import type { EventInput, StoredEvent } from '../log/event.ts'
+import { checkPayloadDepth } from '../log/event-envelope.ts'
 import type { EventLog } from '../log/event-log.ts'
 import { errorResponse, HttpError } from './http-error.ts'
 import { readJsonBody } from './read-body.ts'
@@ -127,6 +128,8 @@ export function logEndpoint(options: LogEndpointOptions) {
     const session = log.session(sessionIdOf(url, bodySessionId))
     if (events.length === 0)
       throw new HttpError(400, 'MALFORMED_REQUEST', 'Push at least one event')
+    // Before checkPush and authorize, which may walk the events.
+    for (const event of events) checkPayloadDepth(event)
     checkPush?.(events)
     await authorizeOrThrow(authorize, {
       type: 'push',

@@ -32,7 +32,9 @@ export interface Contract<Events extends ContractEvents = ContractEvents, State 
   /**
    * Validates an event of a declared type against its schema and returns it
    * with the parsed payload; an event of an undeclared type is returned as is.
-   * Throws `InvalidEventError` naming the type and the failing path.
+   * Throws `InvalidEventError` naming the type and the failing path. A
+   * contract may also fill in a missing ID the event's content determines;
+   * the log checks it like a caller's.
    */
   validate<Event extends EventInput>(event: Event): Event
   /** Whether the contract declares this event type. */

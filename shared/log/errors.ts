@@ -8,6 +8,7 @@ export type A2ErrorCode =
   | 'INVALID_EVENT'
   | 'RESERVED_EVENT_ID'
   | 'APPEND_CONFLICT'
+  | 'APPEND_CONTENDED'
   | 'PARTIAL_DUPLICATE_BATCH'
   | 'EVENT_TOO_LARGE'
   | 'BATCH_TOO_LARGE'
@@ -31,16 +32,22 @@ export class A2Error extends Error {
 /** A payload failed its contract's schema, or the event's shape is wrong. */
 export class InvalidEventError extends A2Error {
   readonly eventType: string
-  /** Path of the first failing field inside the payload, as zod reports it. */
+  /**
+   * Path of the first failing field, as zod reports it: inside the payload,
+   * or inside the event (`['id']`) when the envelope is wrong.
+   */
   readonly path: readonly (string | number)[]
   readonly issues: readonly { path: readonly (string | number)[]; message: string }[]
 
   constructor(
     eventType: string,
     issues: readonly { path: readonly (string | number)[]; message: string }[],
+    /** What the paths start from: the payload (a schema issue) or the event (its envelope). */
+    scope: 'payload' | 'event' = 'payload',
   ) {
     const first = issues[0]
-    const where = first && first.path.length > 0 ? ` at payload.${first.path.join('.')}` : ''
+    const prefix = scope === 'payload' ? 'payload.' : ''
+    const where = first && first.path.length > 0 ? ` at ${prefix}${first.path.join('.')}` : ''
     super('INVALID_EVENT', `Invalid "${eventType}" event${where}: ${first?.message ?? 'invalid'}`)
     this.name = 'InvalidEventError'
     this.eventType = eventType
@@ -83,6 +90,26 @@ export class AppendConflictError extends A2Error {
 }
 
 /**
+ * An append without an expected index kept losing the race for the session's
+ * next index to concurrent appenders until its retry window closed. Nothing
+ * was written; sending the same batch again is safe (it replays if it landed).
+ */
+export class AppendContendedError extends A2Error {
+  readonly sessionId: string
+  readonly retriedMs: number
+
+  constructor(sessionId: string, retriedMs: number) {
+    super(
+      'APPEND_CONTENDED',
+      `Session "${sessionId}" had too many concurrent appends: retried for ${retriedMs} ms and wrote nothing. Try again`,
+    )
+    this.name = 'AppendContendedError'
+    this.sessionId = sessionId
+    this.retriedMs = retriedMs
+  }
+}
+
+/**
  * Some IDs of the batch are already stored, but the batch is not an exact
  * replay of the batch that stored them: other content, another session, a
  * different set of events or a different order.
@@ -118,9 +145,13 @@ export class EventTooLargeError extends A2Error {
 }
 
 export class BatchTooLargeError extends A2Error {
-  constructor(message: string) {
+  /** The byte limit the batch passed, when it was refused for its bytes. */
+  readonly limitBytes: number | undefined
+
+  constructor(message: string, limitBytes?: number) {
     super('BATCH_TOO_LARGE', message)
     this.name = 'BatchTooLargeError'
+    this.limitBytes = limitBytes
   }
 }
 

@@ -60,10 +60,17 @@ export function eventLog(options: EventLogOptions): EventLog {
   const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY
 
   function prepare(events: readonly EventInput[], author: 'caller' | 'a2') {
+    const refuseReserved = (id: string | undefined): void => {
+      if (author === 'caller' && id !== undefined && isReservedId(id))
+        throw new ReservedEventIdError(id)
+    }
     return events.map((raw) => {
-      const event = contract ? contract.validate(checkEnvelope(raw)) : checkEnvelope(raw)
+      const checked = checkEnvelope(raw)
+      refuseReserved(checked.id)
+      const event = contract ? contract.validate(checked) : checked
+      // An ID the contract supplies is held to the rules of a caller's.
+      if (event.id !== checked.id) refuseReserved(checkEnvelope(event).id)
       const id = event.id ?? generateId()
-      if (author === 'caller' && isReservedId(id)) throw new ReservedEventIdError(id)
       return { id, type: event.type, payload: event.payload }
     })
   }

@@ -1,21 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { BatchTooLargeError, EventTooLargeError } from '../log/errors.ts'
 import type { NewEvent } from '../log/event.ts'
-
-/**
- * DynamoDB items stop at 400 KB (409,600 bytes, names and values together).
- * An event item also holds its keys, ID, type and timestamp, so the encoded
- * payload plus ID and type must stay under this, leaving ~20 KB of headroom.
- */
-export const MAX_EVENT_BYTES = 380 * 1024
-
-/**
- * A transaction carries at most 100 items and 4 MB. One append writes the
- * session head, an event item and an ID guard per event, and may move a
- * handler cursor and check a claim: 2 x 48 + 3 = 99.
- */
-export const MAX_EVENTS_PER_APPEND = 48
-export const MAX_APPEND_BYTES = 3_800_000
+import { MAX_APPEND_BYTES, MAX_EVENT_BYTES, MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
 
 /**
  * Payloads above this are gzipped when that makes them smaller: below it the
@@ -37,14 +23,20 @@ export function encodePayload(payload: unknown): EncodedPayload {
     : { kind: 'json', json, bytes }
 }
 
+/** What an encoded payload adds to the request that writes it: binary travels as base64. */
+export function requestBytes(payload: EncodedPayload): number {
+  return payload.kind === 'gzip' ? 4 * Math.ceil(payload.bytes / 3) : payload.bytes
+}
+
 export function decodePayload(encoded: { json?: string; gzip?: Uint8Array }): unknown {
   if (encoded.gzip !== undefined) return JSON.parse(gunzipSync(encoded.gzip).toString('utf8'))
   return JSON.parse(encoded.json ?? 'null')
 }
 
 /**
- * Encodes a batch and enforces the limits above, so the memory store refuses
- * exactly what DynamoDB would and an app never learns the limit in production.
+ * Encodes a batch and enforces the limits in `log/limits.ts`, so the memory
+ * store refuses exactly what DynamoDB would and an app never learns a limit
+ * in production.
  */
 export function encodeBatch(events: readonly NewEvent[]): EncodedPayload[] {
   if (events.length > MAX_EVENTS_PER_APPEND) {
@@ -55,14 +47,16 @@ export function encodeBatch(events: readonly NewEvent[]): EncodedPayload[] {
   let total = 0
   const encoded = events.map((event) => {
     const payload = encodePayload(event.payload)
-    const size = payload.bytes + Buffer.byteLength(event.id) + Buffer.byteLength(event.type)
+    const names = Buffer.byteLength(event.id) + Buffer.byteLength(event.type)
+    const size = payload.bytes + names
     if (size > MAX_EVENT_BYTES) throw new EventTooLargeError(event.id, size, MAX_EVENT_BYTES)
-    total += size
+    total += requestBytes(payload) + names
     return payload
   })
   if (total > MAX_APPEND_BYTES) {
     throw new BatchTooLargeError(
-      `An append holds at most ${MAX_APPEND_BYTES} bytes (DynamoDB transactions stop at 4 MB); got ${total}. Split it into several appends`,
+      `An append holds at most ${MAX_APPEND_BYTES} bytes (DynamoDB transactions stop at 4 MB), counting each payload as it is sent: JSON, or gzip as base64; got ${total}. Split it into several appends`,
+      MAX_APPEND_BYTES,
     )
   }
   return encoded

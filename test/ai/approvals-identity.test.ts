@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { FakeSession, userMessage } from './support/fake-session.ts'
-import { decide, inputs, type PendingApproval, ReservedIdCheck } from './support/imports.ts'
+import {
+  aiContract,
+  decide,
+  inputs,
+  type PendingApproval,
+  ReservedIdCheck,
+} from './support/imports.ts'
 
 describe('Approvals', () => {
   it('Given an approval from an earlier model step, When the provider reuses the tool-call ID in a later step, Then "a delayed click cannot authorize a later model step"', () => {
@@ -85,6 +91,18 @@ describe('Input identity', () => {
     const decision = session.push([{ ...command, id: 'other-id' }])
     expect(decision).toMatchObject({ outcome: 'rejected', reason: 'invalid-command' })
     expect(session.state.messages).toEqual([])
+  })
+
+  it('Given the AI contract, When it validates hand-written new-input commands, Then "hand-written commands must too" use the message ID as their event ID', () => {
+    const [command] = inputs.message(userMessage('m1'))
+    const { id: _id, ...unnamed } = command
+    expect(aiContract.validate(unnamed as typeof command).id).toBe('m1')
+    expect(aiContract.validate(command).id).toBe('m1')
+    expect(() => aiContract.validate({ ...command, id: 'other-id' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_EVENT', path: ['message', 'id'] }),
+    )
+    const [stop] = inputs.stop({ turnId: 't', frontier: 1 })
+    expect(aiContract.validate(stop).id).toBeUndefined()
   })
 
   it('Given a caller ID in the reserved a2.ai: namespace, Then the builders refuse it', () => {

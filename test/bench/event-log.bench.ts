@@ -31,13 +31,14 @@ import {
 import type { NewEvent, StoredEvent } from '../../shared/log/event.ts'
 import { eventLog } from '../../shared/log/event-log.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
+import { MAX_EVENTS_PER_APPEND } from '../../shared/log/limits.ts'
 import { foldEvents, type Reducer } from '../../shared/log/reducer.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { eventItem, guardItem } from '../../shared/stores/dynamodb/event-items.ts'
 import { HEAD_SK, PK, SK, sessionPk } from '../../shared/stores/dynamodb/table-keys.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
-import { encodePayload, MAX_EVENTS_PER_APPEND } from '../../shared/stores/payload-codec.ts'
+import { encodePayload } from '../../shared/stores/payload-codec.ts'
 import { type MotoServer, startMotoServer } from '../support/moto-server.ts'
 
 // ---------------------------------------------------------------- settings

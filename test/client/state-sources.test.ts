@@ -29,6 +29,17 @@ describe('createAgentClient: where state comes from', () => {
     expect(served.resumes[0]).toBe(initial.index)
   })
 
+  it('pushes a hand-written new-input command without an ID under its message ID, as the server requires', async () => {
+    const served = await servedAgent([text('Answer.')])
+    const client = tracked(createAgentClient({ api: served.api }))
+    const session = client.session('s1')
+    const [stored] = await session.push({
+      type: 'ai.control.requested',
+      payload: { action: 'message', generate: true, message: hi('m9', 'Hi') },
+    }).confirmed
+    expect(stored?.id).toBe('m9')
+  })
+
   it('an older snapshot does not replace newer state', async () => {
     const served = await servedAgent([text('First answer.'), text('Second answer.')])
     await served.agent.session('s1').append(...inputs.message(hi('m1', 'Hi')))

@@ -18,7 +18,11 @@ import {
   ReservedEventIdError,
   type StoredEvent,
 } from '../../shared/index.ts'
-import { MAX_EVENT_BYTES, MAX_EVENTS_PER_APPEND } from '../../shared/stores/payload-codec.ts'
+import {
+  MAX_APPEND_BYTES,
+  MAX_EVENT_BYTES,
+  MAX_EVENTS_PER_APPEND,
+} from '../../shared/log/limits.ts'
 
 export interface EventStoreHarness {
   store: EventStore
@@ -140,6 +144,15 @@ export function describeEventStoreConformance(
           const first = result.events[0]?.index ?? 0
           expect(indices(result.events)).toEqual(result.events.map((_, k) => first + k))
         }
+      })
+
+      it('queues appenders without an expected index instead of refusing them: 35 at once all land, gapless', async () => {
+        const { store } = harness()
+        const s = session()
+        const batches = Array.from({ length: 35 }, () => [ev(randomUUID())])
+        const results = await Promise.allSettled(batches.map((batch) => store.append(s, batch)))
+        expect(results.filter((result) => result.status === 'rejected')).toEqual([])
+        expect(indices(await store.read(s))).toEqual(Array.from({ length: 35 }, (_, i) => i + 1))
       })
 
       it('lets exactly one of several appenders expecting the same index win', async () => {
@@ -273,6 +286,21 @@ export function describeEventStoreConformance(
         expect(await store.head(s)).toBe(0)
         const most = many.slice(0, MAX_EVENTS_PER_APPEND)
         expect((await store.append(s, most)).events).toHaveLength(MAX_EVENTS_PER_APPEND)
+      })
+
+      it('gives every store the same answer to a batch over the append limit: BATCH_TOO_LARGE, naming the limit, writing nothing', async () => {
+        const { store } = harness()
+        const s = session()
+        // 12 events of random data as base64 (~330 KB each, gzip keeps ~75%):
+        // each fits an item, and together they make a 4 MB request.
+        const poorlyCompressible = Array.from({ length: 12 }, () =>
+          ev(randomUUID(), { big: randomBytes(247_000).toString('base64') }),
+        )
+        const error = await store.append(s, poorlyCompressible).catch((e) => e)
+        expect(error).toBeInstanceOf(BatchTooLargeError)
+        expect(error).toMatchObject({ code: 'BATCH_TOO_LARGE', limitBytes: MAX_APPEND_BYTES })
+        expect(error.message).toContain(String(MAX_APPEND_BYTES))
+        expect(await store.head(s)).toBe(0)
       })
     })
 
@@ -571,6 +599,22 @@ export function describeEventStoreConformance(
         expect(stored[0]?.payload).toEqual({ text: 'hi', tags: [] })
         expect(stored[1]?.payload).toEqual({ anything: 1 })
         expect(stored.every((event) => event.id.length > 0)).toBe(true)
+      })
+
+      it('refuses session and event IDs that pass for others or have no UTF-8 form, as it refuses other invalid IDs', async () => {
+        const { store } = harness()
+        const log = eventLog({ store })
+        // A bidi override, a zero-width space, a line separator, a lone surrogate.
+        for (const hidden of ['\u202E', '\u200B', '\u2028', '\uDC00']) {
+          expect(() => log.session(`${session()}${hidden}`)).toThrow(
+            expect.objectContaining({ code: 'INVALID_SESSION_ID' }),
+          )
+          const s = session()
+          await expect(
+            log.session(s).append([ev(`${randomUUID()}${hidden}`)]),
+          ).rejects.toMatchObject({ code: 'INVALID_EVENT', path: ['id'] })
+          expect(await store.head(s)).toBe(0)
+        }
       })
 
       it('refuses caller IDs with the reserved a2. prefix, and lets A2 itself use them', async () => {

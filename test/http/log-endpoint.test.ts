@@ -1,8 +1,16 @@
+import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { HttpError } from '../../shared/http/http-error.ts'
 import { type LogEndpointOptions, logEndpoint } from '../../shared/http/log-endpoint.ts'
-import { contract, eventLog, type StoredEvent } from '../../shared/index.ts'
+import {
+  AppendContendedError,
+  contract,
+  eventLog,
+  MAX_APPEND_BYTES,
+  MAX_PAYLOAD_DEPTH,
+  type StoredEvent,
+} from '../../shared/index.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { readSse } from '../support/sse.ts'
 
@@ -137,6 +145,61 @@ describe('POST: pushes', () => {
     await expectError(await post({ events: [note('huge', text)] }), 413, 'EVENT_TOO_LARGE')
   })
 
+  it('answers 413 BATCH_TOO_LARGE for a 3.9 MB batch of poorly compressible events, as the DynamoDB store would', async () => {
+    const { post, log } = setup()
+    const events = Array.from({ length: 12 }, (_, i) =>
+      note(`big-${i}`, randomBytes(247_000).toString('base64')),
+    )
+    const error = await expectError(await post({ events }), 413, 'BATCH_TOO_LARGE')
+    expect(error).toMatchObject({ details: { limitBytes: MAX_APPEND_BYTES } })
+    expect(await log.session('s1').head()).toBe(0)
+  })
+
+  it(`answers 400 INVALID_EVENT for a payload nested past ${MAX_PAYLOAD_DEPTH} levels, before checkPush or authorize walk it`, async () => {
+    const walked: string[] = []
+    const { log, fetch, base } = setup({ checkPush: () => walked.push('checkPush') })
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`
+    const response = await fetch(
+      new Request(`${base}?sessionId=s1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: `{"events":[{"id":"n1","type":"note.added","payload":{"text":"x","parts":${deep}}}]}`,
+      }),
+      { authorize: () => walked.push('authorize') > 0 },
+    )
+    const error = await expectError(response, 400, 'INVALID_EVENT')
+    expect(error.message).toContain(`deeper than ${MAX_PAYLOAD_DEPTH} levels`)
+    expect(walked).toEqual([])
+    expect(await log.session('s1').head()).toBe(0)
+  })
+
+  it('answers 400 for IDs that pass for others or have no UTF-8 form, and stores nothing', async () => {
+    const { fetch, base, post, log } = setup()
+    // A bidi override (U+202E) and a zero-width space (U+200B) in the query.
+    for (const sessionId of ['a%E2%80%AEb', 'a%E2%80%8Bb']) {
+      await expectError(
+        await post({ events: [note('x')] }, { sessionId }),
+        400,
+        'INVALID_SESSION_ID',
+      )
+    }
+    // A lone surrogate only arrives in JSON, as an escape.
+    const inBody = await fetch(
+      new Request(base, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"sessionId":"s\\udc00","events":[{"type":"note.added","payload":{"text":"x"}}]}',
+      }),
+    )
+    await expectError(inBody, 400, 'INVALID_SESSION_ID')
+    await expectError(
+      await post('{"events":[{"id":"n\\udc00","type":"note.added","payload":{"text":"x"}}]}'),
+      400,
+      'INVALID_EVENT',
+    )
+    expect(await log.session('s1').head()).toBe(0)
+  })
+
   it('answers 415 for a body that is not JSON', async () => {
     const { post } = setup()
     await expectError(
@@ -204,6 +267,24 @@ describe('POST: pushes', () => {
       405,
       'METHOD_NOT_ALLOWED',
     )
+  })
+
+  it('answers 503 APPEND_CONTENDED when the store ran out of time queueing behind other appenders, so the client retries', async () => {
+    const log = eventLog({
+      store: {
+        ...memoryEventStore(),
+        append: (sessionId) => Promise.reject(new AppendContendedError(sessionId, 10_000)),
+      },
+    })
+    const response = await logEndpoint({ log })(
+      new Request('http://a2.test/?sessionId=s1', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ events: [note('n1')] }),
+      }),
+    )
+    const error = await expectError(response, 503, 'APPEND_CONTENDED')
+    expect(error.message).toContain('Try again')
   })
 
   it('answers 500 INTERNAL without the cause when the store fails', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
-import type { StoredEvent } from '../../shared/index.ts'
+import { type Agent, agent } from '../../shared/ai/server/index.ts'
+import { MAX_PAYLOAD_DEPTH, type StoredEvent } from '../../shared/index.ts'
 import { supportDesk } from '../seeds/support-desk.ts'
 import { scriptedModel, text } from '../support/scripted-model.ts'
 import { readSse } from '../support/sse.ts'
@@ -98,6 +98,17 @@ describe("the agent's fetch", () => {
     expect(await a.runtime.log.session('s1').head()).toBe(0)
   })
 
+  it(`answers a message part nested 5,000 levels deep with 400 INVALID_EVENT naming the limit (${MAX_PAYLOAD_DEPTH}), and stores nothing`, async () => {
+    const a = track(agent({ name: 'http', model: scriptedModel([]).model }))
+    const part = `{"type":"data-x","data":${'['.repeat(5_000)}${']'.repeat(5_000)}}`
+    const message = `{"id":"d1","role":"user","parts":[${part}]}`
+    const body = `{"events":[{"id":"d1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":${message}}}]}`
+    const error = await errorOf(await a.fetch(post(body)))
+    expect(error).toMatchObject({ status: 400, code: 'INVALID_EVENT' })
+    expect(error.message).toContain(String(MAX_PAYLOAD_DEPTH))
+    expect(await a.runtime.log.session('s1').head()).toBe(0)
+  })
+
   it('answers 403 when authorize refuses, 409 for a reused ID, 413 for an oversized body', async () => {
     const a = track(agent({ name: 'http', model: scriptedModel([text('ok'), text('ok')]).model }))
     const message = inputs.message(userMessage('m1', 'Hi'))
@@ -141,5 +152,62 @@ describe("the agent's fetch", () => {
     await a.session('s1').append({ type: 'plan.changed', payload: { plan: 'pro' } })
     const { state } = await a.session('s1').state()
     expect(state).toMatchObject({ plan: 'pro', flagged: ['T-1'] })
+  })
+})
+
+describe('Input identity at the door', () => {
+  const handWritten = (eventId: string | undefined, messageId: string, text = 'hi') => ({
+    ...(eventId === undefined ? {} : { id: eventId }),
+    type: 'ai.control.requested',
+    payload: { action: 'message', generate: true, message: userMessage(messageId, text) },
+  })
+
+  async function settled(a: Agent): Promise<number> {
+    await a.runtime.idle()
+    return a.runtime.log.session('s1').head()
+  }
+
+  it('Given a hand-written command whose message ID starts with a2.ai: under a normal event ID, When it is pushed, Then "caller IDs cannot start with the reserved a2.ai: prefix": 400 and nothing is written', async () => {
+    const a = track(agent({ name: 'http', model: scriptedModel([]).model }))
+    const forged = await a.fetch(post({ events: [handWritten('ev-1', 'a2.ai:response:x')] }))
+    expect(await errorOf(forged)).toMatchObject({ status: 400, code: 'INVALID_EVENT' })
+    const unnamed = await a.fetch(post({ events: [handWritten(undefined, 'a2.ai:response:x')] }))
+    expect(await errorOf(unnamed)).toMatchObject({ status: 400, code: 'RESERVED_EVENT_ID' })
+    expect(await settled(a)).toBe(0)
+  })
+
+  it('Given an earlier message, When a hand-written command carries its message ID under a new event ID, Then "hand-written commands must too" use the message ID as their event ID: 400 and nothing is written', async () => {
+    const a = track(agent({ name: 'http', model: scriptedModel([text('ok')]).model }))
+    expect((await a.fetch(post({ events: inputs.message(userMessage('m1', 'Hi')) }))).status).toBe(
+      200,
+    )
+    const before = await settled(a)
+    const error = await errorOf(await a.fetch(post({ events: [handWritten('ev-2', 'm1', 'x')] })))
+    expect(error).toMatchObject({ status: 400, code: 'INVALID_EVENT' })
+    expect(error.message).toContain('message.id')
+    // Under its own message ID, the reuse meets the log's ID guard instead.
+    const reused = await errorOf(await a.fetch(post({ events: [handWritten('m1', 'm1', 'x')] })))
+    expect(reused).toMatchObject({ status: 409, code: 'PARTIAL_DUPLICATE_BATCH' })
+    expect(await settled(a)).toBe(before)
+  })
+
+  it('Given a hand-written command with no event ID, When it is pushed, Then it is stored under its message ID and applied', async () => {
+    const a = track(agent({ name: 'http', model: scriptedModel([text('ok')]).model }))
+    const response = await a.fetch(post({ events: [handWritten(undefined, 'm7')] }))
+    expect(response.status).toBe(200)
+    const { events } = (await response.json()) as { events: StoredEvent[] }
+    expect(events[0]?.id).toBe('m7')
+    await a.runtime.idle()
+    const { state } = await a.session('s1').state()
+    expect(state.messages[0]?.id).toBe('m7')
+  })
+
+  it('Given trusted server code, When it appends a command whose event ID is not its message ID, Then the append is refused too', async () => {
+    const a = track(agent({ name: 'http', model: scriptedModel([]).model }))
+    await expect(a.session('s1').append(handWritten('ev-3', 'm3') as never)).rejects.toMatchObject({
+      code: 'INVALID_EVENT',
+      path: ['message', 'id'],
+    })
+    expect(await settled(a)).toBe(0)
   })
 })

@@ -64,6 +64,24 @@ describe('durability (embedded)', () => {
     expect(textOf(state.messages[3])).toBe('Time to call Ana!')
   })
 
+  it('a timer keeps the message ID of a hand-written new input as its event ID, so it fires and is admitted', async () => {
+    const a = track(agent({ name: 'reminders', model: scriptedModel([]).model }))
+    await a.session('s').schedule(
+      'later',
+      { delay: 20 },
+      {
+        type: 'ai.control.requested',
+        payload: { action: 'message', generate: false, message: userMessage('m-later', 'Later') },
+      },
+    )
+    const { state } = await until(async () => {
+      const current = await a.session('s').state()
+      return current.state.messages.length === 1 && current
+    }, 5_000)
+    expect(state.messages[0]?.id).toBe('m-later')
+    expect((await eventsOf(a, 's'))[0]?.id).toBe('m-later')
+  })
+
   it('a handler killed mid-generation is recovered by a new attempt that supersedes the old one', async () => {
     const { store, first } = await crashMidAnswer('crashy', 'Half an ans')
 

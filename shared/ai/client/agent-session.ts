@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from '../../log/reducer.ts'
+import { newInputIdOf } from '../events/input-identity.ts'
 import { optimisticAIState } from '../optimistic/optimistic-state.ts'
 import type { AIState } from '../state/ai-state.ts'
 import {
@@ -162,8 +163,9 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
   }
 
   function push(...events: EventInput[]): PushResult {
+    // A new input's event ID is its message ID, as the server requires.
     const withIds = events.map((event) =>
-      event.id === undefined ? { ...event, id: config.generateId() } : event,
+      event.id === undefined ? { ...event, id: newInputIdOf(event) ?? config.generateId() } : event,
     )
     let stored: Promise<StoredEvent[]>
     if (withIds.length === 0) {

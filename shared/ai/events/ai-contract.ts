@@ -1,10 +1,19 @@
 import { contract } from '../../log/contract.ts'
 import { AI_STATE_REDUCER } from '../state/ai-state-reducer.ts'
 import { AI_EVENTS } from './ai-events.ts'
+import { checkInputIdentity } from './input-identity.ts'
 
-/** The AI protocol's events and reducer, as a core contract. */
-export const aiContract = contract({
+const declared = contract({
   name: 'a2.ai',
   events: AI_EVENTS,
   reducer: AI_STATE_REDUCER,
 })
+
+/**
+ * The AI protocol's events and reducer, as a core contract. Its validation
+ * also holds new-input commands to their message ID.
+ */
+export const aiContract: typeof declared = {
+  ...declared,
+  validate: (event) => checkInputIdentity(declared.validate(event)),
+}

@@ -15,6 +15,7 @@ import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import type { AgentState } from '../contract/agent-contract.ts'
 import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
 import { browserMayPush, type ControlRequest, controlRequestSchema } from '../events/control.ts'
+import { checkInputIdentity } from '../events/input-identity.ts'
 import { derivedId } from '../ids.ts'
 import { type SessionState, sessionReducer } from '../state/session-state.ts'
 import type { AgentOptions } from './agent-options.ts'
@@ -105,7 +106,11 @@ export function agent<
       throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
   }
   assertCompactionSupported(options as AgentOptions)
-  const validation = coreContract({ name, events: { ...appEvents, ...AI_EVENTS } })
+  const declared = coreContract({ name, events: { ...appEvents, ...AI_EVENTS } })
+  const validation = {
+    validate: <Event extends EventInput>(event: Event): Event =>
+      checkInputIdentity(declared.validate(event)),
+  }
   const store = options.store ?? memoryEventStore(options.now ? { now: options.now } : {})
   const log = eventLog({ store, contract: validation })
   const reducer = sessionReducer(options.contract as never)

@@ -8,6 +8,12 @@ export {
   logEndpoint,
   type Operation,
 } from '../../http/log-endpoint.ts'
+export {
+  MAX_APPEND_BYTES,
+  MAX_EVENT_BYTES,
+  MAX_EVENTS_PER_APPEND,
+  MAX_PAYLOAD_DEPTH,
+} from '../../log/limits.ts'
 export { runWithHandlerContext } from '../../runtime/handler-context-storage.ts'
 export { inProcessDispatcher, type RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
 export { inProcessScheduler, TimerConflictError } from '../../runtime/in-process-scheduler.ts'
@@ -22,12 +28,7 @@ export {
   type MemoryEventStoreOptions,
   memoryEventStore,
 } from '../../stores/memory/memory-event-store.ts'
-export {
-  COMPRESS_ABOVE_BYTES,
-  MAX_APPEND_BYTES,
-  MAX_EVENT_BYTES,
-  MAX_EVENTS_PER_APPEND,
-} from '../../stores/payload-codec.ts'
+export { COMPRESS_ABOVE_BYTES } from '../../stores/payload-codec.ts'
 export { type Agent, type AgentRuntime, agent } from './agent.ts'
 export type {
   AgentOptions,

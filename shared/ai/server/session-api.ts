@@ -3,6 +3,7 @@ import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { isReservedId } from '../../log/event.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
+import { newInputIdOf } from '../events/input-identity.ts'
 import { derivedId } from '../ids.ts'
 import { mergeState } from '../state/session-state.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
@@ -40,7 +41,8 @@ export function agentSession(
         name,
         at: timerTarget(when, timersFrom()),
         events: events.map((event, position) => ({
-          id: event.id ?? derivedId('timer', name, position),
+          // A new input keeps its message ID, which the log requires of it.
+          id: event.id ?? newInputIdOf(event) ?? derivedId('timer', name, position),
           type: event.type,
           payload: event.payload,
         })),

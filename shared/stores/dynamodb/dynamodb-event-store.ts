@@ -17,6 +17,7 @@ import { eventContent } from '../../log/canonical-json.ts'
 import { type IdGuard, judgeResubmission, repeatedIds } from '../../log/duplicate-batch.ts'
 import {
   AppendConflictError,
+  AppendContendedError,
   ClaimHeldError,
   CursorConflictError,
   FencedOutError,
@@ -33,8 +34,11 @@ import type {
   StoredSnapshot,
   TailOptions,
 } from '../../log/event-store.ts'
-import { decodePayload, encodeBatch, encodePayload, MAX_EVENT_BYTES } from '../payload-codec.ts'
+import { MAX_EVENT_BYTES } from '../../log/limits.ts'
+import { keyedQueue } from '../keyed-queue.ts'
+import { decodePayload, encodeBatch, encodePayload } from '../payload-codec.ts'
 import { sleep, tailLoop } from '../tail-loop.ts'
+import { appendRetryDelay, DEFAULT_APPEND_RETRY_MS } from './append-retry.ts'
 import { eventItem, guardFromItem, guardItem, storedEventFromItem } from './event-items.ts'
 import {
   CLAIM_ITEM_RETENTION_SECONDS,
@@ -60,10 +64,12 @@ export interface DynamoDBEventStoreOptions {
   /** Live tails poll with backoff between these bounds (defaults 25 ms to 1 s). */
   tailPollMs?: { min: number; max: number }
   /**
-   * How often an append without `expectedIndex` retries after losing a race
-   * for the next index to a concurrent appender (default 50).
+   * How long an append without `expectedIndex` keeps retrying after losing
+   * the race for the next index to concurrent appenders, with a random,
+   * growing wait between tries (default 10 s). Then it throws
+   * `AppendContendedError` having written nothing.
    */
-  maxAppendAttempts?: number
+  appendRetryMs?: number
 }
 
 /** Events one BatchGetItem may ask for. */
@@ -81,9 +87,10 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
   const { client, tableName } = options
   const now = options.now ?? Date.now
   const poll = options.tailPollMs ?? { min: 25, max: 1000 }
-  const maxAttempts = options.maxAppendAttempts ?? 50
+  const appendRetryMs = options.appendRetryMs ?? DEFAULT_APPEND_RETRY_MS
   // Only a hint: a wrong guess costs one cancelled transaction, never a wrong write.
   const knownHeads = new Map<string, number>()
+  const oneAtATime = keyedQueue()
 
   function rememberHead(sessionId: string, index: number): void {
     knownHeads.delete(sessionId)
@@ -217,6 +224,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
                 ExpressionAttributeNames: { '#pk': PK },
               }
             : { ConditionExpression: 'lastIndex = :base' }),
+          // A lost race then says where the head is, saving a read.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           ExpressionAttributeValues: {
             ':last': { N: String(base + events.length) },
             ':now': { N: String(timestamp) },
@@ -278,10 +287,23 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     return { items, stored, headAt, cursorAt, fenceAt }
   }
 
-  async function append(
+  function append(
     sessionId: string,
     events: readonly NewEvent[],
     appendOptions: AppendOptions = {},
+  ): Promise<AppendResult> {
+    // One append per session at a time from this instance: concurrent ones
+    // (a burst of pushes, the lanes of one process) queue here instead of
+    // racing each other for the head. Other processes still race, below.
+    const started = Date.now()
+    return oneAtATime(sessionId, () => appendNow(sessionId, events, appendOptions, started))
+  }
+
+  async function appendNow(
+    sessionId: string,
+    events: readonly NewEvent[],
+    appendOptions: AppendOptions,
+    started: number,
   ): Promise<AppendResult> {
     const { expectedIndex, cursor, fence } = appendOptions
     if (events.length === 0 && !cursor) return { events: [], replayed: false }
@@ -291,7 +313,14 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     encodeBatch(events) // size limits, before any request
     const contents = events.map((event) => digest(eventContent(event)))
     let base = expectedIndex ?? knownHeads.get(sessionId) ?? 0
-    for (let attempt = 1; ; attempt++) {
+    let sentAt = started
+    const contended = async (losses: number): Promise<void> => {
+      const retried = Date.now() - started
+      if (retried >= appendRetryMs) throw new AppendContendedError(sessionId, retried)
+      const delay = appendRetryDelay(losses, Date.now() - sentAt)
+      await sleep(Math.min(delay, appendRetryMs - retried), undefined)
+    }
+    for (let losses = 1; ; losses++) {
       const { items, stored, headAt, cursorAt, fenceAt } = transaction(
         sessionId,
         base,
@@ -301,6 +330,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         appendOptions,
       )
       try {
+        sentAt = Date.now()
         await client.send(new TransactWriteItemsCommand({ TransactItems: items }))
         if (events.length > 0) rememberHead(sessionId, base + events.length)
         return { events: stored, replayed: false }
@@ -322,8 +352,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
             await readCursor(sessionId, cursor.name),
           )
         }
-        if (raced && attempt < maxAttempts) {
-          await sleep(backoff(attempt), undefined)
+        if (raced) {
+          await contended(losses)
           continue
         }
         if (!failed(headAt)) throw error
@@ -335,12 +365,16 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         if (!guardsPassed && (await readGuards([events[0]?.id as string])).size > 0) {
           return answerResubmission(sessionId, events, contents)
         }
-        const actual = await head(sessionId)
+        const reported = reasons[headAt]?.Item?.lastIndex?.N
+        const actual = reported === undefined ? await head(sessionId) : Number(reported)
         rememberHead(sessionId, actual)
-        if (expectedIndex !== undefined || attempt >= maxAttempts) {
-          throw new AppendConflictError(sessionId, expectedIndex ?? base, actual)
+        if (expectedIndex !== undefined) {
+          throw new AppendConflictError(sessionId, expectedIndex, actual)
         }
-        base = actual
+        // "Append at the end": wait for a turn rather than fail, then look
+        // again, as others may have appended meanwhile.
+        await contended(losses)
+        base = await head(sessionId)
       }
     }
   }
@@ -569,8 +603,4 @@ function claimFromItem(key: string, item: Record<string, AttributeValue>): Claim
 
 function digest(content: string): string {
   return createHash('sha256').update(content).digest('base64url')
-}
-
-function backoff(attempt: number): number {
-  return Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2)
 }

@@ -336,12 +336,9 @@ describe('the ingress handler', () => {
 describe('the timer handler', () => {
   it("appends a due timer's events as A2 (reserved IDs allowed) and wakes the lanes", async () => {
     const { assistant, handlers, woken } = setup()
-    // What session.schedule() derives for a timer's events without IDs.
-    const [event] = inputs.message({
-      id: 'reminder-msg',
-      role: 'user',
-      parts: [{ type: 'text', text: 'Reminder' }],
-    })
+    // What session.schedule() derives for a timer's events without IDs (a
+    // new input keeps its message ID instead, so the sample is a control).
+    const [event] = inputs.resume()
     const events = [
       { ...(event as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' },
     ]

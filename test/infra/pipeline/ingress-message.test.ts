@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../../shared/ai/index.ts'
 import { parseIngressMessage, sendInputs } from '../../../shared/aws/ingress-message.ts'
-import { MAX_EVENTS_PER_APPEND } from '../../../shared/stores/payload-codec.ts'
+import { MAX_EVENTS_PER_APPEND } from '../../../shared/log/limits.ts'
 import { fakeClient } from './fake-clients.ts'
 
 const note = (n: number, text = 'hi') => ({
