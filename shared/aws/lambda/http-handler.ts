@@ -5,6 +5,7 @@ import type { Authorize } from '../../http/log-endpoint.ts'
 import { PipelineError } from '../errors.ts'
 import type { AwsLambdaGlobal, ResponseStream, StreamingHandler } from './awslambda.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
+import { STREAM_ENDED, STREAM_OPENED, type StreamEndReason } from './stream-log-lines.ts'
 
 /**
  * How long before Lambda's deadline a response is ended, so an SSE client
@@ -12,14 +13,8 @@ import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
  */
 const DEADLINE_MARGIN_MS = 10_000
 
-/** Why a GET stream ended, as its `a2: stream ended` log line says. */
-export type StreamEndReason = 'client gone' | 'deadline' | 'end'
 const CLIENT_GONE = 'client gone'
 const DEADLINE = 'Lambda deadline'
-
-/** The messages of the lines a GET stream logs; `npm run verify` looks for them. */
-export const STREAM_OPENED = 'a2: stream opened'
-export const STREAM_ENDED = 'a2: stream ended'
 
 export interface HttpHandlerOptions {
   authorize?: Authorize
