@@ -127,7 +127,11 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   for (const check of CHECK_NAMES) {
     if (!wanted(check)) continue
     const outcome = await (outcomes.get(check) as Promise<CheckOutcome>)
-    const result = { check, ...outcome }
+    // Whole milliseconds: the client's clock reads fractions no figure needs.
+    const figures = Object.fromEntries(
+      Object.entries(outcome.figures).map(([name, value]) => [name, Math.round(value)]),
+    )
+    const result = { check, ...outcome, figures }
     results.push(result)
     options.onResult?.(result)
   }

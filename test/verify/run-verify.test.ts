@@ -109,6 +109,7 @@ describe('verify against an agent (in process)', () => {
       ],
     ])
     expect(lines).toEqual(report.results)
+    expect(Number.isInteger(report.results[0]?.figures.completedMs)).toBe(true)
     expect(report).toMatchObject({ ok: true, passed: 5, failed: 0, skipped: 0 })
     // The timer's event is on the verify session; the quiet session stayed empty.
     const events = await assistant.runtime.log.session('verify-direct').read()
