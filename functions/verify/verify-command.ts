@@ -83,6 +83,7 @@ function awsParts(config: VerifyConfig): Pick<VerifyOptions, 'scheduler' | 'sear
   return {
     scheduler: eventBridgeScheduler({
       scheduler: new SchedulerClient(region),
+      // Only the SQS-delay path uses it, which forceScheduler turns off.
       sqs: new SQSClient(region),
       groupName: config.scheduleGroup,
       roleArn: config.schedulerRoleArn,
