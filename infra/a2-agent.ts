@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib'
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib'
 import * as apigateway from 'aws-cdk-lib/aws-apigateway'
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
 import * as iam from 'aws-cdk-lib/aws-iam'
@@ -25,6 +25,7 @@ import {
   visibilityTimeoutSeconds,
 } from '../shared/aws/pipeline-functions.ts'
 import { ROUTER_FILTER_PATTERN } from '../shared/aws/stream-filter.ts'
+import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfig } from '../shared/aws/verify-output.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
 import { ReservedConcurrency } from './reserved-concurrency.ts'
@@ -420,6 +421,23 @@ export class A2Agent extends Construct {
       }),
     )
     this.url = this.api.urlForPath(resource.path)
+
+    // What `npm run verify -- --stack` reads to check the deployment.
+    const verifyConfig: VerifyConfig = {
+      path: this.node.path,
+      url: this.url,
+      region: Stack.of(this).region,
+      scheduleGroup: this.scheduleGroup.scheduleGroupName as string,
+      schedulerRoleArn: this.schedulerRole.roleArn,
+      timerQueueArn: this.timerQueue.queueArn,
+      timerQueueUrl: this.timerQueue.queueUrl,
+      schedulerDeadLetterQueueArn: this.schedulerDeadLetterQueue.queueArn,
+      streamLogGroup: functions.stream.logGroup.logGroupName,
+    }
+    new CfnOutput(this, 'VerifyConfig', {
+      description: VERIFY_OUTPUT_DESCRIPTION,
+      value: Stack.of(this).toJsonString(verifyConfig),
+    })
 
     acknowledgeFindings(this, {
       bundledFunctions: [...agentFunctions, functions.router],

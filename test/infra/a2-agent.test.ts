@@ -4,6 +4,7 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib'
 import { Match, Template } from 'aws-cdk-lib/assertions'
 import { describe, expect, it } from 'vitest'
 import { A2Agent } from '../../infra/index.ts'
+import { VERIFY_OUTPUT_DESCRIPTION } from '../../shared/aws/verify-output.ts'
 import { cfnLint } from './support/cfn-lint.ts'
 import { type Resource, templateOf, unacknowledgedNagFindings } from './support/template.ts'
 
@@ -11,7 +12,7 @@ import { type Resource, templateOf, unacknowledgedNagFindings } from './support/
 const app = new App()
 const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'us-east-1' } })
 const agent = new A2Agent(stack, 'Agent', { entry: 'functions/example-agent.ts' })
-const { template, resources, ofType, logicalId } = templateOf(stack)
+const { template, resources, ofType, logicalId, propertiesOf } = templateOf(stack)
 
 // Every prop away from its default, in one more stack (not bundled: only the
 // template matters).
@@ -401,6 +402,41 @@ describe('the A2Agent template', () => {
       expect(map.sources.length, file).toBeGreaterThan(0)
       expect(map.sourcesContent, file).toBeUndefined()
     }
+  })
+
+  it('puts what npm run verify needs in one JSON output, marked by its description', () => {
+    const outputs = Object.values(template.toJSON().Outputs ?? {}) as {
+      Description?: string
+      Value: unknown
+    }[]
+    const marked = outputs.filter((output) => output.Description === VERIFY_OUTPUT_DESCRIPTION)
+    expect(marked).toHaveLength(1)
+    // References rendered as placeholders: <Ref Id> and <Id.Attribute>.
+    const render = (value: unknown): string => {
+      if (typeof value === 'string') return value
+      const node = value as Record<string, unknown>
+      if ('Ref' in node) return `<Ref ${node.Ref}>`
+      if ('Fn::GetAtt' in node) return `<${(node['Fn::GetAtt'] as string[]).join('.')}>`
+      const [separator, parts] = node['Fn::Join'] as [string, unknown[]]
+      return parts.map(render).join(separator)
+    }
+    const config = JSON.parse(render(marked[0]?.Value))
+    const id = (construct: { node: { defaultChild?: unknown } }) => logicalId(construct)
+    expect(config).toEqual({
+      path: 'Test/Agent',
+      url: expect.stringMatching(new RegExp(`^https://<Ref ${id(agent.api)}>\\..+/agent$`)),
+      region: 'us-east-1',
+      scheduleGroup: propertiesOf(agent.scheduleGroup).Name,
+      schedulerRoleArn: `<${id(agent.schedulerRole)}.Arn>`,
+      timerQueueArn: `<${id(agent.timerQueue)}.Arn>`,
+      timerQueueUrl: `<Ref ${id(agent.timerQueue)}>`,
+      schedulerDeadLetterQueueArn: `<${id(agent.schedulerDeadLetterQueue)}.Arn>`,
+      streamLogGroup: `<Ref ${stack.getLogicalId(agent.functions.stream.logGroup.node.defaultChild as never)}>`,
+    })
+    // The log group is the one the GET method's function writes to.
+    expect(propertiesOf(agent.functions.stream).LoggingConfig).toMatchObject({
+      LogGroup: { Ref: config.streamLogGroup.slice(5, -1) },
+    })
   })
 
   it('passes cfn-lint with no errors', () => {

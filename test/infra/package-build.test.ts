@@ -18,6 +18,8 @@ if (!parsed) throw new Error('tsconfig.build.json did not parse')
 const built = new Set(parsed.fileNames.map((file) => relative(root, file)))
 const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   exports: Record<string, string | { 'a2-source'?: string; default?: string }>
+  bin: Record<string, string>
+  scripts: Record<string, string>
   files: string[]
 }
 
@@ -41,5 +43,18 @@ describe('the published build (npm run build)', () => {
     expect(
       [...built].filter((file) => file.startsWith('test/') || file.endsWith('.test.ts')),
     ).toEqual([])
+  })
+
+  it('ships the a2-aws command (npx a2-aws verify): its entry point and the checks it imports', () => {
+    expect(packageJson.bin).toEqual({ 'a2-aws': 'dist/functions/cli.js' })
+    expect(built).toContain('functions/cli.ts')
+    for (const file of ['run-verify.ts', 'verify-command.ts', 'judge-streaming.ts']) {
+      expect(built).toContain(`functions/verify/${file}`)
+    }
+    // npm links the bin as an executable script: it needs its interpreter line.
+    expect(readFileSync(join(root, 'functions/cli.ts'), 'utf8').split('\n')[0]).toBe(
+      '#!/usr/bin/env node',
+    )
+    expect(packageJson.scripts.verify).toBe('node functions/cli.ts verify')
   })
 })

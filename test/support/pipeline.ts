@@ -4,7 +4,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll, inject } from 'vitest'
 import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
-import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import { type AwsEnvironment, awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import {
   type LocalPipeline,
@@ -24,7 +24,10 @@ export type BuildAgent = (wrapStore?: (store: EventStore) => EventStore) => Agen
 export interface TestPipeline {
   pipeline: LocalPipeline
   queues: LocalQueues
+  /** What the functions read from their environment (table, queues, timers). */
+  environment: AwsEnvironment
   sqs: SQSClient
+  scheduler: SchedulerClient
   agent: Agent
 }
 
@@ -81,7 +84,14 @@ export function pipelineForSuite(
       logger: silent,
       ...(lease ? { lease } : {}),
     })
-    suite = { pipeline, queues: resources.queues, sqs: clients.sqs, agent: assistant }
+    suite = {
+      pipeline,
+      queues: resources.queues,
+      environment: resources.environment,
+      sqs: clients.sqs,
+      scheduler: clients.scheduler,
+      agent: assistant,
+    }
   })
   afterAll(async () => {
     await suite?.pipeline.stop()

@@ -5,12 +5,16 @@ import type { Authorize } from '../../http/log-endpoint.ts'
 import { PipelineError } from '../errors.ts'
 import type { AwsLambdaGlobal, ResponseStream, StreamingHandler } from './awslambda.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
+import { STREAM_ENDED, STREAM_OPENED, type StreamEndReason } from './stream-log-lines.ts'
 
 /**
  * How long before Lambda's deadline a response is ended, so an SSE client
  * gets a clean end (and reconnects with Last-Event-ID) instead of a cut.
  */
 const DEADLINE_MARGIN_MS = 10_000
+
+const CLIENT_GONE = 'client gone'
+const DEADLINE = 'Lambda deadline'
 
 export interface HttpHandlerOptions {
   authorize?: Authorize
@@ -29,13 +33,17 @@ export function httpHandler(
   options: HttpHandlerOptions,
 ): StreamingHandler<APIGatewayProxyEvent> {
   return async (event, responseStream, context) => {
+    const started = Date.now()
     const abort = new AbortController()
     const remaining = context?.getRemainingTimeInMillis?.() ?? 15 * 60_000
     const deadline = setTimeout(
-      () => abort.abort(new Error('Lambda deadline')),
+      () => abort.abort(new Error(DEADLINE)),
       Math.max(0, remaining - DEADLINE_MARGIN_MS),
     )
-    responseStream.once('close', () => abort.abort(new Error('client gone')))
+    responseStream.once('close', () => abort.abort(new Error(CLIENT_GONE)))
+    // A GET stream logs when it opens and ends, so an operator (and `npm run
+    // verify`) can tie an SSE connection to its invocation and its REPORT.
+    let streamOf: string | undefined
     try {
       let response: Response
       try {
@@ -44,6 +52,10 @@ export function httpHandler(
           request,
           options.authorize ? { authorize: options.authorize } : {},
         )
+        if (isEventStream(request, response)) {
+          streamOf = new URL(request.url).searchParams.get('sessionId') ?? ''
+          options.logger.info(STREAM_OPENED, { sessionId: streamOf })
+        }
       } catch (error) {
         options.logger.warn('a2: bad HTTP event', { error: String(error) })
         response = Response.json(
@@ -59,8 +71,28 @@ export function httpHandler(
       await writeResponse(response, responseStream, options.httpResponseStream)
     } finally {
       clearTimeout(deadline)
+      if (streamOf !== undefined) {
+        options.logger.info(STREAM_ENDED, {
+          sessionId: streamOf,
+          durationMs: Date.now() - started,
+          reason: endReason(abort.signal),
+        })
+      }
     }
   }
+}
+
+function isEventStream(request: Request, response: Response): boolean {
+  return (
+    request.method === 'GET' &&
+    response.ok &&
+    (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
+  )
+}
+
+function endReason(signal: AbortSignal): StreamEndReason {
+  if (!signal.aborted) return 'end'
+  return (signal.reason as Error | undefined)?.message === DEADLINE ? 'deadline' : 'client gone'
 }
 
 /** An API Gateway REST proxy event as a fetch `Request`. */

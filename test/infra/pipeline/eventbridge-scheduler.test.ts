@@ -25,6 +25,7 @@ const timer = (at: number, name = 'reminder:1') => ({
 
 function setup(
   schedulerAnswer?: (command: { constructor: { name: string }; input: any }) => unknown,
+  { forceScheduler }: { forceScheduler?: boolean } = {},
 ) {
   const scheduler = fakeClient(schedulerAnswer)
   const sqs = fakeClient()
@@ -37,6 +38,7 @@ function setup(
     timerQueueUrl: 'https://sqs/timers',
     deadLetterQueueArn: 'arn:aws:sqs:us-east-1:123456789012:scheduler-dlq',
     now: () => NOW,
+    ...(forceScheduler === undefined ? {} : { forceScheduler }),
   })
   return { adapter, scheduler, sqs }
 }
@@ -78,6 +80,18 @@ describe('the EventBridge Scheduler adapter', () => {
       },
     })
     expect(parseTimerMessage(input.Target.Input)).toEqual(timer(at))
+  })
+
+  it('sends a timer due within 15 minutes through Scheduler too when forceScheduler is set (verify proves that path)', async () => {
+    const { adapter, scheduler, sqs } = setup(undefined, { forceScheduler: true })
+    await adapter.schedule(timer(NOW + 2 * 60_000))
+    expect(sqs.sent).toEqual([])
+    expect(scheduler.sent.map((command) => command.name)).toEqual(['CreateScheduleCommand'])
+    expect(scheduler.sent[0]?.input).toMatchObject({
+      GroupName: 'agent-group',
+      ScheduleExpression: 'at(2026-11-29T12:02:00)',
+      Target: { Arn: 'arn:aws:sqs:us-east-1:123456789012:timers' },
+    })
   })
 
   it('derives a valid schedule name (64 characters at most) from the session and timer name only', () => {

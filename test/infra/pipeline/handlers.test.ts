@@ -442,4 +442,86 @@ describe('the HTTP handler', () => {
     expect(metadata[0]?.statusCode).toBe(400)
     expect(JSON.parse(Buffer.concat(chunks).toString()).error.code).toBe('SERVER_EVENT_REFUSED')
   })
+
+  /** A logger that keeps the lines the stream logs. */
+  const recording = () => {
+    const lines: { message: string; extra: Record<string, unknown> }[] = []
+    const logger: PipelineLogger = {
+      ...silent,
+      info: (message, extra) => void lines.push({ message, extra: extra as never }),
+    }
+    return { logger, lines }
+  }
+  const streamLines = <Line extends { message: string }>(lines: Line[]) =>
+    lines.filter((line) => line.message.startsWith('a2: stream'))
+
+  it('logs one line when a GET stream opens and one when the client leaves, with the session, duration and reason', async () => {
+    const { logger, lines } = recording()
+    const { handlers } = setup(undefined, logger)
+    const out = new PassThrough()
+    out.on('data', () => {})
+    const handled = handlers.http(event({ queryStringParameters: { sessionId: 'watched' } }), out, {
+      getRemainingTimeInMillis: () => 60_000,
+    } as never)
+    await until(() => lines.length > 0)
+    expect(lines).toEqual([{ message: 'a2: stream opened', extra: { sessionId: 'watched' } }])
+    out.destroy()
+    await handled
+    expect(streamLines(lines)).toEqual([
+      { message: 'a2: stream opened', extra: { sessionId: 'watched' } },
+      {
+        message: 'a2: stream ended',
+        extra: { sessionId: 'watched', durationMs: expect.any(Number), reason: 'client gone' },
+      },
+    ])
+  })
+
+  it("ends a GET stream before the Lambda deadline and logs 'deadline' as the reason", async () => {
+    const { logger, lines } = recording()
+    const { handlers } = setup(undefined, logger)
+    const out = new PassThrough()
+    out.on('data', () => {})
+    // 10 s is the margin kept before the deadline: this stream has 50 ms.
+    await handlers.http(event({ queryStringParameters: { sessionId: 'late' } }), out, {
+      getRemainingTimeInMillis: () => 10_050,
+    } as never)
+    expect(streamLines(lines).at(-1)).toEqual({
+      message: 'a2: stream ended',
+      extra: { sessionId: 'late', durationMs: expect.any(Number), reason: 'deadline' },
+    })
+    expect((streamLines(lines).at(-1)?.extra.durationMs as number) < 5_000).toBe(true)
+  })
+
+  it('logs no stream lines for a POST or a refused GET', async () => {
+    const { logger, lines } = recording()
+    const { handlers } = setup(undefined, logger)
+    const out = new PassThrough()
+    out.on('data', () => {})
+    await handlers.http(
+      event({
+        httpMethod: 'POST',
+        queryStringParameters: { sessionId: 's1' },
+        headers: { Host: 'h', 'content-type': 'application/json' },
+        body: JSON.stringify({ events: inputs.message(userText('m-post', 'hi')) }),
+      }),
+      out,
+      { getRemainingTimeInMillis: () => 60_000 } as never,
+    )
+    await handlers.http(event({ queryStringParameters: null }), new PassThrough(), {
+      getRemainingTimeInMillis: () => 60_000,
+    } as never)
+    expect(streamLines(lines)).toEqual([])
+  })
 })
+
+function userText(id: string, text: string) {
+  return { id, role: 'user' as const, parts: [{ type: 'text' as const, text }] }
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}

@@ -1,0 +1,97 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation'
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { SQSClient } from '@aws-sdk/client-sqs'
+import { eventBridgeScheduler } from '../../shared/aws/eventbridge-scheduler.ts'
+import type { VerifyConfig } from '../../shared/aws/verify-output.ts'
+import { parseVerifyArgs, VERIFY_USAGE, type VerifyArgs } from './args.ts'
+import { cloudWatchLogSearch } from './log-search.ts'
+import { resultLine, summaryLine } from './report.ts'
+import { runVerify, type VerifyOptions } from './run-verify.ts'
+import { readStackTarget } from './stack-target.ts'
+import { VerifyError } from './verify-error.ts'
+
+export interface CommandIo {
+  stdout: (line: string) => void
+  stderr: (line: string) => void
+  /** Reads a stack's outputs (default: CloudFormation in the environment's or `--region`'s region). */
+  cloudFormation?: (region: string | undefined) => Pick<CloudFormationClient, 'send'>
+  /** Runs the checks (default `runVerify`). */
+  run?: typeof runVerify
+}
+
+/**
+ * `a2-aws verify ...`: reads the arguments, finds the agent (`--stack`
+ * outputs, or `--url`), runs the checks and prints a line per check and a
+ * summary (or `--json`). Answers the exit code: 0 when nothing failed, 1 on
+ * a FAIL, 2 when verify could not start.
+ */
+export async function verifyCommand(argv: readonly string[], io: CommandIo): Promise<number> {
+  let args: VerifyArgs
+  try {
+    args = parseVerifyArgs(argv)
+  } catch (error) {
+    if (!(error instanceof VerifyError)) throw error
+    io.stderr(`a2-aws verify: ${error.message}\n\n${VERIFY_USAGE}`)
+    return 2
+  }
+  if (args.help) {
+    io.stdout(VERIFY_USAGE)
+    return 0
+  }
+  let config: VerifyConfig | undefined
+  if (args.stack) {
+    const cloudFormation =
+      io.cloudFormation?.(args.region) ??
+      new CloudFormationClient(args.region ? { region: args.region } : {})
+    try {
+      config = await readStackTarget(cloudFormation, args.stack, args.agent)
+    } catch (error) {
+      io.stderr(`a2-aws verify: ${(error as Error).message}`)
+      return 2
+    }
+  }
+  const url = args.url ?? (config as VerifyConfig).url
+  const options: VerifyOptions = {
+    url,
+    headers: args.headers,
+    checks: args.checks,
+    answerTimeoutMs: args.answerSeconds * 1000,
+    quietMs: args.quietSeconds * 1000,
+    timerDelayMs: args.timerMinutes * 60_000,
+    ...(args.message ? { message: args.message } : {}),
+    ...(config ? awsParts(config) : {}),
+    onResult: (result) => {
+      if (!args.json) io.stdout(resultLine(result))
+    },
+  }
+  const minutes = Math.ceil(
+    Math.max(
+      args.checks.includes('timer') && config ? args.timerMinutes + 2 : 0,
+      args.checks.includes('heartbeat') ? args.quietSeconds / 60 + 1 : 1,
+    ),
+  )
+  io.stderr(`a2-aws verify: ${url} (takes up to about ${minutes} min)`)
+  const report = await (io.run ?? runVerify)(options)
+  io.stdout(args.json ? JSON.stringify(report, null, 2) : summaryLine(report))
+  return report.ok ? 0 : 1
+}
+
+/** The timer and closed checks' access to the agent's AWS resources. */
+function awsParts(config: VerifyConfig): Pick<VerifyOptions, 'scheduler' | 'searchStreamLogs'> {
+  const region = { region: config.region }
+  return {
+    scheduler: eventBridgeScheduler({
+      scheduler: new SchedulerClient(region),
+      // Only the SQS-delay path uses it, which forceScheduler turns off.
+      sqs: new SQSClient(region),
+      groupName: config.scheduleGroup,
+      roleArn: config.schedulerRoleArn,
+      timerQueueArn: config.timerQueueArn,
+      timerQueueUrl: config.timerQueueUrl,
+      deadLetterQueueArn: config.schedulerDeadLetterQueueArn,
+      forceScheduler: true,
+    }),
+    searchStreamLogs: cloudWatchLogSearch(new CloudWatchLogsClient(region), config.streamLogGroup),
+  }
+}
