@@ -90,7 +90,7 @@ function settleAbortedWork(state: AIState): AIEventInput<UIMessage>[] {
   const cause = state.active?.pausedBy ?? 'ended'
   for (const tool of abort.tools) {
     events.push({
-      id: derivedId('tool-interrupted', tool.toolCallId, cause),
+      id: derivedId('tool-interrupted', tool.generationId, tool.toolCallId, cause),
       type: 'ai.tool.interrupted',
       payload: { toolCallId: tool.toolCallId, generationId: tool.generationId, reason: cause },
     })
@@ -118,10 +118,13 @@ async function revokeWorkEndedBy(
   }
   for (const tool of state.tools) {
     if (tool.status !== 'running') continue
-    const now = after.tools.find((candidate) => candidate.toolCallId === tool.toolCallId)
+    const now = after.tools.find(
+      (candidate) =>
+        candidate.toolCallId === tool.toolCallId && candidate.generationId === tool.generationId,
+    )
     // Only cut-short calls; a finished or still running one keeps its worker.
     if (now?.status !== 'cancelled' && now?.status !== 'interrupted') continue
-    keys.push(toolClaimKey(tool.toolCallId))
+    keys.push(toolClaimKey(tool))
   }
   for (const key of keys) {
     await lane.store.revokeClaim(sessionId, key)
