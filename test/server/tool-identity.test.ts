@@ -140,3 +140,112 @@ describe('tool identity when a provider reuses tool-call IDs', () => {
     expect(textOf(state.messages[1])).toBe('Both are open.')
   })
 })
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+}
+
+/** A provider tool: the provider runs it and may answer in the same response. */
+function webSearch(options: { deferred?: boolean } = {}) {
+  return {
+    type: 'provider' as const,
+    id: 'test.web_search' as const,
+    args: {},
+    isProviderExecuted: true as const,
+    inputSchema: z.object({ query: z.string() }),
+    ...(options.deferred ? { supportsDeferredResults: true } : {}),
+  }
+}
+
+describe('provider-executed tools', () => {
+  it('Given a provider-executed call answered in its own response, Then "an approved provider-executed call can satisfy that join through its response": the call completes and the turn finishes', async () => {
+    const script = scriptedModel([
+      [
+        { type: 'stream-start', warnings: [] },
+        {
+          type: 'tool-call',
+          toolCallId: 'ws_1',
+          toolName: 'webSearch',
+          input: JSON.stringify({ query: 'a2' }),
+          providerExecuted: true,
+        },
+        { type: 'tool-result', toolCallId: 'ws_1', toolName: 'webSearch', result: { hits: 3 } },
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: 'Found 3.' },
+        { type: 'text-end', id: 't1' },
+        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage },
+      ],
+    ])
+    const a = track(
+      agent({ name: 'provider-tools', model: script.model, tools: { webSearch: webSearch() } }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Search for a2')))
+    await settled(a, 1)
+
+    expect(await typesOf(a, 's')).toEqual([
+      'ai.control.requested',
+      'ai.message.created',
+      'ai.control.committed',
+      'ai.control.decided',
+      'ai.generation.requested',
+      'ai.generation.started',
+      'ai.tool.called',
+      'ai.tool.result',
+      'ai.generation.completed',
+      'ai.message.completed',
+    ])
+    const result = (await eventsOf(a, 's')).find((event) => event.type === 'ai.tool.result')
+    expect(result?.payload).toMatchObject({
+      toolCallId: 'ws_1',
+      outcome: 'output',
+      output: { hits: 3 },
+      providerExecuted: true,
+    })
+    const { state } = await a.session('s').state()
+    expect(state.tools).toEqual([])
+    expect(state.messages[1]?.parts.find((part) => part.type === 'tool-webSearch')).toMatchObject({
+      state: 'output-available',
+      output: { hits: 3 },
+      providerExecuted: true,
+    })
+    expect(textOf(state.messages[1])).toBe('Found 3.')
+    expect(script.calls).toHaveLength(1)
+  })
+
+  it('Given a provider tool with deferred results and no result in the response, Then the turn "waits for its provider result" until inputs.toolResult() submits it', async () => {
+    const script = scriptedModel([
+      [
+        { type: 'stream-start', warnings: [] },
+        {
+          type: 'tool-call',
+          toolCallId: 'ws_1',
+          toolName: 'webSearch',
+          input: JSON.stringify({ query: 'a2' }),
+          providerExecuted: true,
+        },
+        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage },
+      ],
+      text('The search found 3.'),
+    ])
+    const a = track(
+      agent({
+        name: 'deferred-tools',
+        model: script.model,
+        tools: { webSearch: webSearch({ deferred: true }) },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Search for a2')))
+    await a.runtime.idle()
+    let { state } = await a.session('s').state()
+    expect(state.active?.phase).toBe('waiting')
+    const call = state.tools[0]
+    expect(call).toMatchObject({ toolCallId: 'ws_1', status: 'running', providerExecuted: true })
+    if (!call) throw new Error('no call')
+    await a.session('s').append(...inputs.toolResult({ ...call, output: { hits: 3 } }))
+    await settled(a, 1)
+    ;({ state } = await a.session('s').state())
+    expect(textOf(state.messages[1])).toBe('The search found 3.')
+    expect(state.tools).toEqual([])
+  })
+})

@@ -112,6 +112,16 @@ export interface ToolRecord {
   status: ToolStatus
   providerExecuted?: boolean
   /**
+   * A provider tool with deferred results: a call its step's response did
+   * not answer waits for `inputs.toolResult()`.
+   */
+  deferredResult?: boolean
+  /**
+   * A provider-executed call answered after its step closed (a deferred
+   * result): the model has not seen it, so another step follows.
+   */
+  answeredAfterStep?: boolean
+  /**
    * The `ai.tool.called` event, so a recovered tool's handler context sees
    * the same event (and the same timer target times) as the first attempt.
    */

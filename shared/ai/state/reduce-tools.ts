@@ -41,6 +41,7 @@ export function reduceToolCalled<M extends UIMessage>(
     ...(payload.providerExecuted === undefined
       ? {}
       : { providerExecuted: payload.providerExecuted }),
+    ...(payload.deferredResult ? { deferredResult: true } : {}),
   }
   return { ...state, tools: [...state.tools, tool] }
 }
@@ -178,11 +179,17 @@ export function reduceToolResult<M extends UIMessage>(
       : { ...state, tools: state.tools.filter((candidate) => candidate !== tool) }
   }
   const chunks = resultChunks(state, payload)
+  const stepOpen =
+    state.activeGeneration?.generationId === tool.generationId &&
+    state.activeGeneration.status === 'running'
+  const updated: ToolRecord = {
+    ...tool,
+    status: statusAfter(payload),
+    ...(tool.providerExecuted && !stepOpen ? { answeredAfterStep: true } : {}),
+  }
   const next: AIState<M> = {
     ...state,
-    tools: state.tools.map((candidate) =>
-      candidate === tool ? { ...tool, status: statusAfter(payload) } : candidate,
-    ),
+    tools: state.tools.map((candidate) => (candidate === tool ? updated : candidate)),
     pendingApprovals: state.pendingApprovals.filter(
       (approval) =>
         !(

@@ -4,7 +4,7 @@ import { dueGeneration } from '../../controller/due-work.ts'
 import type { AIEventInput, AIEventPayload } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
-import type { GenerateContext, ToolApprovalPolicy } from '../agent-options.ts'
+import type { GenerateContext } from '../agent-options.ts'
 import { estimateTokens } from '../compaction.ts'
 import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
@@ -13,6 +13,7 @@ import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
+import { stepToolCalls } from './step-tool-calls.ts'
 
 export const generationClaimKey = (requestId: string): string => `gen:${requestId}`
 
@@ -25,14 +26,6 @@ function requestToServe(state: AIState): { requestId: string; running?: string }
     return { requestId: running.requestId, running: running.generationId }
   }
   return null
-}
-
-interface ToolCallChunk {
-  toolCallId: string
-  toolName: string
-  input: unknown
-  providerExecuted?: boolean
-  errorText?: string
 }
 
 /**
@@ -201,7 +194,13 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         },
       ])
     }, settings.progress)
-    const calls = new Map<string, ToolCallChunk>()
+    const toolFacts = stepToolCalls(
+      tools,
+      settings.toolApproval ?? {},
+      { generationId, turnId: active.turnId, messageId: active.responseMessageId },
+      state,
+    )
+    const stepFacts: AIEventInput<UIMessage>[] = []
     let finishReason: string | undefined
     let streamError: string | undefined
     let usagePromise: PromiseLike<unknown> | undefined
@@ -214,7 +213,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       usagePromise = generated.usage
       for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
         if (signal.aborted) break
-        collectToolCall(calls, chunk)
+        stepFacts.push(...toolFacts(chunk))
         if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
         if (chunk.type === 'error') streamError = chunk.errorText
         batcher.push(chunk)
@@ -236,7 +235,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       return
     }
     await append([
-      ...toolEvents(lane, generationId, active.turnId, active.responseMessageId, calls),
+      ...stepFacts,
       completed(generationId, serve.requestId, {
         outcome: 'success',
         ...(finishReason === undefined ? {} : { finishReason }),
@@ -306,85 +305,6 @@ function completed(
     type: 'ai.generation.completed',
     payload: { generationId, requestId, ...rest },
   }
-}
-
-function collectToolCall(calls: Map<string, ToolCallChunk>, chunk: UIMessageChunk): void {
-  if (chunk.type === 'tool-input-available') {
-    calls.set(chunk.toolCallId, {
-      toolCallId: chunk.toolCallId,
-      toolName: chunk.toolName,
-      input: chunk.input,
-      ...(chunk.providerExecuted ? { providerExecuted: true } : {}),
-    })
-  } else if (chunk.type === 'tool-input-error') {
-    calls.set(chunk.toolCallId, {
-      toolCallId: chunk.toolCallId,
-      toolName: chunk.toolName,
-      input: chunk.input,
-      errorText: chunk.errorText,
-    })
-  }
-}
-
-/** Tool calls become `ai.tool.called`, approvals per policy, and invalid input an error result. */
-function toolEvents(
-  lane: LaneContext,
-  generationId: string,
-  turnId: string,
-  messageId: string,
-  calls: Map<string, ToolCallChunk>,
-): AIEventInput<UIMessage>[] {
-  const policies = lane.options.harness?.generation?.toolApproval ?? {}
-  const events: AIEventInput<UIMessage>[] = []
-  for (const call of calls.values()) {
-    events.push({
-      id: derivedId('tool-called', generationId, call.toolCallId),
-      type: 'ai.tool.called',
-      payload: {
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        generationId,
-        messageId,
-        turnId,
-        ...(call.providerExecuted ? { providerExecuted: true } : {}),
-      },
-    })
-    if (call.errorText !== undefined) {
-      events.push({
-        id: derivedId('tool-invalid', generationId, call.toolCallId),
-        type: 'ai.tool.result',
-        payload: {
-          toolCallId: call.toolCallId,
-          generationId,
-          messageId,
-          outcome: 'error',
-          errorText: call.errorText,
-        },
-      })
-      continue
-    }
-    if (call.providerExecuted) continue
-    const policy: ToolApprovalPolicy | undefined = Object.hasOwn(policies, call.toolName)
-      ? policies[call.toolName]
-      : undefined
-    const decision = typeof policy === 'function' ? policy(call.input) : (policy ?? 'approved')
-    if (decision === 'user-approval') {
-      events.push({
-        id: derivedId('approval-requested', generationId, call.toolCallId),
-        type: 'ai.approval.requested',
-        payload: {
-          approvalId: derivedId('approval', generationId, call.toolCallId),
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          generationId,
-          messageId,
-          turnId,
-          input: call.input,
-        },
-      })
-    }
-  }
-  return events
 }
 
 function messageOf(error: unknown): string {
