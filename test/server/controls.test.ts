@@ -93,6 +93,49 @@ describe('turn controls (embedded)', () => {
     ])
   })
 
+  it('steering removed from the queue: "removing the item cancels it", so the model answers the tool result', async () => {
+    let finishTool: () => void = () => {}
+    const script = scriptedModel([
+      toolCalls({ toolCallId: 'c1', toolName: 'slow', input: {} }),
+      text('The slow thing is done.'),
+    ])
+    const a = track(
+      agent({
+        name: 'steer-removed',
+        model: script.model,
+        tools: {
+          slow: tool({
+            inputSchema: z.object({}),
+            execute: () => new Promise((resolve) => (finishTool = () => resolve({ done: true }))),
+          }),
+        },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Do the slow thing')))
+    const running = await until(async () => {
+      const current = await a.session('s').state()
+      return current.state.tools.some((t) => t.status === 'running') && current
+    })
+    const turnId = running.state.active?.turnId ?? null
+    await a
+      .session('s')
+      .append(...inputs.steer(userMessage('s1', 'Actually, wait'), { afterStepOf: turnId }))
+    await a.session('s').append(...inputs.queue.remove('s1'))
+    await until(async () => (await a.session('s').state()).state.inbox.items.length === 0)
+    finishTool()
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active).toBeNull()
+    expect(state.messages.map((m) => m.id)).toEqual(['m1', expect.any(String)])
+    expect(textOf(state.messages[1])).toBe('The slow thing is done.')
+    const completed = (await eventsOf(a, 's')).filter(
+      (event) => event.type === 'ai.message.completed',
+    )
+    expect(completed.map((event) => (event.payload as { reason: string }).reason)).toEqual([
+      'finished',
+    ])
+  })
+
   it('Send now promotes a queued message through the same hand-off', async () => {
     const script = scriptedModel([
       { hang: true, parts: text('Working', { chunks: 1 }).slice(0, 3) },

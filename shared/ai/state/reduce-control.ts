@@ -106,11 +106,19 @@ function applyChange<M extends UIMessage>(
         inbox: { ...state.inbox, items: insertBefore(items, item, change.beforeId) },
       }
     }
-    case 'inbox.remove':
+    case 'inbox.remove': {
+      const rest = items.filter((item) => item.id !== change.inputId)
+      const active = state.active
+      // Removing steering cancels it: once no queued input steers the turn,
+      // the turn goes on instead of handing off to nothing.
+      const cancelled =
+        active?.handoff === true && !rest.some((item) => item.afterStepOf === active.turnId)
       return {
         ...state,
-        inbox: { ...state.inbox, items: items.filter((item) => item.id !== change.inputId) },
+        inbox: { ...state.inbox, items: rest },
+        active: cancelled ? { ...active, handoff: false } : active,
       }
+    }
     case 'inbox.steer': {
       const item = find(change.inputId)
       if (item === undefined) return state
