@@ -46,8 +46,10 @@ function nextMove<M extends UIMessage>(
   const turnTools = state.tools.filter((tool) => tool.turnId === active.turnId)
 
   if (active.phase === 'pausing') {
+    // A2's own work settles; a provider's call is not A2's to cancel.
     const busy =
-      generation?.status === 'running' || turnTools.some((tool) => tool.status === 'running')
+      generation?.status === 'running' ||
+      turnTools.some((tool) => tool.status === 'running' && tool.providerExecuted !== true)
     if (busy) return []
     return [
       {
@@ -60,9 +62,10 @@ function nextMove<M extends UIMessage>(
   if (active.phase === 'paused' || active.phase === 'failed' || generating) return []
 
   if (active.handoff) {
-    // Finish the current response's authorized tool work, then close what
-    // nobody answered, so the unapproved tool never runs.
-    if (turnTools.some((tool) => tool.status === 'running')) return []
+    // Finish the current response's authorized tool work (deferred provider
+    // results included), then close what nobody answered, so the unapproved
+    // tool never runs.
+    if (turnTools.some((tool) => tool.status === 'running' && awaitsResult(tool))) return []
     const approvals = state.pendingApprovals.filter((approval) => approval.turnId === active.turnId)
     const inputs = state.pendingInputs.filter(
       (input) => input.turnId === active.turnId && input.status === 'pending',
