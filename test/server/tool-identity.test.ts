@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
-import { eventsOf, textOf, track, typesOf, until, userMessage } from './support.ts'
+import { eventsOf, stepOrder, textOf, track, typesOf, until, userMessage } from './support.ts'
 
 // Many providers number tool calls per response (`call_0`, `call_1`, ...), so
 // the same ID comes back in a later step or turn. A2 keys a logical call by
@@ -65,7 +65,7 @@ describe('tool identity when a provider reuses tool-call IDs', () => {
     await settled(a, 2)
 
     expect(effects).toEqual(['T-1', 'T-2'])
-    expect(await typesOf(a, 's')).toEqual([...TURN, ...TURN])
+    expect(stepOrder(await typesOf(a, 's'))).toEqual([...TURN, ...TURN])
     const results = (await eventsOf(a, 's')).filter((event) => event.type === 'ai.tool.result')
     expect(new Set(results.map((event) => event.id)).size).toBe(2)
     const { state } = await a.session('s').state()

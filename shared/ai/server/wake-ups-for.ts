@@ -5,8 +5,8 @@ export const LANES = ['admission', 'generation', 'tools', 'handlers', 'metadata'
 export type Lane = (typeof LANES)[number]
 
 /**
- * What can make a tool runnable: a new call (appended with the step that
- * closes, so a closed step needs no wake-up of its own), an approval, a resume.
+ * What can make a tool runnable: a new call (recorded as soon as its input
+ * is complete, while the step may still stream), an approval, a resume.
  */
 const TOOL_CHANGES = new Set(['approval.respond', 'resume'])
 const wakesTools = (event: StoredEvent): boolean =>

@@ -31,10 +31,12 @@ function requestToServe(state: AIState): { requestId: string; running?: string }
 /**
  * The generation lane: runs the session's due model step, one at a time.
  * It claims the request (a crashed worker's claim expires and the next
- * attempt supersedes it), streams the step's chunks into batched progress
- * events, then closes the step with its tool calls and approvals in one
- * append. Every write is fenced by the claim, so a superseded attempt's late
- * writes are refused.
+ * attempt supersedes it) and streams the step's chunks into batched progress
+ * events. Each tool call is recorded as soon as its input is complete (with
+ * its approval request, or a provider's result), so tools start while the
+ * model still streams; `ai.generation.completed` closes the step. Every
+ * write is fenced by the claim, so a superseded attempt's late writes are
+ * refused.
  */
 export async function runGenerationLane(lane: LaneContext, sessionId: string): Promise<void> {
   const { state: snapshot, index } = await lane.state(sessionId)
@@ -184,15 +186,13 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       settings,
     }
     let sequence = 0
+    const progress = (chunks: UIMessageChunk[]): AIEventInput<UIMessage> => ({
+      id: derivedId('progress', generationId, ++sequence),
+      type: 'ai.generation.progress',
+      payload: { generationId, chunks: chunks as never },
+    })
     const batcher = progressBatcher(async (chunks) => {
-      sequence++
-      await append([
-        {
-          id: derivedId('progress', generationId, sequence),
-          type: 'ai.generation.progress',
-          payload: { generationId, chunks: chunks as never },
-        },
-      ])
+      await append([progress(chunks)])
     }, settings.progress)
     const toolFacts = stepToolCalls(
       tools,
@@ -200,9 +200,11 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       { generationId, turnId: active.turnId, messageId: active.responseMessageId },
       state,
     )
-    const stepFacts: AIEventInput<UIMessage>[] = []
     let finishReason: string | undefined
     let streamError: string | undefined
+    // A2's own write failing (fenced out, the store) is not the model's
+    // failure: it ends the attempt, and the claim decides what happens next.
+    let writeFailure: { error: unknown } | undefined
     let usagePromise: PromiseLike<unknown> | undefined
     try {
       const generate = lane.options.harness?.generate
@@ -213,13 +215,28 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       usagePromise = generated.usage
       for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
         if (signal.aborted) break
-        stepFacts.push(...toolFacts(chunk))
         if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
         if (chunk.type === 'error') streamError = chunk.errorText
         batcher.push(chunk)
+        // A call whose input is complete is recorded now, not when the step
+        // closes: its tool starts (or its approval is asked) while the model
+        // still streams. The chunks before it go in the same append.
+        const facts = toolFacts(chunk)
+        if (facts.length === 0) continue
+        try {
+          const pending = await batcher.drain()
+          await append([...(pending.length > 0 ? [progress(pending)] : []), ...facts])
+        } catch (error) {
+          writeFailure = { error }
+          break
+        }
       }
     } catch (error) {
       if (!signal.aborted) streamError = messageOf(error)
+    }
+    if (writeFailure) {
+      await batcher.close().catch(() => undefined)
+      throw writeFailure.error
     }
     await batcher.close()
     if (signal.aborted) return
@@ -235,7 +252,6 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       return
     }
     await append([
-      ...stepFacts,
       completed(generationId, serve.requestId, {
         outcome: 'success',
         ...(finishReason === undefined ? {} : { finishReason }),
