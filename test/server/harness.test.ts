@@ -99,6 +99,97 @@ describe('harness options', () => {
     expect(textOf(state.messages[1])).toBe('Found ABC.')
   })
 
+  it('Given a custom generate whose tool call has input the schema refuses, Then "validation errors ... become durable ai.tool.result events" as with the default generator: execute never sees it', async () => {
+    const ran: unknown[] = []
+    const policyInputs: unknown[] = []
+    const prompts: string[] = []
+    const lookup = tool({
+      inputSchema: z.object({ q: z.string(), limit: z.number().default(5) }),
+      execute: async (input) => {
+        ran.push(input)
+        return { found: input.q }
+      },
+    })
+    const a = track(
+      agent({
+        name: 'custom-validation',
+        model: 'unused/model',
+        tools: { lookup },
+        harness: {
+          type: 'ai-sdk',
+          generation: {
+            toolApproval: {
+              lookup: (input) => {
+                policyInputs.push(input)
+                return 'approved'
+              },
+            },
+          },
+          generate: ({ event, messages }) => {
+            prompts.push(JSON.stringify(messages))
+            const id = event.payload.responseMessageId
+            const chunks: UIMessageChunk[] =
+              prompts.length === 1
+                ? [
+                    { type: 'start', messageId: id },
+                    { type: 'start-step' },
+                    {
+                      type: 'tool-input-available',
+                      toolCallId: 'bad',
+                      toolName: 'lookup',
+                      input: { q: 42 },
+                    },
+                    {
+                      type: 'tool-input-available',
+                      toolCallId: 'good',
+                      toolName: 'lookup',
+                      input: { q: 'abc' },
+                    },
+                    { type: 'finish-step' },
+                    { type: 'finish', finishReason: 'tool-calls' },
+                  ]
+                : [
+                    { type: 'start', messageId: id },
+                    { type: 'start-step' },
+                    { type: 'text-start', id: 't' },
+                    { type: 'text-delta', id: 't', delta: 'One lookup failed.' },
+                    { type: 'text-end', id: 't' },
+                    { type: 'finish-step' },
+                    { type: 'finish', finishReason: 'stop' },
+                  ]
+            return simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null })
+          },
+        },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'look up')))
+    await a.runtime.idle()
+    // Only the valid call ran, with the schema's output (its default filled in).
+    expect(ran).toEqual([{ q: 'abc', limit: 5 }])
+    expect(policyInputs).toEqual([{ q: 'abc', limit: 5 }])
+    const results = (await eventsOf(a, 's'))
+      .filter((event) => event.type === 'ai.tool.result')
+      .map((event) => event.payload)
+    expect(results).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          toolCallId: 'bad',
+          outcome: 'error',
+          errorText: expect.stringContaining('Invalid input for tool lookup'),
+        }),
+        expect.objectContaining({ toolCallId: 'good', outcome: 'output' }),
+      ]),
+    )
+    const { state } = await a.session('s').state()
+    expect(
+      state.messages[1]?.parts.find((part) => 'toolCallId' in part && part.toolCallId === 'bad'),
+    ).toMatchObject({
+      state: 'output-error',
+    })
+    expect(prompts[1]).toContain('Invalid input for tool lookup')
+    expect(textOf(state.messages[1])).toBe('One lookup failed.')
+  })
+
   it('maxSteps bounds the loop: the response completes after that many steps', async () => {
     const loop = tool({ inputSchema: z.object({}), execute: async () => 'again' })
     const a = track(

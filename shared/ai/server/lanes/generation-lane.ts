@@ -10,6 +10,7 @@ import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
+import { validatedToolInput } from '../validated-tool-input.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
@@ -213,8 +214,10 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         : defaultGenerate(context, resolvedModel, lane.options.harness?.messageMetadata as never)
       const stream = generated.stream
       usagePromise = generated.usage
-      for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+      for await (const streamed of stream as unknown as AsyncIterable<UIMessageChunk>) {
         if (signal.aborted) break
+        // streamText validates tool input; a custom generate's calls get the same check.
+        const chunk = generate ? await validatedToolInput(streamed, tools) : streamed
         if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
         if (chunk.type === 'error') streamError = chunk.errorText
         batcher.push(chunk)
