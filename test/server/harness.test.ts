@@ -39,6 +39,64 @@ describe('harness options', () => {
     })
   })
 
+  it('Given messageMetadata, Then "the synchronous harness.messageMetadata callback gets the generate context plus the current TextStreamPart as part"', async () => {
+    const seen: {
+      part: string
+      generationId: string
+      step: number
+      sessionId: string
+      plan: unknown
+      messages: number
+      signal: boolean
+      model: boolean
+    }[] = []
+    const a = track(
+      agent({
+        contract: agentContract({
+          name: 'metadata-context',
+          reducer: { name: 'plan.v1', initialState: { plan: 'pro' }, fold: (state) => state },
+        }),
+        model: scriptedModel([text('Hello.')]).model,
+        harness: {
+          type: 'ai-sdk',
+          messageMetadata: (context) => {
+            seen.push({
+              part: context.part.type,
+              generationId: context.generationId,
+              step: context.event.payload.step,
+              sessionId: context.sessionId,
+              plan: context.state.plan,
+              messages: context.messages.length,
+              signal: context.signal instanceof AbortSignal,
+              model: typeof context.model === 'object',
+            })
+            return context.part.type === 'start'
+              ? { generationId: context.generationId }
+              : undefined
+          },
+        },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'hi')))
+    await a.runtime.idle()
+    const started = (await eventsOf(a, 's')).find((event) => event.type === 'ai.generation.started')
+    const generationId = (started?.payload as { generationId?: string } | undefined)?.generationId
+    expect(seen.map((call) => call.part)).toEqual(expect.arrayContaining(['start', 'finish']))
+    for (const call of seen) {
+      expect(call).toMatchObject({
+        generationId,
+        step: 1,
+        sessionId: 's',
+        plan: 'pro',
+        messages: 1,
+        signal: true,
+        model: true,
+      })
+    }
+    const { state } = await a.session('s').state()
+    expect(state.messages[1]?.metadata).toEqual({ generationId })
+  })
+
   it('generate replaces only the model-facing step: A2 still runs the tools it calls and continues', async () => {
     const ran: string[] = []
     const steps: { messages: unknown[]; generationId: string; hasExecute: boolean }[] = []

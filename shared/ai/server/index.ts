@@ -34,6 +34,7 @@ export type {
   GenerateContext,
   GenerationSettings,
   HarnessOptions,
+  MessageMetadataContext,
   ModelChoice,
   ResolverContext,
   ToolApprovalPolicy,
