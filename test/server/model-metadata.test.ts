@@ -129,4 +129,27 @@ describe('model metadata', () => {
     }
     expect(catalogRequests).toBe(0)
   })
+
+  it('Given a compaction resolver, Then the catalog is looked up only for a generation whose setting compacts', async () => {
+    const url = await serveCatalog()
+    let compact = false
+    const a = track(
+      agent({
+        name: 'meta',
+        model: 'test/model-a',
+        modelCatalog: { url },
+        harness: { type: 'ai-sdk', generate: answer, compaction: () => (compact ? {} : false) },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
+    await a.runtime.idle()
+    expect((await a.session('s').state()).state.modelMetadata).toEqual({})
+    compact = true
+    await a.session('s').append(...inputs.message(userMessage('m2', 'two')))
+    await a.runtime.idle()
+    expect((await a.session('s').state()).state.modelMetadata['test/model-a']).toMatchObject({
+      status: 'resolved',
+    })
+    expect(catalogRequests).toBe(1)
+  })
 })

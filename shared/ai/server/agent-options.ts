@@ -91,8 +91,12 @@ export interface HarnessOptions<AppState = unknown, M extends UIMessage = UIMess
    * shallow-merged onto the assistant message.
    */
   messageMetadata?: (context: MessageMetadataContext<AppState, M>) => unknown
-  /** Automatic for Gateway models; `false` turns it (and the catalog lookup) off. */
-  compaction?: false | CompactionOptions<M>
+  /**
+   * Automatic for Gateway models; `false` turns it (and the catalog lookup)
+   * off. A resolver chooses per generation, e.g. from your contract's state;
+   * `undefined` from it means the default.
+   */
+  compaction?: Resolvable<false | CompactionOptions<M> | undefined, AppState, M>
 }
 
 export interface AppHandlerArgs<Event = StoredEvent> extends HandlerContext<Event> {}

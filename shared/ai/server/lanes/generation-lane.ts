@@ -4,8 +4,8 @@ import { dueGeneration } from '../../controller/due-work.ts'
 import type { AIEventInput, AIEventPayload } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
-import type { GenerateContext } from '../agent-options.ts'
-import { estimateTokens } from '../compaction.ts'
+import type { GenerateContext, ResolverContext } from '../agent-options.ts'
+import { compactionConflict, estimateTokens, type StepHarness } from '../compaction.ts'
 import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
@@ -69,6 +69,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
     let resolvedModel: ReturnType<typeof resolveModel> | undefined
     let failure: string | undefined
     let instructions: string | undefined
+    let harness: StepHarness | undefined
     try {
       const choice =
         typeof lane.options.model === 'function'
@@ -79,6 +80,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         typeof lane.options.instructions === 'function'
           ? await lane.options.instructions(resolverContext)
           : lane.options.instructions
+      harness = await stepHarness(lane, tools, resolverContext)
     } catch (error) {
       failure = messageOf(error)
     }
@@ -108,7 +110,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
             },
           ]
         : []),
-      ...(resolvedModel && wantsMetadata(lane, resolvedModel, state)
+      ...(resolvedModel && wantsMetadata(harness, resolvedModel, state)
         ? [
             {
               id: derivedId('model-metadata', resolvedModel.modelId),
@@ -149,6 +151,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       state.calibration[resolvedModel.modelId] ?? 1,
     )
     const compacted = await compactIfDue(lane, {
+      harness,
       state,
       model: resolvedModel,
       instructions,
@@ -295,13 +298,34 @@ function requestEvent(
 }
 
 /**
+ * The harness for this generation: a compaction resolver chooses now, from
+ * the captured state. A setting that cannot run with the agent's tools fails
+ * the step, as a throwing resolver does.
+ */
+async function stepHarness(
+  lane: LaneContext,
+  tools: ToolSet,
+  context: ResolverContext,
+): Promise<StepHarness | undefined> {
+  const harness = lane.options.harness
+  if (typeof harness?.compaction !== 'function') return harness as StepHarness | undefined
+  const compaction = await harness.compaction(context)
+  const conflict = compactionConflict(tools, compaction)
+  if (conflict !== undefined) throw new Error(conflict)
+  return { ...harness, compaction }
+}
+
+/**
  * The first generation with each Gateway model records a metadata request,
  * which the metadata lane answers. Not for AI SDK model objects (not in the
  * catalog), not with `compaction: false`, and not with a custom `generate`
  * unless compaction is configured.
  */
-function wantsMetadata(lane: LaneContext, model: ResolvedModel, state: AIState): boolean {
-  const harness = lane.options.harness
+function wantsMetadata(
+  harness: StepHarness | undefined,
+  model: ResolvedModel,
+  state: AIState,
+): boolean {
   if (harness?.compaction === false) return false
   if (harness?.generate && harness.compaction === undefined) return false
   return model.gateway && !Object.hasOwn(state.modelMetadata, model.modelId)
