@@ -185,7 +185,7 @@ export function agent<
       case 'handlers':
         return runHandlersLane(lane, wakeUp.sessionId)
       case 'metadata':
-        return runMetadataLane(lane, wakeUp.sessionId)
+        return runMetadataLane(lane, wakeUp.sessionId, wakeUp.key)
       default:
         logger.warn(`a2: no lane "${wakeUp.lane}"`)
     }
