@@ -22,8 +22,9 @@ export type AwaitedWork =
  * What the active turn waits on; `[]` when there is no active turn. The
  * runtime's invariant: once the controller has advanced (`advance()` returns
  * `[]`), an active turn waits on at least one thing, so a turn never waits on
- * nothing. A paused turn waits for Resume (and, while pausing, for its old
- * work to settle); a failed one for retry or interruption.
+ * nothing. A paused turn waits for Resume; a pausing one for its cut-short
+ * tools to settle (their workers acknowledge, or a settle timer fires); a
+ * failed one for retry or interruption.
  *
  * @example
  * if (state.active && turnAwaits(state).length === 0) throw new Error('stuck')

@@ -54,6 +54,12 @@ export interface ActiveTurn {
   retryId?: string
   /** The Pause now command that is pausing or paused this turn. */
   pausedBy?: string
+  /**
+   * When that Pause now was accepted (epoch ms). A cut-short tool whose
+   * worker has not acknowledged its stop by one claim TTL later is settled
+   * by A2, as an expired claim would be.
+   */
+  pausingSince?: number
 }
 
 /** One model step attempt of the active turn. */

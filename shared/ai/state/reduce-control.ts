@@ -64,6 +64,7 @@ function applyChange<M extends UIMessage>(
   change: ControlChange,
   commandId: string | undefined,
   index: number,
+  timestamp: number,
 ): AIState<M> {
   const items = state.inbox.items
   const find = (inputId: string) => items.find((item) => item.id === inputId)
@@ -189,7 +190,9 @@ function applyChange<M extends UIMessage>(
       return {
         ...state,
         inbox: { ...state.inbox, paused: true },
-        active: pausing ? { ...active, phase: 'pausing', pausedBy: commandId ?? 'pause' } : active,
+        active: pausing
+          ? { ...active, phase: 'pausing', pausedBy: commandId ?? 'pause', pausingSince: timestamp }
+          : active,
         starting: pausing ? false : state.starting,
       }
     }
@@ -275,9 +278,11 @@ export function reduceCommitted<M extends UIMessage>(
   state: AIState<M>,
   payload: AIEventPayload<'ai.control.committed', M>,
   index: number,
+  timestamp: number,
 ): AIState<M> {
   let next = state
-  for (const change of payload.changes) next = applyChange(next, change, payload.commandId, index)
+  for (const change of payload.changes)
+    next = applyChange(next, change, payload.commandId, index, timestamp)
   return next
 }
 

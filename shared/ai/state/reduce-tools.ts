@@ -212,6 +212,14 @@ export function reduceToolInterrupted<M extends UIMessage>(
   if (tool.status === 'cancelled')
     return { ...state, tools: state.tools.filter((candidate) => candidate !== tool) }
   if (tool.status !== 'running') return state
+  // Only the Pause now that is settling interrupts a running call: a late
+  // acknowledgement or settle timer after Resume leaves the rerun alone.
+  const active = state.active
+  const pausing =
+    active?.turnId === tool.turnId &&
+    active.phase === 'pausing' &&
+    (payload.reason === undefined || payload.reason === active.pausedBy)
+  if (!pausing) return state
   return {
     ...state,
     tools: state.tools.map((candidate) =>

@@ -11,10 +11,8 @@ import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { agentSession } from '../session-api.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import type { LaneContext } from './lane-context.ts'
-
-/** The claim of one logical call (see `toolCallKey`: provider IDs may repeat). */
-export const toolClaimKey = (call: { generationId: string; toolCallId: string }): string =>
-  `tool:${toolCallKey(call)}`
+import { toolClaimKey } from './tool-claim-key.ts'
+import { acknowledgeCutShort } from './tool-settling.ts'
 
 /** The wake-up key of a tool run: the call, or one shared lane with `toolLane: 'tools'`. */
 export const SERIAL_TOOL_KEY = 'serial'
@@ -129,6 +127,8 @@ async function runTool(
     () => calledEvent.timestamp,
   )
   let preliminary = 0
+  // Stopped (Pause now, Stop) or superseded before its result was recorded.
+  let cutShort = false
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const messages = await modelMessagesOf(promptMessages(state), toolDefinitions(tools))
     let final: unknown
@@ -182,23 +182,44 @@ async function runTool(
         },
       )
     } catch (error) {
-      if (error instanceof FencedOutError || signal.aborted) return
+      if (error instanceof FencedOutError || signal.aborted) {
+        cutShort = true
+        return
+      }
       errorText = error instanceof Error ? error.message : String(error)
     }
-    if (signal.aborted) return
-    await lane.appendAsA2(
-      sessionId,
-      [
-        result(
-          derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt),
-          errorText === undefined
-            ? { outcome: 'output', output: final ?? null }
-            : { outcome: 'error', errorText },
-        ),
-      ],
-      { fence },
-    )
+    if (signal.aborted) {
+      cutShort = true
+      return
+    }
+    try {
+      await lane.appendAsA2(
+        sessionId,
+        [
+          result(
+            derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt),
+            errorText === undefined
+              ? { outcome: 'output', output: final ?? null }
+              : { outcome: 'error', errorText },
+          ),
+        ],
+        { fence },
+      )
+    } catch (error) {
+      if (error instanceof FencedOutError) cutShort = true
+      throw error
+    }
   })
+  // The tool has returned: a Pause now waiting for this call to settle can
+  // now record it (see tool-settling.ts).
+  // Best effort: if it cannot be written, the pause's settle timer records it.
+  if (cutShort) {
+    await acknowledgeCutShort(lane, sessionId, record).catch((error: unknown) =>
+      lane.logger.warn(
+        `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    )
+  }
 }
 
 /**
