@@ -5,6 +5,7 @@ import type { ControlRequest } from '../events/control.ts'
 import type { ControlChange } from '../events/controller-events.ts'
 import type { AIState, InboxItem, TranscriptMessage } from './ai-state.ts'
 import { setId } from './id-map.ts'
+import { discardStepCalls } from './reduce-tools.ts'
 import { applyToResponseMessage, endTurn } from './response-helpers.ts'
 import { newResponseStream } from './response-stream.ts'
 
@@ -158,17 +159,13 @@ function applyChange<M extends UIMessage>(
       if (state.active?.turnId !== change.turnId) return state
       const { error: _error, ...active } = state.active
       const failed = state.activeGeneration?.generationId
+      // The failed step's calls no longer feed this turn.
+      const discarded = failed === undefined ? state : discardStepCalls(state, failed)
       return {
-        ...state,
+        ...discarded,
         active: { ...active, phase: 'starting', retryId: change.retryId },
         starting: true,
         activeGeneration: null,
-        // The failed step's tool work no longer feeds this turn.
-        tools: state.tools.map((tool) =>
-          tool.generationId === failed && tool.status === 'running'
-            ? { ...tool, status: 'cancelled' }
-            : tool,
-        ),
       }
     }
     case 'turn.paused':

@@ -227,3 +227,25 @@ export function reduceToolInterrupted<M extends UIMessage>(
     ),
   }
 }
+
+/**
+ * A model step whose output is discarded (a superseded attempt, a failed step
+ * being retried): its calls leave with it. Work under way is cancelled and
+ * settles as cut short; an approval nobody answered yet closes, so it cannot
+ * authorize a call the model no longer made, nor hold the next step's join.
+ */
+export function discardStepCalls<M extends UIMessage>(
+  state: AIState<M>,
+  generationId: string,
+): AIState<M> {
+  const ofStep = (call: { generationId: string }) => call.generationId === generationId
+  return {
+    ...state,
+    tools: state.tools.flatMap((tool): ToolRecord[] => {
+      if (!ofStep(tool)) return [tool]
+      if (tool.status === 'running') return [{ ...tool, status: 'cancelled' }]
+      return tool.status === 'awaiting-approval' ? [] : [tool]
+    }),
+    pendingApprovals: state.pendingApprovals.filter((approval) => !ofStep(approval)),
+  }
+}
