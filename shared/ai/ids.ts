@@ -43,3 +43,11 @@ export const turnIdFor = (inputId: string): string => derivedId('turn', inputId)
 
 /** The assistant response of the turn an input starts. */
 export const responseIdFor = (inputId: string): string => derivedId('response', inputId)
+
+/**
+ * A logical tool call: the provider's tool-call ID within the model step
+ * (generation) that made it. Providers may reuse their IDs across steps and
+ * turns (`call_0`), so claims, wake-ups and A2's own event IDs key on this.
+ */
+export const toolCallKey = (call: { generationId: string; toolCallId: string }): string =>
+  derivedId('call', call.generationId, call.toolCallId)

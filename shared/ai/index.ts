@@ -17,7 +17,12 @@ export {
 } from './contract/agent-contract.ts'
 export { idempotentId } from './contract/idempotent-id.ts'
 export { type Admission, admissionEvents, nextAdmission } from './controller/admission.ts'
-export { type AdvanceOptions, advance, DEFAULT_MAX_STEPS } from './controller/advance.ts'
+export {
+  type AdvanceOptions,
+  advance,
+  awaitsResult,
+  DEFAULT_MAX_STEPS,
+} from './controller/advance.ts'
 export { type Decision, decide } from './controller/decide.ts'
 export {
   type DueGeneration,
@@ -26,6 +31,7 @@ export {
   runnableTools,
   workToAbort,
 } from './controller/due-work.ts'
+export { type AwaitedWork, turnAwaits } from './controller/turn-awaits.ts'
 export { aiContract } from './events/ai-contract.ts'
 export {
   AI_EVENTS,

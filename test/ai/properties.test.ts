@@ -2,10 +2,12 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   type AIState,
+  advance,
   initialAIState,
   optimisticAIState,
   type PendingCommand,
   reduceAIState,
+  turnAwaits,
 } from '../../shared/ai/index.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
 import { play, scenarioArbitrary } from './support/scenario.ts'
@@ -168,4 +170,34 @@ describe('Properties over random command sequences (fast-check, 1,000 runs each)
       RUNS,
     )
   })
+
+  it("A turn never waits on nothing: once the controller has advanced, an active turn waits on a model step, a running tool, a deferred provider result, an approval, an input request, or the user's retry or resume", () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, (steps) => {
+        play(steps, ({ after }) => {
+          expect(advance(after, { maxSteps: 4 })).toEqual([])
+          if (after.active !== null) expect(turnAwaits(after)).not.toEqual([])
+        })
+      }),
+      RUNS,
+    )
+  }, 30_000)
+
+  it('A hand-off always hands off to something: a turn ends as a hand-off only while queued input steers it ("removing the item cancels it")', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, (steps) => {
+        play(steps, ({ before, appended }) => {
+          let state = before
+          for (const event of appended) {
+            const payload = event.payload as { reason?: string; turnId?: string }
+            if (event.type === 'ai.message.completed' && payload.reason === 'handoff') {
+              expect(state.inbox.items.map((item) => item.afterStepOf)).toContain(payload.turnId)
+            }
+            state = reduceAIState(state, event)
+          }
+        })
+      }),
+      RUNS,
+    )
+  }, 30_000)
 })

@@ -56,6 +56,39 @@ describe('Retry', () => {
     expect(JSON.stringify(parts)).not.toContain('half an answer')
   })
 
+  it("Given a step that asked for an approval mid-stream and then failed, When it is retried, Then the failed step's approval closes with its uncommitted step, and the retried step's join does not wait for it", () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const turnId = session.state.active?.turnId as string
+    const failed = session.start()
+    session.callTool(failed, 'call_0', { approval: 'ap-1' })
+    session.complete(failed, 'failed')
+    expect(session.state.pendingApprovals).toHaveLength(1)
+    session.push(inputs.retry({ turnId, retryId: 'retry-1' }))
+    expect(session.state.pendingApprovals).toEqual([])
+    expect(session.state.tools).toEqual([])
+    session.respond('answered without the tool')
+    expect(session.eventsOf('ai.message.completed').at(-1)?.payload).toMatchObject({
+      turnId,
+      reason: 'finished',
+    })
+  })
+
+  it('Given an attempt that asked for an approval and was superseded, Then its approval closes: the replacement attempt asks again if its model calls again', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const superseded = session.start()
+    session.callTool(superseded, 'call_0', { approval: 'ap-1' })
+    const requestId = session.state.activeGeneration?.requestId as string
+    session.fact({
+      id: `superseded:${superseded}`,
+      type: 'ai.generation.superseded',
+      payload: { generationId: superseded, requestId },
+    })
+    expect(session.state.pendingApprovals).toEqual([])
+    expect(session.state.tools).toEqual([])
+  })
+
   it('Given a failed response, Then "later user messages stay queued until the failed response is retried or interrupted"', () => {
     const { session, turnId } = failedTurn()
     session.push(inputs.message(userMessage('m2')))

@@ -123,4 +123,48 @@ describe('Steering and Send now', () => {
     expect(session.state.active?.inputId).toBe('p1')
     expect(session.state.messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'edited' }])
   })
+
+  it('Given steering queued with afterStepOf, When it is edited, Then the hand-off holds: "editing keeps it"', () => {
+    const { session, turnId, generation } = runningTurn()
+    session.push(inputs.steer(userMessage('s1'), { afterStepOf: turnId }))
+    session.push(inputs.queue.edit(userMessage('s1', 'edited steering')))
+    expect(session.state.active?.handoff).toBe(true)
+    session.complete(generation)
+    expect(session.eventsOf('ai.message.completed').at(-1)?.payload).toMatchObject({
+      turnId,
+      reason: 'handoff',
+    })
+    expect(session.state.active?.inputId).toBe('s1')
+  })
+
+  it('Given steering queued with afterStepOf, When the item is removed, Then "removing the item cancels it": the turn answers its tool result instead of handing off to nothing', () => {
+    const { session, turnId, generation } = runningTurn()
+    session.callTool(generation, 'call-1')
+    session.push(inputs.steer(userMessage('s1'), { afterStepOf: turnId }))
+    session.push(inputs.queue.remove('s1'))
+    expect(session.state.active?.handoff).toBe(false)
+    session.complete(generation)
+    session.toolResult(generation, 'call-1')
+    expect(session.eventsOf('ai.message.completed')).toEqual([])
+    expect(session.state.active).toMatchObject({ turnId, step: 2, handoff: false })
+    expect(session.eventsOf('ai.generation.requested').at(-1)?.payload).toMatchObject({
+      turnId,
+      step: 2,
+    })
+    session.respond('Here is the answer to the tool result.')
+    expect(session.eventsOf('ai.message.completed').at(-1)?.payload).toMatchObject({
+      turnId,
+      reason: 'finished',
+    })
+  })
+
+  it('Given two steering items for a turn, When one is removed, Then the other still hands off', () => {
+    const { session, turnId, generation } = runningTurn()
+    session.push(inputs.steer(userMessage('s1'), { afterStepOf: turnId }))
+    session.push(inputs.steer(userMessage('s2'), { afterStepOf: turnId }))
+    session.push(inputs.queue.remove('s1'))
+    expect(session.state.active?.handoff).toBe(true)
+    session.complete(generation)
+    expect(session.state.active).toMatchObject({ inputId: 's2', contextInputIds: [] })
+  })
 })

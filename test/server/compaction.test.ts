@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { inputs, isCompactionPart } from '../../shared/ai/index.ts'
+import { z } from 'zod'
+import { agentContract, inputs, isCompactionPart } from '../../shared/ai/index.ts'
 import { thresholdFor } from '../../shared/ai/server/compaction.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { initialAIState } from '../../shared/ai/state/ai-state.ts'
@@ -10,7 +11,14 @@ import { eventsOf, textOf, track, until, userMessage } from './support.ts'
 const long = (label: string) => `${label}: ${'lorem ipsum dolor sit amet '.repeat(20)}`
 const promptText = (call: { prompt: unknown } | undefined) => JSON.stringify(call?.prompt ?? '')
 
-async function turn(a: ReturnType<typeof agent>, id: string, content: string) {
+async function turn(
+  a: {
+    session(id: string): { append(...events: ReturnType<typeof inputs.message>): Promise<unknown> }
+    runtime: { idle(): Promise<void> }
+  },
+  id: string,
+  content: string,
+) {
   await a.session('s').append(...inputs.message(userMessage(id, content)))
   await a.runtime.idle()
 }
@@ -195,6 +203,71 @@ describe('compaction', () => {
     await turn(a, 'u2', 'question 2')
     expect(promptText(script.calls[1])).toContain('custom summary of 2 messages')
     expect(script.calls).toHaveLength(2)
+  })
+
+  it('Given a compaction resolver, Then "a resolver can choose per generation, for example from session.state(settingsReducer)"', async () => {
+    const settings = agentContract({
+      name: 'settings',
+      events: { 'settings.changed': z.object({ compact: z.boolean() }) },
+      reducer: {
+        name: 'settings.v1',
+        initialState: { compact: false },
+        fold: (state, event) =>
+          event.type === 'settings.changed'
+            ? { compact: (event.payload as { compact: boolean }).compact }
+            : state,
+      },
+    })
+    const script = scriptedModel([text('answer 1'), text('answer 2'), text('answer 3')])
+    const seen: unknown[] = []
+    const a = track(
+      agent({
+        contract: settings,
+        model: script.model,
+        harness: {
+          type: 'ai-sdk',
+          compaction: ({ state, event }) => {
+            seen.push([event.payload.turnId, state.compact])
+            return state.compact
+              ? {
+                  shouldCompact: () => true,
+                  compact: ({ messages }) => `summary of ${messages.length} messages`,
+                }
+              : false
+          },
+        },
+      }),
+    )
+    await turn(a, 'u1', 'question 1')
+    await turn(a, 'u2', 'question 2')
+    await a.session('s').append({ type: 'settings.changed', payload: { compact: true } })
+    await turn(a, 'u3', 'question 3')
+
+    expect(seen).toEqual([
+      ['a2.ai:turn:u1', false],
+      ['a2.ai:turn:u2', false],
+      ['a2.ai:turn:u3', true],
+    ])
+    expect(promptText(script.calls[1])).not.toContain('summary of')
+    expect(promptText(script.calls[2])).toContain('summary of 4 messages')
+    const { state } = await a.session('s').state()
+    expect(state.compacted?.summary).toBe('summary of 4 messages')
+    expect(state.messages).toHaveLength(6)
+  })
+
+  it('Given a compaction resolver that turns compaction on with provider-executed tools, Then the generation fails with the configuration error', async () => {
+    const a = track(
+      agent({
+        name: 'c',
+        model: scriptedModel([text('never')]).model,
+        tools: { search: { type: 'provider', id: 'p.search', args: {}, inputSchema: {} } as never },
+        harness: { type: 'ai-sdk', compaction: () => ({ thresholdTokens: 10 }) },
+      }),
+    )
+    await turn(a, 'u1', 'question 1')
+    const { state } = await a.session('s').state()
+    expect(state.active?.phase).toBe('failed')
+    expect(state.active?.error).toMatch(/provider-executed tools \(search\)/)
   })
 
   it('the default threshold is 75% of the catalog context window, lowered for a larger maxOutputTokens', () => {

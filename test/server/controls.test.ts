@@ -107,6 +107,49 @@ describe('turn controls (embedded)', () => {
     ])
   })
 
+  it('steering removed from the queue: "removing the item cancels it", so the model answers the tool result', async () => {
+    let finishTool: () => void = () => {}
+    const script = scriptedModel([
+      toolCalls({ toolCallId: 'c1', toolName: 'slow', input: {} }),
+      text('The slow thing is done.'),
+    ])
+    const a = track(
+      agent({
+        name: 'steer-removed',
+        model: script.model,
+        tools: {
+          slow: tool({
+            inputSchema: z.object({}),
+            execute: () => new Promise((resolve) => (finishTool = () => resolve({ done: true }))),
+          }),
+        },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Do the slow thing')))
+    const running = await until(async () => {
+      const current = await a.session('s').state()
+      return current.state.tools.some((t) => t.status === 'running') && current
+    })
+    const turnId = running.state.active?.turnId ?? null
+    await a
+      .session('s')
+      .append(...inputs.steer(userMessage('s1', 'Actually, wait'), { afterStepOf: turnId }))
+    await a.session('s').append(...inputs.queue.remove('s1'))
+    await until(async () => (await a.session('s').state()).state.inbox.items.length === 0)
+    finishTool()
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active).toBeNull()
+    expect(state.messages.map((m) => m.id)).toEqual(['m1', expect.any(String)])
+    expect(textOf(state.messages[1])).toBe('The slow thing is done.')
+    const completed = (await eventsOf(a, 's')).filter(
+      (event) => event.type === 'ai.message.completed',
+    )
+    expect(completed.map((event) => (event.payload as { reason: string }).reason)).toEqual([
+      'finished',
+    ])
+  })
+
   it('Send now promotes a queued message through the same hand-off', async () => {
     const script = scriptedModel([
       { hang: true, parts: text('Working', { chunks: 1 }).slice(0, 3) },
@@ -183,6 +226,83 @@ describe('turn controls (embedded)', () => {
     expect(runs).toBe(2)
     expect(state.active).toBeNull()
     expect(textOf(state.messages[1])).toBe('Finished after resume.')
+  })
+
+  it('Given a tool that takes a while to stop, When Pause now is sent, Then "state.active.phase is pausing while old work settles, then paused"', async () => {
+    let runs = 0
+    let stopped = false
+    const script = scriptedModel([
+      toolCalls({ toolCallId: 'c1', toolName: 'slow', input: {} }),
+      text('Finished after resume.'),
+    ])
+    const a = track(
+      agent({
+        name: 'pausing',
+        model: script.model,
+        tools: {
+          slow: tool({
+            inputSchema: z.object({}),
+            execute: async (_input, { abortSignal }) => {
+              runs++
+              if (runs > 1) return { done: true }
+              await new Promise((resolve) => abortSignal?.addEventListener('abort', resolve))
+              // Cleaning up after the abort takes a while.
+              await new Promise((resolve) => setTimeout(resolve, 300))
+              stopped = true
+              throw new Error('aborted')
+            },
+          }),
+        },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Do the slow thing')))
+    await until(() => runs === 1)
+    await a.session('s').append(...inputs.pause({ when: 'now' }))
+    await until(async () => (await a.session('s').state()).state.receipt?.action === 'pause')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(stopped).toBe(false)
+    expect((await a.session('s').state()).state.active?.phase).toBe('pausing')
+    await until(async () => (await a.session('s').state()).state.active?.phase === 'paused')
+    expect(stopped).toBe(true)
+    const types = await typesOf(a, 's')
+    expect(types.filter((type) => type === 'ai.tool.interrupted')).toHaveLength(1)
+
+    await a.session('s').append(...inputs.resume())
+    await until(async () => (await a.session('s').state()).state.active === null)
+    expect(runs).toBe(2)
+    expect(textOf((await a.session('s').state()).state.messages[1])).toBe('Finished after resume.')
+  })
+
+  it("Given a tool that never stops, When Pause now is sent, Then the turn is paused once its worker's claim would have run out", async () => {
+    let runs = 0
+    const script = scriptedModel([toolCalls({ toolCallId: 'c1', toolName: 'stuck', input: {} })])
+    const a = track(
+      agent({
+        name: 'pausing-stuck',
+        model: script.model,
+        claimTtlMs: 300,
+        tools: {
+          stuck: tool({
+            inputSchema: z.object({}),
+            execute: async () => {
+              runs++
+              await new Promise(() => {}) // ignores its abort signal
+            },
+          }),
+        },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Do the stuck thing')))
+    await until(() => runs === 1)
+    const pausedAt = Date.now()
+    await a.session('s').append(...inputs.pause({ when: 'now' }))
+    await until(async () => (await a.session('s').state()).state.receipt?.action === 'pause')
+    expect((await a.session('s').state()).state.active?.phase).toBe('pausing')
+    await until(async () => (await a.session('s').state()).state.active?.phase === 'paused')
+    expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(250)
+    expect((await a.session('s').state()).state.tools).toEqual([
+      expect.objectContaining({ toolCallId: 'c1', status: 'interrupted' }),
+    ])
   })
 
   it('a stale approval from an earlier model step cannot authorize a later one', async () => {

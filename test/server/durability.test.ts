@@ -306,5 +306,11 @@ describe('what a reader wakes', () => {
     expect(lanesToRecover(active, { handlers: false })).toEqual(['generation', 'tools'])
     const lookingUp = { ...idle, modelMetadata: { m: { status: 'pending' } } } as unknown as AIState
     expect(lanesToRecover(lookingUp, { handlers: false })).toEqual(['metadata'])
+    // A lookup that exhausted its retries is not recovered by every reader.
+    const gaveUp = {
+      ...lookingUp,
+      deadLetters: [{ lane: 'metadata', key: 'm', error: 'down', attempts: 5, index: 9 }],
+    }
+    expect(lanesToRecover(gaveUp, { handlers: false })).toEqual([])
   })
 })

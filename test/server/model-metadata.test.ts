@@ -114,6 +114,75 @@ describe('model metadata', () => {
     expect(state.deadLetters[0]).toMatchObject({ lane: 'metadata', attempts: 3 })
   })
 
+  it('Given a lookup that exhausted its retries, When readers open the stream, Then it "stays pending without a new lookup": no reader retries it or dead-letters it again', async () => {
+    const url = await serveCatalog(503)
+    const a = track(
+      agent({
+        name: 'meta',
+        model: 'test/model-a',
+        modelCatalog: { url },
+        harness: { type: 'ai-sdk', generate: answer, compaction: {} },
+        retry: { baseDelayMs: 1, maxAttempts: 3 },
+        logger: quiet,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
+    await until(async () => (await a.session('s').state()).state.deadLetters.length === 1)
+    await a.runtime.idle()
+    expect(catalogRequests).toBe(3)
+    for (let reader = 0; reader < 3; reader++) {
+      const controller = new AbortController()
+      const response = await a.fetch(
+        new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
+      )
+      expect(response.status).toBe(200)
+      await a.runtime.idle()
+      controller.abort()
+    }
+    const { state } = await a.session('s').state()
+    expect(catalogRequests).toBe(3)
+    expect(state.deadLetters).toHaveLength(1)
+    expect(state.modelMetadata['test/model-a']).toEqual({ status: 'pending' })
+  })
+
+  it('Given a dead-lettered lookup, When a later turn uses another model, Then that model is looked up and the failed one "stays pending without a new lookup each turn"', async () => {
+    let down = 2
+    catalog = await serveFetch(async () => {
+      catalogRequests++
+      if (down-- > 0) return new Response('down', { status: 503 })
+      return Response.json({
+        object: 'list',
+        data: [{ id: 'test/model-b', context_window: 64_000 }],
+      })
+    })
+    let model = 'test/model-a'
+    const a = track(
+      agent({
+        name: 'meta',
+        model: () => model,
+        modelCatalog: { url: catalog.url },
+        harness: { type: 'ai-sdk', generate: answer, compaction: {} },
+        retry: { baseDelayMs: 1, maxAttempts: 2 },
+        logger: quiet,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
+    await until(async () => (await a.session('s').state()).state.deadLetters.length === 1)
+    model = 'test/model-b'
+    await a.session('s').append(...inputs.message(userMessage('m2', 'two')))
+    await until(
+      async () =>
+        (await a.session('s').state()).state.modelMetadata['test/model-b']?.status === 'resolved',
+    )
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.modelMetadata).toEqual({
+      'test/model-a': { status: 'pending' },
+      'test/model-b': { status: 'resolved', contextWindow: 64_000 },
+    })
+    expect(catalogRequests).toBe(3)
+  })
+
   it('looks nothing up with compaction: false, for AI SDK model objects, or for a custom generate without compaction', async () => {
     const url = await serveCatalog()
     for (const harness of [
@@ -128,5 +197,28 @@ describe('model metadata', () => {
       expect((await a.session('s').state()).state.modelMetadata).toEqual({})
     }
     expect(catalogRequests).toBe(0)
+  })
+
+  it('Given a compaction resolver, Then the catalog is looked up only for a generation whose setting compacts', async () => {
+    const url = await serveCatalog()
+    let compact = false
+    const a = track(
+      agent({
+        name: 'meta',
+        model: 'test/model-a',
+        modelCatalog: { url },
+        harness: { type: 'ai-sdk', generate: answer, compaction: () => (compact ? {} : false) },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
+    await a.runtime.idle()
+    expect((await a.session('s').state()).state.modelMetadata).toEqual({})
+    compact = true
+    await a.session('s').append(...inputs.message(userMessage('m2', 'two')))
+    await a.runtime.idle()
+    expect((await a.session('s').state()).state.modelMetadata['test/model-a']).toMatchObject({
+      status: 'resolved',
+    })
+    expect(catalogRequests).toBe(1)
   })
 })

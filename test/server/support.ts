@@ -39,6 +39,32 @@ export async function typesOf(a: { runtime: AgentRuntime }, sessionId: string): 
     .filter((type) => type !== 'ai.generation.progress')
 }
 
+/**
+ * The event types with tool results and the step's completion in one order:
+ * "tool results and generation completion can arrive in either order", so a
+ * run of adjacent `ai.tool.result` and `ai.generation.completed` events is
+ * listed completion first, as a step whose tools outlast it writes them.
+ */
+export function stepOrder(types: readonly string[]): string[] {
+  const joined = new Set(['ai.tool.result', 'ai.generation.completed'])
+  const out: string[] = []
+  let run: string[] = []
+  const flush = () => {
+    out.push(...run.filter((type) => type === 'ai.generation.completed'))
+    out.push(...run.filter((type) => type === 'ai.tool.result'))
+    run = []
+  }
+  for (const type of types) {
+    if (joined.has(type)) run.push(type)
+    else {
+      flush()
+      out.push(type)
+    }
+  }
+  flush()
+  return out
+}
+
 /** Waits until `check` passes, polling; for conditions that depend on timers. */
 export async function until<T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
-import { eventsOf, textOf, track, typesOf, userMessage } from './support.ts'
+import { eventsOf, stepOrder, textOf, track, typesOf, userMessage } from './support.ts'
 
 function ticketTools(log: string[] = []) {
   return {
@@ -40,7 +40,7 @@ describe('tools (embedded)', () => {
     await a.session('s').append(...inputs.message(userMessage('m1', 'Status of T-1?')))
     await a.runtime.idle()
     expect(effects).toEqual(['lookup:T-1'])
-    expect(await typesOf(a, 's')).toEqual([
+    expect(stepOrder(await typesOf(a, 's'))).toEqual([
       'ai.control.requested',
       'ai.message.created',
       'ai.control.committed',

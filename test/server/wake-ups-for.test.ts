@@ -39,4 +39,18 @@ describe('which lanes new events wake', () => {
     expect(lanes([event('order.shipped')], ['order.shipped'])).toEqual(['admission', 'handlers'])
     expect(lanes([event('ai.model.metadata.requested')])).toEqual(['admission', 'metadata'])
   })
+
+  it('wakes one metadata lookup per model, so a failing model is dead-lettered on its own', () => {
+    const wakeUps = wakeUpsFor(
+      [
+        event('ai.model.metadata.requested', { modelId: 'a/one' }),
+        event('ai.model.metadata.requested', { modelId: 'b/two' }),
+      ],
+      new Set(),
+    ).filter((wakeUp) => wakeUp.lane === 'metadata')
+    expect(wakeUps).toEqual([
+      { sessionId: 's', lane: 'metadata', key: 'a/one' },
+      { sessionId: 's', lane: 'metadata', key: 'b/two' },
+    ])
+  })
 })

@@ -9,7 +9,12 @@ import { MockLanguageModelV4 } from 'ai/test'
 export type Step =
   | LanguageModelV4StreamPart[]
   | { error: string }
-  | { hang: true; parts?: LanguageModelV4StreamPart[] }
+  /** Streams `parts`, then waits: `release()` streams `afterRelease` and ends the stream. */
+  | {
+      hang: true
+      parts?: LanguageModelV4StreamPart[]
+      afterRelease?: LanguageModelV4StreamPart[]
+    }
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -85,7 +90,10 @@ export function scriptedModel(
             }
             options.abortSignal?.addEventListener('abort', end, { once: true })
             release = () => {
-              if (!done) controller.close()
+              if (!done) {
+                for (const part of step.afterRelease ?? []) controller.enqueue(part)
+                controller.close()
+              }
               done = true
             }
           },

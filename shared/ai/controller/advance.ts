@@ -1,7 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { AIEventInput } from '../events/ai-events.ts'
 import { derivedId } from '../ids.ts'
-import type { AIState } from '../state/ai-state.ts'
+import type { AIState, ToolRecord } from '../state/ai-state.ts'
 import { isTerminalTool } from '../state/response-helpers.ts'
 import { admissionEvents, nextAdmission } from './admission.ts'
 import { foldDraft } from './draft-fold.ts'
@@ -14,6 +14,16 @@ export interface AdvanceOptions {
 export const DEFAULT_MAX_STEPS = 20
 
 const HANDOFF_REASON = 'Closed: steering took over the turn before this was answered.'
+
+/**
+ * Whether the join waits for this call. A provider-executed call is answered
+ * through a response (its own, or a later one after an approval), so only
+ * one with deferred results waits, for `inputs.toolResult()`.
+ */
+export function awaitsResult(tool: ToolRecord): boolean {
+  if (isTerminalTool(tool)) return false
+  return !(tool.providerExecuted && tool.status === 'running' && !tool.deferredResult)
+}
 
 /**
  * The next move the durable facts make due, or `[]`. Pure and deterministic:
@@ -36,8 +46,10 @@ function nextMove<M extends UIMessage>(
   const turnTools = state.tools.filter((tool) => tool.turnId === active.turnId)
 
   if (active.phase === 'pausing') {
+    // A2's own work settles; a provider's call is not A2's to cancel.
     const busy =
-      generation?.status === 'running' || turnTools.some((tool) => tool.status === 'running')
+      generation?.status === 'running' ||
+      turnTools.some((tool) => tool.status === 'running' && tool.providerExecuted !== true)
     if (busy) return []
     return [
       {
@@ -50,9 +62,10 @@ function nextMove<M extends UIMessage>(
   if (active.phase === 'paused' || active.phase === 'failed' || generating) return []
 
   if (active.handoff) {
-    // Finish the current response's authorized tool work, then close what
-    // nobody answered, so the unapproved tool never runs.
-    if (turnTools.some((tool) => tool.status === 'running')) return []
+    // Finish the current response's authorized tool work (deferred provider
+    // results included), then close what nobody answered, so the unapproved
+    // tool never runs.
+    if (turnTools.some((tool) => tool.status === 'running' && awaitsResult(tool))) return []
     const approvals = state.pendingApprovals.filter((approval) => approval.turnId === active.turnId)
     const inputs = state.pendingInputs.filter(
       (input) => input.turnId === active.turnId && input.status === 'pending',
@@ -115,7 +128,7 @@ function nextMove<M extends UIMessage>(
   // The join: the step closed; wait until every sibling tool is terminal and
   // nothing waits for an answer.
   const stepTools = turnTools.filter((tool) => tool.generationId === generation.generationId)
-  if (stepTools.some((tool) => !isTerminalTool(tool))) return []
+  if (stepTools.some(awaitsResult)) return []
   if (state.pendingApprovals.some((approval) => approval.turnId === active.turnId)) return []
   if (
     state.pendingInputs.some(
@@ -124,7 +137,11 @@ function nextMove<M extends UIMessage>(
   )
     return []
 
-  const calledTools = stepTools.some((tool) => tool.providerExecuted !== true)
+  // The model has seen what its own response answered; results that arrived
+  // outside it (local tools, deferred provider results) need another step.
+  const calledTools = stepTools.some(
+    (tool) => tool.providerExecuted !== true || tool.answeredAfterStep === true,
+  )
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
   if (calledTools && generation.step < maxSteps) return request(generation.step + 1)
   return [

@@ -39,8 +39,9 @@ export function runnableTools<M extends UIMessage>(state: AIState<M>): ToolRecor
 }
 
 /**
- * Work to abort: a generation or tools of a turn that is pausing, and tool
- * calls whose turn ended (Stop, interruption, hand-off) without a result.
+ * Work to abort: a generation or tools of a turn that is pausing (A2's own:
+ * a provider's call keeps waiting for its answer), and tool calls whose turn
+ * ended (Stop, interruption, hand-off) without a result.
  */
 export function workToAbort<M extends UIMessage>(
   state: AIState<M>,
@@ -53,7 +54,10 @@ export function workToAbort<M extends UIMessage>(
     tools: state.tools.filter(
       (tool) =>
         tool.status === 'cancelled' ||
-        (pausing && tool.turnId === active?.turnId && tool.status === 'running'),
+        (pausing &&
+          tool.turnId === active?.turnId &&
+          tool.status === 'running' &&
+          tool.providerExecuted !== true),
     ),
   }
 }

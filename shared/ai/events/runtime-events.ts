@@ -52,6 +52,8 @@ export const toolCalledSchema = z.object({
   messageId: id,
   turnId: id,
   providerExecuted: z.boolean().optional(),
+  /** A provider tool that may answer later, through `inputs.toolResult()`. */
+  deferredResult: z.boolean().optional(),
 })
 
 export const approvalRequestedSchema = z.object({

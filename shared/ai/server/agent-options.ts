@@ -70,7 +70,9 @@ export interface GenerationSettings {
   progress?: { windowMs?: number; maxChunks?: number; maxBytes?: number }
 }
 
-export interface MessageMetadataContext {
+/** What `harness.messageMetadata` receives: the step's generate context and the current stream part. */
+export interface MessageMetadataContext<AppState = unknown, M extends UIMessage = UIMessage>
+  extends GenerateContext<AppState, M> {
   part: TextStreamPart<ToolSet>
 }
 
@@ -83,9 +85,18 @@ export interface HarnessOptions<AppState = unknown, M extends UIMessage = UIMess
   generate?: (
     context: GenerateContext<AppState, M>,
   ) => ReadableStream<UIMessageChunk> | Promise<ReadableStream<UIMessageChunk>>
-  messageMetadata?: (context: MessageMetadataContext) => unknown
-  /** Automatic for Gateway models; `false` turns it (and the catalog lookup) off. */
-  compaction?: false | CompactionOptions<M>
+  /**
+   * Synchronous; called for each stream part of the default generator. What
+   * it returns for `start` and `finish` is logged with the stream and
+   * shallow-merged onto the assistant message.
+   */
+  messageMetadata?: (context: MessageMetadataContext<AppState, M>) => unknown
+  /**
+   * Automatic for Gateway models; `false` turns it (and the catalog lookup)
+   * off. A resolver chooses per generation, e.g. from your contract's state;
+   * `undefined` from it means the default.
+   */
+  compaction?: Resolvable<false | CompactionOptions<M> | undefined, AppState, M>
 }
 
 export interface AppHandlerArgs<Event = StoredEvent> extends HandlerContext<Event> {}

@@ -19,6 +19,7 @@ import { checkInputIdentity } from '../events/input-identity.ts'
 import { derivedId } from '../ids.ts'
 import { type SessionState, sessionReducer } from '../state/session-state.ts'
 import type { AgentOptions } from './agent-options.ts'
+import { compactionConflict } from './compaction.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
 import { runHandlersLane } from './lanes/handlers-lane.ts'
@@ -189,7 +190,7 @@ export function agent<
       case 'handlers':
         return runHandlersLane(lane, wakeUp.sessionId)
       case 'metadata':
-        return runMetadataLane(lane, wakeUp.sessionId)
+        return runMetadataLane(lane, wakeUp.sessionId, wakeUp.key)
       default:
         logger.warn(`a2: no lane "${wakeUp.lane}"`)
     }
@@ -305,19 +306,14 @@ export function agent<
 
 /**
  * Automatic compaction cannot summarize around provider-executed tools:
- * configuring it for them is an error now, not a surprise later.
+ * configuring it for them is an error now, not a surprise later. A resolver's
+ * choice is checked per generation, where it fails the turn.
  */
 function assertCompactionSupported(options: AgentOptions): void {
   const compaction = options.harness?.compaction
-  if (compaction === undefined || compaction === false || compaction.compact) return
-  const providerTools = Object.entries(options.tools ?? {})
-    .filter(([, definition]) => (definition as { type?: string }).type === 'provider')
-    .map(([name]) => name)
-  if (providerTools.length > 0) {
-    throw new TypeError(
-      `harness.compaction cannot run automatically with provider-executed tools (${providerTools.join(', ')}); pass compaction: false, or custom shouldCompact/compact callbacks`,
-    )
-  }
+  if (typeof compaction === 'function') return
+  const conflict = compactionConflict(options.tools ?? {}, compaction)
+  if (conflict !== undefined) throw new TypeError(conflict)
 }
 
 function messageOf(error: unknown): string {

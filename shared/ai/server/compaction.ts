@@ -23,6 +23,28 @@ export interface CompactionOptions<M extends UIMessage = UIMessage> {
   compact?: (context: CompactionContext<M>) => string | Promise<string>
 }
 
+/** `harness.compaction` for one generation, its resolver resolved. */
+export type CompactionSetting<M extends UIMessage = UIMessage> =
+  | false
+  | CompactionOptions<M>
+  | undefined
+
+/** The harness as one generation sees it. */
+export type StepHarness = Omit<HarnessOptions, 'compaction'> & { compaction?: CompactionSetting }
+
+/**
+ * Automatic compaction cannot summarize around provider-executed tools: the
+ * message that says so when a setting asks for it, or `undefined`.
+ */
+export function compactionConflict(tools: ToolSet, setting: CompactionSetting): string | undefined {
+  if (setting === undefined || setting === false || setting.compact) return undefined
+  const providerTools = Object.entries(tools)
+    .filter(([, definition]) => (definition as { type?: string }).type === 'provider')
+    .map(([name]) => name)
+  if (providerTools.length === 0) return undefined
+  return `harness.compaction cannot run automatically with provider-executed tools (${providerTools.join(', ')}); pass compaction: false, or custom shouldCompact/compact callbacks`
+}
+
 const SUMMARY_REQUEST =
   'Summarize the conversation so far for your own later use: the user, their goals, every decision, fact, open question and result, and the exact IDs, names and numbers mentioned. Reply with the summary only.'
 
@@ -53,7 +75,7 @@ export function estimateTokens(
  * neither (the lookup has not landed) the session does not compact yet.
  */
 export function thresholdFor(
-  harness: HarnessOptions | undefined,
+  harness: StepHarness | undefined,
   model: ResolvedModel,
   state: AIState,
 ): number | undefined {

@@ -1,5 +1,5 @@
 import { streamText, type UIMessageChunk } from 'ai'
-import type { GenerateContext } from './agent-options.ts'
+import type { GenerateContext, MessageMetadataContext } from './agent-options.ts'
 import type { ResolvedModel } from './resolve-model.ts'
 
 /**
@@ -9,7 +9,7 @@ import type { ResolvedModel } from './resolve-model.ts'
 export function defaultGenerate(
   context: GenerateContext,
   resolved: ResolvedModel,
-  messageMetadata: ((options: { part: unknown }) => unknown) | undefined,
+  messageMetadata: ((context: MessageMetadataContext) => unknown) | undefined,
 ): { stream: ReadableStream<UIMessageChunk>; usage: PromiseLike<unknown> } {
   const { settings } = context
   const result = streamText({
@@ -36,7 +36,12 @@ export function defaultGenerate(
     sendReasoning: true,
     sendSources: true,
     onError: (error) => (error instanceof Error ? error.message : String(error)),
-    ...(messageMetadata ? { messageMetadata: messageMetadata as never } : {}),
+    ...(messageMetadata
+      ? {
+          messageMetadata: ({ part }: { part: MessageMetadataContext['part'] }) =>
+            messageMetadata({ ...context, part }),
+        }
+      : {}),
   })
   return { stream, usage: result.usage }
 }

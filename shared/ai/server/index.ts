@@ -35,6 +35,7 @@ export type {
   GenerateContext,
   GenerationSettings,
   HarnessOptions,
+  MessageMetadataContext,
   ModelChoice,
   ResolverContext,
   ToolApprovalPolicy,

@@ -24,7 +24,15 @@ export const DEFAULT_PROGRESS_BATCHING: ProgressBatching = {
 export function progressBatcher(
   write: (chunks: UIMessageChunk[]) => Promise<void>,
   options: Partial<ProgressBatching> = {},
-): { push(chunk: UIMessageChunk): void; close(): Promise<void> } {
+): {
+  push(chunk: UIMessageChunk): void
+  /**
+   * Waits for the writes under way and hands back the chunks still waiting,
+   * so the caller can write them with its own events in one append.
+   */
+  drain(): Promise<UIMessageChunk[]>
+  close(): Promise<void>
+} {
   const { windowMs, maxChunks, maxBytes } = { ...DEFAULT_PROGRESS_BATCHING, ...options }
   let waiting: UIMessageChunk[] = []
   let waitingBytes = 0
@@ -58,6 +66,16 @@ export function progressBatcher(
       } else {
         timer ??= setTimeout(flush, windowMs)
       }
+    },
+    async drain() {
+      clearTimeout(timer)
+      timer = undefined
+      await writing
+      if (failure !== undefined) throw failure
+      const batch = waiting
+      waiting = []
+      waitingBytes = 0
+      return batch
     },
     async close() {
       flush()

@@ -1,4 +1,5 @@
 import type { AIState } from '../state/ai-state.ts'
+import { lookupGaveUp } from '../state/model-lookups.ts'
 import type { Lane } from './wake-ups-for.ts'
 
 /**
@@ -10,15 +11,17 @@ export const RECOVER_KEY = 'recover'
 
 /**
  * The lanes that may hold unfinished work: generation and tools while a turn
- * is active, metadata while a lookup is pending, handlers whenever the agent
- * has them (their cursor is not in the state). An idle session needs none,
- * so a reader wakes one lane instead of all of them.
+ * is active, metadata while a lookup is pending and not given up, handlers
+ * whenever the agent has them (their cursor is not in the state). An idle
+ * session needs none, so a reader wakes one lane instead of all of them.
  */
 export function lanesToRecover(state: AIState, { handlers }: { handlers: boolean }): Lane[] {
   const lanes: Lane[] = []
   if (state.active !== null) lanes.push('generation', 'tools')
-  if (Object.values(state.modelMetadata).some((metadata) => metadata.status === 'pending'))
-    lanes.push('metadata')
+  const lookingUp = Object.entries(state.modelMetadata).some(
+    ([modelId, metadata]) => metadata.status === 'pending' && !lookupGaveUp(state, modelId),
+  )
+  if (lookingUp) lanes.push('metadata')
   if (handlers) lanes.push('handlers')
   return lanes
 }

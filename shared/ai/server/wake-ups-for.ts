@@ -5,8 +5,8 @@ export const LANES = ['admission', 'generation', 'tools', 'handlers', 'metadata'
 export type Lane = (typeof LANES)[number]
 
 /**
- * What can make a tool runnable: a new call (appended with the step that
- * closes, so a closed step needs no wake-up of its own), an approval, a resume.
+ * What can make a tool runnable: a new call (recorded as soon as its input
+ * is complete, while the step may still stream), an approval, a resume.
  */
 const TOOL_CHANGES = new Set(['approval.respond', 'resume'])
 const wakesTools = (event: StoredEvent): boolean =>
@@ -19,6 +19,11 @@ const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.s
 /** Facts the controller does not act on: streamed chunks and its own receipts. */
 const NOT_FOR_ADMISSION = new Set(['ai.generation.progress', 'ai.handler.dead-lettered'])
 
+const metadataKey = (event: StoredEvent): string | undefined => {
+  const modelId = (event.payload as { modelId?: unknown } | null)?.modelId
+  return typeof modelId === 'string' ? modelId : undefined
+}
+
 /**
  * The lanes a batch of new events concerns: one wake-up per lane and
  * session. The embedded runtime, the fast path and the AWS stream router
@@ -29,15 +34,21 @@ export function wakeUpsFor(
   handledTypes: ReadonlySet<string>,
 ): WakeUp[] {
   const wakeUps = new Map<string, WakeUp>()
-  const add = (sessionId: string, lane: Lane): void => {
-    wakeUps.set(`${sessionId}\u0000${lane}`, { sessionId, lane })
+  const add = (sessionId: string, lane: Lane, key?: string): void => {
+    wakeUps.set(
+      `${sessionId}\u0000${lane}\u0000${key ?? ''}`,
+      key === undefined ? { sessionId, lane } : { sessionId, lane, key },
+    )
   }
   for (const event of events) {
     if (!NOT_FOR_ADMISSION.has(event.type)) add(event.sessionId, 'admission')
     if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')
     if (wakesTools(event)) add(event.sessionId, 'tools')
     if (handledTypes.has(event.type)) add(event.sessionId, 'handlers')
-    if (event.type === 'ai.model.metadata.requested') add(event.sessionId, 'metadata')
+    // One lookup per model: a model whose lookup keeps failing is
+    // dead-lettered on its own and holds no other model's lookup back.
+    if (event.type === 'ai.model.metadata.requested')
+      add(event.sessionId, 'metadata', metadataKey(event))
   }
   return [...wakeUps.values()]
 }

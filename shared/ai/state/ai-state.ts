@@ -54,6 +54,12 @@ export interface ActiveTurn {
   retryId?: string
   /** The Pause now command that is pausing or paused this turn. */
   pausedBy?: string
+  /**
+   * When that Pause now was accepted (epoch ms). A cut-short tool whose
+   * worker has not acknowledged its stop by one claim TTL later is settled
+   * by A2, as an expired claim would be.
+   */
+  pausingSince?: number
 }
 
 /** One model step attempt of the active turn. */
@@ -111,6 +117,16 @@ export interface ToolRecord {
   messageId: string
   status: ToolStatus
   providerExecuted?: boolean
+  /**
+   * A provider tool with deferred results: a call its step's response did
+   * not answer waits for `inputs.toolResult()`.
+   */
+  deferredResult?: boolean
+  /**
+   * A provider-executed call answered after its step closed (a deferred
+   * result): the model has not seen it, so another step follows.
+   */
+  answeredAfterStep?: boolean
   /**
    * The `ai.tool.called` event, so a recovered tool's handler context sees
    * the same event (and the same timer target times) as the first attempt.

@@ -48,7 +48,7 @@ export function reduceAIState<M extends UIMessage = UIMessage>(
     case 'ai.message.created':
       return reduceMessageCreated(state, event.payload)
     case 'ai.control.committed':
-      return reduceCommitted(state, event.payload, event.index)
+      return reduceCommitted(state, event.payload, event.index, event.timestamp)
     case 'ai.control.decided':
       return reduceDecided(state, event.payload)
     case 'ai.generation.requested':

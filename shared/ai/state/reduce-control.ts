@@ -5,6 +5,7 @@ import type { ControlRequest } from '../events/control.ts'
 import type { ControlChange } from '../events/controller-events.ts'
 import type { AIState, InboxItem, TranscriptMessage } from './ai-state.ts'
 import { setId } from './id-map.ts'
+import { discardStepCalls } from './reduce-tools.ts'
 import { applyToResponseMessage, endTurn } from './response-helpers.ts'
 import { newResponseStream } from './response-stream.ts'
 
@@ -64,6 +65,7 @@ function applyChange<M extends UIMessage>(
   change: ControlChange,
   commandId: string | undefined,
   index: number,
+  timestamp: number,
 ): AIState<M> {
   const items = state.inbox.items
   const find = (inputId: string) => items.find((item) => item.id === inputId)
@@ -106,11 +108,19 @@ function applyChange<M extends UIMessage>(
         inbox: { ...state.inbox, items: insertBefore(items, item, change.beforeId) },
       }
     }
-    case 'inbox.remove':
+    case 'inbox.remove': {
+      const rest = items.filter((item) => item.id !== change.inputId)
+      const active = state.active
+      // Removing steering cancels it: once no queued input steers the turn,
+      // the turn goes on instead of handing off to nothing.
+      const cancelled =
+        active?.handoff === true && !rest.some((item) => item.afterStepOf === active.turnId)
       return {
         ...state,
-        inbox: { ...state.inbox, items: items.filter((item) => item.id !== change.inputId) },
+        inbox: { ...state.inbox, items: rest },
+        active: cancelled ? { ...active, handoff: false } : active,
       }
+    }
     case 'inbox.steer': {
       const item = find(change.inputId)
       if (item === undefined) return state
@@ -149,17 +159,13 @@ function applyChange<M extends UIMessage>(
       if (state.active?.turnId !== change.turnId) return state
       const { error: _error, ...active } = state.active
       const failed = state.activeGeneration?.generationId
+      // The failed step's calls no longer feed this turn.
+      const discarded = failed === undefined ? state : discardStepCalls(state, failed)
       return {
-        ...state,
+        ...discarded,
         active: { ...active, phase: 'starting', retryId: change.retryId },
         starting: true,
         activeGeneration: null,
-        // The failed step's tool work no longer feeds this turn.
-        tools: state.tools.map((tool) =>
-          tool.generationId === failed && tool.status === 'running'
-            ? { ...tool, status: 'cancelled' }
-            : tool,
-        ),
       }
     }
     case 'turn.paused':
@@ -181,7 +187,9 @@ function applyChange<M extends UIMessage>(
       return {
         ...state,
         inbox: { ...state.inbox, paused: true },
-        active: pausing ? { ...active, phase: 'pausing', pausedBy: commandId ?? 'pause' } : active,
+        active: pausing
+          ? { ...active, phase: 'pausing', pausedBy: commandId ?? 'pause', pausingSince: timestamp }
+          : active,
         starting: pausing ? false : state.starting,
       }
     }
@@ -267,9 +275,11 @@ export function reduceCommitted<M extends UIMessage>(
   state: AIState<M>,
   payload: AIEventPayload<'ai.control.committed', M>,
   index: number,
+  timestamp: number,
 ): AIState<M> {
   let next = state
-  for (const change of payload.changes) next = applyChange(next, change, payload.commandId, index)
+  for (const change of payload.changes)
+    next = applyChange(next, change, payload.commandId, index, timestamp)
   return next
 }
 

@@ -2,6 +2,7 @@ import type { UIMessage } from 'ai'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from './ai-state.ts'
 import { setId } from './id-map.ts'
+import { discardStepCalls } from './reduce-tools.ts'
 import { applyToActiveResponse, beginStep, endTurn } from './response-helpers.ts'
 
 // Model steps of the active turn. An event for any other turn or attempt
@@ -111,13 +112,8 @@ export function reduceGenerationSuperseded<M extends UIMessage>(
 ): AIState<M> {
   if (state.activeGeneration?.generationId !== payload.generationId) return state
   return {
-    ...state,
+    ...discardStepCalls(state, payload.generationId),
     activeGeneration: null,
-    tools: state.tools.map((tool) =>
-      tool.generationId === payload.generationId && tool.status === 'running'
-        ? { ...tool, status: 'cancelled' }
-        : tool,
-    ),
     activeRequestId: payload.requestId,
     response: state.response ? { ...state.response, uncommittedStep: true } : null,
   }

@@ -41,6 +41,7 @@ export function reduceToolCalled<M extends UIMessage>(
     ...(payload.providerExecuted === undefined
       ? {}
       : { providerExecuted: payload.providerExecuted }),
+    ...(payload.deferredResult ? { deferredResult: true } : {}),
   }
   return { ...state, tools: [...state.tools, tool] }
 }
@@ -178,11 +179,17 @@ export function reduceToolResult<M extends UIMessage>(
       : { ...state, tools: state.tools.filter((candidate) => candidate !== tool) }
   }
   const chunks = resultChunks(state, payload)
+  const stepOpen =
+    state.activeGeneration?.generationId === tool.generationId &&
+    state.activeGeneration.status === 'running'
+  const updated: ToolRecord = {
+    ...tool,
+    status: statusAfter(payload),
+    ...(tool.providerExecuted && !stepOpen ? { answeredAfterStep: true } : {}),
+  }
   const next: AIState<M> = {
     ...state,
-    tools: state.tools.map((candidate) =>
-      candidate === tool ? { ...tool, status: statusAfter(payload) } : candidate,
-    ),
+    tools: state.tools.map((candidate) => (candidate === tool ? updated : candidate)),
     pendingApprovals: state.pendingApprovals.filter(
       (approval) =>
         !(
@@ -205,10 +212,40 @@ export function reduceToolInterrupted<M extends UIMessage>(
   if (tool.status === 'cancelled')
     return { ...state, tools: state.tools.filter((candidate) => candidate !== tool) }
   if (tool.status !== 'running') return state
+  // Only the Pause now that is settling interrupts a running call: a late
+  // acknowledgement or settle timer after Resume leaves the rerun alone.
+  const active = state.active
+  const pausing =
+    active?.turnId === tool.turnId &&
+    active.phase === 'pausing' &&
+    (payload.reason === undefined || payload.reason === active.pausedBy)
+  if (!pausing) return state
   return {
     ...state,
     tools: state.tools.map((candidate) =>
       candidate === tool ? { ...tool, status: 'interrupted' } : candidate,
     ),
+  }
+}
+
+/**
+ * A model step whose output is discarded (a superseded attempt, a failed step
+ * being retried): its calls leave with it. Work under way is cancelled and
+ * settles as cut short; an approval nobody answered yet closes, so it cannot
+ * authorize a call the model no longer made, nor hold the next step's join.
+ */
+export function discardStepCalls<M extends UIMessage>(
+  state: AIState<M>,
+  generationId: string,
+): AIState<M> {
+  const ofStep = (call: { generationId: string }) => call.generationId === generationId
+  return {
+    ...state,
+    tools: state.tools.flatMap((tool): ToolRecord[] => {
+      if (!ofStep(tool)) return [tool]
+      if (tool.status === 'running') return [{ ...tool, status: 'cancelled' }]
+      return tool.status === 'awaiting-approval' ? [] : [tool]
+    }),
+    pendingApprovals: state.pendingApprovals.filter((approval) => !ofStep(approval)),
   }
 }

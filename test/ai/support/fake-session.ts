@@ -157,6 +157,69 @@ export class FakeSession {
     }
   }
 
+  /**
+   * A provider-executed call: `answered` streams its result in the same
+   * response (recorded as the generation lane does); otherwise a later
+   * response answers it, or, with `deferred`, `inputs.toolResult()`.
+   */
+  callProviderTool(
+    generationId: string,
+    toolCallId: string,
+    options: { answered: boolean; deferred: boolean },
+  ): void {
+    const active = this.state.active
+    if (active === null) throw new Error('no active turn')
+    const input = { query: 'a2' }
+    this.progress(generationId, [
+      { type: 'tool-input-start', toolCallId, toolName: 'webSearch', providerExecuted: true },
+      {
+        type: 'tool-input-available',
+        toolCallId,
+        toolName: 'webSearch',
+        input,
+        providerExecuted: true,
+      },
+      ...(options.answered
+        ? [
+            {
+              type: 'tool-output-available' as const,
+              toolCallId,
+              output: { hits: 1 },
+              providerExecuted: true,
+            },
+          ]
+        : []),
+    ])
+    const messageId = active.responseMessageId
+    this.fact({
+      id: `called:${generationId}:${toolCallId}`,
+      type: 'ai.tool.called',
+      payload: {
+        toolCallId,
+        generationId,
+        messageId,
+        turnId: active.turnId,
+        toolName: 'webSearch',
+        providerExecuted: true,
+        ...(options.deferred ? { deferredResult: true } : {}),
+      },
+    })
+    if (options.answered) {
+      this.fact({
+        id: `provider-result:${generationId}:${toolCallId}`,
+        type: 'ai.tool.result',
+        payload: {
+          toolCallId,
+          generationId,
+          messageId,
+          outcome: 'output',
+          output: { hits: 1 },
+          providerExecuted: true,
+        },
+      })
+    }
+  }
+
   toolResult(generationId: string, toolCallId: string, output: unknown = { closed: true }): void {
     const messageId = this.state.active?.responseMessageId ?? 'gone'
     this.fact({

@@ -31,6 +31,7 @@ export type Step =
         | 'fail'
         | 'approve'
         | 'deny'
+        | 'providerTool'
     }
   | { kind: 'approvalTool' }
 
@@ -44,6 +45,7 @@ const runtimeFact = fc.constantFrom(
   'retry' as const,
   'approve' as const,
   'deny' as const,
+  'providerTool' as const,
 )
 
 export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
@@ -90,6 +92,8 @@ export interface StepContext {
   /** Turn IDs this client has seen, newest last. */
   seenTurns: string[]
   counter: number
+  /** Tool calls per generation: IDs are numbered per step, as many providers do (`call_0`). */
+  callsOf: Map<string, number>
 }
 
 const pickFrom = <T>(list: readonly T[], index: number): T | undefined =>
@@ -165,15 +169,26 @@ export function runFact(step: Step, context: StepContext): void {
       return
     case 'tool':
     case 'approvalTool':
-      if (generation) {
-        const id = `call-${++context.counter}`
+    case 'providerTool': {
+      if (!generation) return
+      const n = context.callsOf.get(generation) ?? 0
+      context.callsOf.set(generation, n + 1)
+      const id = `call_${n}`
+      const seed = ++context.counter
+      if (step.kind === 'providerTool') {
+        session.callProviderTool(generation, id, {
+          answered: seed % 3 === 0,
+          deferred: seed % 3 === 1,
+        })
+      } else {
         session.callTool(
           generation,
           id,
-          step.kind === 'approvalTool' ? { approval: `ap-${id}` } : {},
+          step.kind === 'approvalTool' ? { approval: `ap-${generation}-${id}` } : {},
         )
       }
       return
+    }
     case 'toolResult': {
       const tool = state.tools.find(
         (candidate) => candidate.status === 'running' || candidate.status === 'cancelled',
@@ -207,6 +222,7 @@ export function play(
     session: new FakeSession({ maxSteps: 4 }),
     seenTurns: [],
     counter: 0,
+    callsOf: new Map(),
   }
   for (const step of steps) {
     const before = context.session.state

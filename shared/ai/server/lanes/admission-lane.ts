@@ -10,7 +10,8 @@ import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
 import { generationClaimKey } from './generation-lane.ts'
 import type { LaneContext } from './lane-context.ts'
-import { toolClaimKey } from './tools-lane.ts'
+import { toolClaimKey } from './tool-claim-key.ts'
+import { pausedToolSettled, toolInterrupted } from './tool-settling.ts'
 
 /** Rounds before the lane gives up and lets its wake-up be retried. */
 const MAX_ROUNDS = 200
@@ -30,6 +31,7 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
     const { state: snapshot, index } = await lane.state(sessionId)
     const state = snapshot.ai
     const commandId = Object.keys(state.requests)[0]
+    if (commandId === undefined && (await settlePausedTools(lane, sessionId, state))) continue
     const events =
       commandId === undefined
         ? [...settleAbortedWork(state), ...advance(state, advanceOptions)]
@@ -60,9 +62,33 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
 }
 
 /**
- * Work that a Pause now or an ended turn cut short gets its terminal fact
- * here, so the turn can settle even when the worker is gone. The worker is
- * fenced out by revoking its claim (see revokeWorkEndedBy).
+ * Pause now's tool work: each running call of the pausing turn is stopped,
+ * and settled here only when no worker can be running it (see
+ * tool-settling.ts); a worker's own acknowledgement or its settle timer
+ * settles the rest. Returns whether it recorded anything.
+ */
+async function settlePausedTools(
+  lane: LaneContext,
+  sessionId: string,
+  state: AIState,
+): Promise<boolean> {
+  const active = state.active
+  if (active?.phase !== 'pausing') return false
+  let settled = false
+  for (const tool of workToAbort(state).tools) {
+    if (tool.status !== 'running' || tool.turnId !== active.turnId) continue
+    if (!(await pausedToolSettled(lane, sessionId, state, tool))) continue
+    await lane.appendAsA2(sessionId, [toolInterrupted(tool, active.pausedBy ?? 'paused')])
+    settled = true
+  }
+  return settled
+}
+
+/**
+ * Work that ended with its turn (Stop, an interruption, a hand-off), and a
+ * pausing turn's model step, get their terminal fact here, so the turn can
+ * settle even when the worker is gone. The worker is fenced out by revoking
+ * its claim (see revokeWorkEndedBy).
  */
 function settleAbortedWork(state: AIState): AIEventInput<UIMessage>[] {
   const abort = workToAbort(state)
@@ -89,11 +115,7 @@ function settleAbortedWork(state: AIState): AIEventInput<UIMessage>[] {
   }
   const cause = state.active?.pausedBy ?? 'ended'
   for (const tool of abort.tools) {
-    events.push({
-      id: derivedId('tool-interrupted', tool.toolCallId, cause),
-      type: 'ai.tool.interrupted',
-      payload: { toolCallId: tool.toolCallId, generationId: tool.generationId, reason: cause },
-    })
+    if (tool.status === 'cancelled') events.push(toolInterrupted(tool, cause))
   }
   return events
 }
@@ -118,10 +140,13 @@ async function revokeWorkEndedBy(
   }
   for (const tool of state.tools) {
     if (tool.status !== 'running') continue
-    const now = after.tools.find((candidate) => candidate.toolCallId === tool.toolCallId)
+    const now = after.tools.find(
+      (candidate) =>
+        candidate.toolCallId === tool.toolCallId && candidate.generationId === tool.generationId,
+    )
     // Only cut-short calls; a finished or still running one keeps its worker.
     if (now?.status !== 'cancelled' && now?.status !== 'interrupted') continue
-    keys.push(toolClaimKey(tool.toolCallId))
+    keys.push(toolClaimKey(tool))
   }
   for (const key of keys) {
     await lane.store.revokeClaim(sessionId, key)

@@ -6,6 +6,7 @@ import {
   type CompactionContext,
   compactionBoundary,
   requestSummary,
+  type StepHarness,
   SUMMARY_PREFIX,
   thresholdFor,
   toolWorkSettled,
@@ -15,6 +16,8 @@ import type { ResolvedModel } from '../resolve-model.ts'
 import type { LaneContext } from './lane-context.ts'
 
 interface CompactionStep {
+  /** The harness with this generation's compaction setting resolved. */
+  harness: StepHarness | undefined
   state: AIState
   model: ResolvedModel
   instructions: string | undefined
@@ -40,7 +43,7 @@ export async function compactIfDue(
   lane: LaneContext,
   step: CompactionStep,
 ): Promise<UIMessage[] | { failed: string } | 'aborted' | undefined> {
-  const harness = lane.options.harness
+  const harness = step.harness
   const config = harness?.compaction === false ? undefined : harness?.compaction
   if (harness?.compaction === false) return undefined
   const thresholdTokens = thresholdFor(harness, step.model, step.state)

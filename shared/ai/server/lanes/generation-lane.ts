@@ -4,15 +4,17 @@ import { dueGeneration } from '../../controller/due-work.ts'
 import type { AIEventInput, AIEventPayload } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
-import type { GenerateContext, ToolApprovalPolicy } from '../agent-options.ts'
-import { estimateTokens } from '../compaction.ts'
+import type { GenerateContext, ResolverContext } from '../agent-options.ts'
+import { compactionConflict, estimateTokens, type StepHarness } from '../compaction.ts'
 import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
+import { validatedToolInput } from '../validated-tool-input.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
+import { stepToolCalls } from './step-tool-calls.ts'
 
 export const generationClaimKey = (requestId: string): string => `gen:${requestId}`
 
@@ -27,21 +29,15 @@ function requestToServe(state: AIState): { requestId: string; running?: string }
   return null
 }
 
-interface ToolCallChunk {
-  toolCallId: string
-  toolName: string
-  input: unknown
-  providerExecuted?: boolean
-  errorText?: string
-}
-
 /**
  * The generation lane: runs the session's due model step, one at a time.
  * It claims the request (a crashed worker's claim expires and the next
- * attempt supersedes it), streams the step's chunks into batched progress
- * events, then closes the step with its tool calls and approvals in one
- * append. Every write is fenced by the claim, so a superseded attempt's late
- * writes are refused.
+ * attempt supersedes it) and streams the step's chunks into batched progress
+ * events. Each tool call is recorded as soon as its input is complete (with
+ * its approval request, or a provider's result), so tools start while the
+ * model still streams; `ai.generation.completed` closes the step. Every
+ * write is fenced by the claim, so a superseded attempt's late writes are
+ * refused.
  */
 export async function runGenerationLane(lane: LaneContext, sessionId: string): Promise<void> {
   const { state: snapshot, index } = await lane.state(sessionId)
@@ -78,6 +74,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
     let resolvedModel: ReturnType<typeof resolveModel> | undefined
     let failure: string | undefined
     let instructions: string | undefined
+    let harness: StepHarness | undefined
     try {
       const choice =
         typeof lane.options.model === 'function'
@@ -88,6 +85,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         typeof lane.options.instructions === 'function'
           ? await lane.options.instructions(resolverContext)
           : lane.options.instructions
+      harness = await stepHarness(lane, tools, resolverContext)
     } catch (error) {
       failure = messageOf(error)
     }
@@ -117,7 +115,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
             },
           ]
         : []),
-      ...(resolvedModel && wantsMetadata(lane, resolvedModel, state)
+      ...(resolvedModel && wantsMetadata(harness, resolvedModel, state)
         ? [
             {
               id: derivedId('model-metadata', resolvedModel.modelId),
@@ -153,6 +151,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       state.calibration[resolvedModel.modelId] ?? 1,
     )
     const compacted = await compactIfDue(lane, {
+      harness,
       state,
       model: resolvedModel,
       instructions,
@@ -189,19 +188,25 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       settings,
     }
     let sequence = 0
+    const progress = (chunks: UIMessageChunk[]): AIEventInput<UIMessage> => ({
+      id: derivedId('progress', generationId, ++sequence),
+      type: 'ai.generation.progress',
+      payload: { generationId, chunks: chunks as never },
+    })
     const batcher = progressBatcher(async (chunks) => {
-      sequence++
-      await append([
-        {
-          id: derivedId('progress', generationId, sequence),
-          type: 'ai.generation.progress',
-          payload: { generationId, chunks: chunks as never },
-        },
-      ])
+      await append([progress(chunks)])
     }, settings.progress)
-    const calls = new Map<string, ToolCallChunk>()
+    const toolFacts = stepToolCalls(
+      tools,
+      settings.toolApproval ?? {},
+      { generationId, turnId: active.turnId, messageId: active.responseMessageId },
+      state,
+    )
     let finishReason: string | undefined
     let streamError: string | undefined
+    // A2's own write failing (fenced out, the store) is not the model's
+    // failure: it ends the attempt, and the claim decides what happens next.
+    let writeFailure: { error: unknown } | undefined
     let usagePromise: PromiseLike<unknown> | undefined
     try {
       const generate = lane.options.harness?.generate
@@ -210,15 +215,32 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
         : defaultGenerate(context, resolvedModel, lane.options.harness?.messageMetadata as never)
       const stream = generated.stream
       usagePromise = generated.usage
-      for await (const chunk of stream as unknown as AsyncIterable<UIMessageChunk>) {
+      for await (const streamed of stream as unknown as AsyncIterable<UIMessageChunk>) {
         if (signal.aborted) break
-        collectToolCall(calls, chunk)
+        // streamText validates tool input; a custom generate's calls get the same check.
+        const chunk = generate ? await validatedToolInput(streamed, tools) : streamed
         if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
         if (chunk.type === 'error') streamError = chunk.errorText
         batcher.push(chunk)
+        // A call whose input is complete is recorded now, not when the step
+        // closes: its tool starts (or its approval is asked) while the model
+        // still streams. The chunks before it go in the same append.
+        const facts = toolFacts(chunk)
+        if (facts.length === 0) continue
+        try {
+          const pending = await batcher.drain()
+          await append([...(pending.length > 0 ? [progress(pending)] : []), ...facts])
+        } catch (error) {
+          writeFailure = { error }
+          break
+        }
       }
     } catch (error) {
       if (!signal.aborted) streamError = messageOf(error)
+    }
+    if (writeFailure) {
+      await batcher.close().catch(() => undefined)
+      throw writeFailure.error
     }
     await batcher.close()
     if (signal.aborted) return
@@ -232,7 +254,6 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       return
     }
     await append([
-      ...toolEvents(lane, generationId, active.turnId, active.responseMessageId, calls),
       completed(generationId, serve.requestId, {
         outcome: 'success',
         ...(finishReason === undefined ? {} : { finishReason }),
@@ -273,13 +294,34 @@ function requestEvent(
 }
 
 /**
+ * The harness for this generation: a compaction resolver chooses now, from
+ * the captured state. A setting that cannot run with the agent's tools fails
+ * the step, as a throwing resolver does.
+ */
+async function stepHarness(
+  lane: LaneContext,
+  tools: ToolSet,
+  context: ResolverContext,
+): Promise<StepHarness | undefined> {
+  const harness = lane.options.harness
+  if (typeof harness?.compaction !== 'function') return harness as StepHarness | undefined
+  const compaction = await harness.compaction(context)
+  const conflict = compactionConflict(tools, compaction)
+  if (conflict !== undefined) throw new Error(conflict)
+  return { ...harness, compaction }
+}
+
+/**
  * The first generation with each Gateway model records a metadata request,
  * which the metadata lane answers. Not for AI SDK model objects (not in the
  * catalog), not with `compaction: false`, and not with a custom `generate`
  * unless compaction is configured.
  */
-function wantsMetadata(lane: LaneContext, model: ResolvedModel, state: AIState): boolean {
-  const harness = lane.options.harness
+function wantsMetadata(
+  harness: StepHarness | undefined,
+  model: ResolvedModel,
+  state: AIState,
+): boolean {
   if (harness?.compaction === false) return false
   if (harness?.generate && harness.compaction === undefined) return false
   return model.gateway && !Object.hasOwn(state.modelMetadata, model.modelId)
@@ -302,85 +344,6 @@ function completed(
     type: 'ai.generation.completed',
     payload: { generationId, requestId, ...rest },
   }
-}
-
-function collectToolCall(calls: Map<string, ToolCallChunk>, chunk: UIMessageChunk): void {
-  if (chunk.type === 'tool-input-available') {
-    calls.set(chunk.toolCallId, {
-      toolCallId: chunk.toolCallId,
-      toolName: chunk.toolName,
-      input: chunk.input,
-      ...(chunk.providerExecuted ? { providerExecuted: true } : {}),
-    })
-  } else if (chunk.type === 'tool-input-error') {
-    calls.set(chunk.toolCallId, {
-      toolCallId: chunk.toolCallId,
-      toolName: chunk.toolName,
-      input: chunk.input,
-      errorText: chunk.errorText,
-    })
-  }
-}
-
-/** Tool calls become `ai.tool.called`, approvals per policy, and invalid input an error result. */
-function toolEvents(
-  lane: LaneContext,
-  generationId: string,
-  turnId: string,
-  messageId: string,
-  calls: Map<string, ToolCallChunk>,
-): AIEventInput<UIMessage>[] {
-  const policies = lane.options.harness?.generation?.toolApproval ?? {}
-  const events: AIEventInput<UIMessage>[] = []
-  for (const call of calls.values()) {
-    events.push({
-      id: derivedId('tool-called', generationId, call.toolCallId),
-      type: 'ai.tool.called',
-      payload: {
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        generationId,
-        messageId,
-        turnId,
-        ...(call.providerExecuted ? { providerExecuted: true } : {}),
-      },
-    })
-    if (call.errorText !== undefined) {
-      events.push({
-        id: derivedId('tool-invalid', generationId, call.toolCallId),
-        type: 'ai.tool.result',
-        payload: {
-          toolCallId: call.toolCallId,
-          generationId,
-          messageId,
-          outcome: 'error',
-          errorText: call.errorText,
-        },
-      })
-      continue
-    }
-    if (call.providerExecuted) continue
-    const policy: ToolApprovalPolicy | undefined = Object.hasOwn(policies, call.toolName)
-      ? policies[call.toolName]
-      : undefined
-    const decision = typeof policy === 'function' ? policy(call.input) : (policy ?? 'approved')
-    if (decision === 'user-approval') {
-      events.push({
-        id: derivedId('approval-requested', generationId, call.toolCallId),
-        type: 'ai.approval.requested',
-        payload: {
-          approvalId: derivedId('approval', generationId, call.toolCallId),
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          generationId,
-          messageId,
-          turnId,
-          input: call.input,
-        },
-      })
-    }
-  }
-  return events
 }
 
 function messageOf(error: unknown): string {

@@ -1,18 +1,26 @@
 import { derivedId } from '../../ids.ts'
+import { lookupGaveUp } from '../../state/model-lookups.ts'
 import { lookUpModel } from '../model-catalog.ts'
 import type { LaneContext } from './lane-context.ts'
 
 /**
- * The model metadata lane: looks up each model whose metadata is pending and
- * records its limits, apart from the generation, which never waits for it. A
- * failed lookup throws, so it is retried with backoff; once the retries are
- * exhausted the model stays pending (and dead-lettered), and no generation
- * asks again, since only a model with no metadata at all is requested.
+ * The model metadata lane: looks up a model whose metadata is pending and
+ * records its limits, apart from the generation, which never waits for it.
+ * A wake-up keyed by a model looks that one up (a new request); an unkeyed
+ * one (recovery, `wakeAll`) looks up every pending model whose lookup was
+ * not given up. A failed lookup throws, so it is retried with backoff; once
+ * the retries are exhausted it is dead-lettered under its model and the
+ * model stays pending: no later turn or reader asks again.
  */
-export async function runMetadataLane(lane: LaneContext, sessionId: string): Promise<void> {
+export async function runMetadataLane(
+  lane: LaneContext,
+  sessionId: string,
+  key?: string,
+): Promise<void> {
   const { state } = await lane.state(sessionId)
   for (const [modelId, metadata] of Object.entries(state.ai.modelMetadata)) {
     if (metadata.status !== 'pending') continue
+    if (key === undefined ? lookupGaveUp(state.ai, modelId) : key !== modelId) continue
     const limits = await lookUpModel(modelId, lane.options.modelCatalog ?? {})
     await lane.appendAsA2(sessionId, [
       {

@@ -5,14 +5,14 @@ import type { StoredEvent } from '../../../log/event.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { runnableTools } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
-import { derivedId } from '../../ids.ts'
+import { derivedId, toolCallKey } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { agentSession } from '../session-api.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import type { LaneContext } from './lane-context.ts'
-
-export const toolClaimKey = (toolCallId: string): string => `tool:${toolCallId}`
+import { toolClaimKey } from './tool-claim-key.ts'
+import { acknowledgeCutShort } from './tool-settling.ts'
 
 /** The wake-up key of a tool run: the call, or one shared lane with `toolLane: 'tools'`. */
 export const SERIAL_TOOL_KEY = 'serial'
@@ -38,12 +38,12 @@ export async function runToolsLane(
     await lane.wake(
       serial
         ? [{ sessionId, lane: 'tools', key: SERIAL_TOOL_KEY }]
-        : runnable.map((tool) => ({ sessionId, lane: 'tools', key: tool.toolCallId })),
+        : runnable.map((tool) => ({ sessionId, lane: 'tools', key: toolCallKey(tool) })),
     )
     return
   }
   const targets =
-    key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => tool.toolCallId === key)
+    key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => toolCallKey(tool) === key)
   for (const tool of targets) await runTool(lane, sessionId, index, state.ai, tool)
 }
 
@@ -54,7 +54,7 @@ async function runTool(
   state: AIState,
   record: ToolRecord,
 ): Promise<void> {
-  const claimKey = toolClaimKey(record.toolCallId)
+  const claimKey = toolClaimKey(record)
   // Held by another attempt: ClaimHeldError carries retryAt, and both the
   // embedded dispatcher and the SQS lane handler look again then.
   const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
@@ -81,7 +81,7 @@ async function runTool(
     await lane.appendAsA2(
       sessionId,
       [
-        result(derivedId('tool-result', record.toolCallId, claim.attempt), {
+        result(derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt), {
           outcome: 'error',
           errorText: INTERRUPTED_REPORT,
         }),
@@ -95,12 +95,12 @@ async function runTool(
   const definition: Tool | undefined = Object.hasOwn(tools, record.toolName)
     ? tools[record.toolName]
     : undefined
-  const input = toolInput(state, record.toolCallId)
+  const input = toolInput(state, record)
   if (!definition || !isExecutableTool(definition)) {
     await lane.appendAsA2(
       sessionId,
       [
-        result(derivedId('tool-result', record.toolCallId, claim.attempt), {
+        result(derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt), {
           outcome: 'error',
           errorText: definition
             ? `Tool "${record.toolName}" has no execute function`
@@ -127,6 +127,8 @@ async function runTool(
     () => calledEvent.timestamp,
   )
   let preliminary = 0
+  // Stopped (Pause now, Stop) or superseded before its result was recorded.
+  let cutShort = false
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const messages = await modelMessagesOf(promptMessages(state), toolDefinitions(tools))
     let final: unknown
@@ -160,7 +162,13 @@ async function runTool(
               sessionId,
               [
                 result(
-                  derivedId('tool-preliminary', record.toolCallId, claim.attempt, preliminary),
+                  derivedId(
+                    'tool-preliminary',
+                    record.generationId,
+                    record.toolCallId,
+                    claim.attempt,
+                    preliminary,
+                  ),
                   {
                     outcome: 'output',
                     output: output.output,
@@ -174,32 +182,57 @@ async function runTool(
         },
       )
     } catch (error) {
-      if (error instanceof FencedOutError || signal.aborted) return
+      if (error instanceof FencedOutError || signal.aborted) {
+        cutShort = true
+        return
+      }
       errorText = error instanceof Error ? error.message : String(error)
     }
-    if (signal.aborted) return
-    await lane.appendAsA2(
-      sessionId,
-      [
-        result(
-          derivedId('tool-result', record.toolCallId, claim.attempt),
-          errorText === undefined
-            ? { outcome: 'output', output: final ?? null }
-            : { outcome: 'error', errorText },
-        ),
-      ],
-      { fence },
-    )
+    if (signal.aborted) {
+      cutShort = true
+      return
+    }
+    try {
+      await lane.appendAsA2(
+        sessionId,
+        [
+          result(
+            derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt),
+            errorText === undefined
+              ? { outcome: 'output', output: final ?? null }
+              : { outcome: 'error', errorText },
+          ),
+        ],
+        { fence },
+      )
+    } catch (error) {
+      if (error instanceof FencedOutError) cutShort = true
+      throw error
+    }
   })
+  // The tool has returned: a Pause now waiting for this call to settle can
+  // now record it (see tool-settling.ts).
+  // Best effort: if it cannot be written, the pause's settle timer records it.
+  if (cutShort) {
+    await acknowledgeCutShort(lane, sessionId, record).catch((error: unknown) =>
+      lane.logger.warn(
+        `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    )
+  }
 }
 
-/** A call's input lives in its message part, not in `state.tools`. */
-function toolInput(state: AIState, toolCallId: string): unknown {
-  for (let i = state.messages.length - 1; i >= 0; i--) {
-    for (const part of state.messages[i]?.parts ?? []) {
-      if ((part as { toolCallId?: string }).toolCallId === toolCallId)
-        return (part as { input?: unknown }).input
-    }
+/**
+ * A call's input lives in its message part, not in `state.tools`. A reused
+ * provider ID can name parts of earlier steps too; the call that runs is the
+ * latest one (an earlier step's calls are terminal before the next starts).
+ */
+function toolInput(state: AIState, record: ToolRecord): unknown {
+  const message = state.messages.find((candidate) => candidate.id === record.messageId)
+  const parts = message?.parts ?? []
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const part = parts[i] as { toolCallId?: string; input?: unknown }
+    if (part.toolCallId === record.toolCallId) return part.input
   }
   return undefined
 }
