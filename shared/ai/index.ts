@@ -17,6 +17,7 @@ export {
 } from './contract/agent-contract.ts'
 export { idempotentId } from './contract/idempotent-id.ts'
 export { type Admission, admissionEvents, nextAdmission } from './controller/admission.ts'
+export { type AdmissionRound, admissionRound } from './controller/admission-round.ts'
 export {
   type AdvanceOptions,
   advance,

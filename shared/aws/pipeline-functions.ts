@@ -2,6 +2,8 @@
 // local runner plays it, and the Lambda handlers take their lease settings
 // from it, so what runs locally is what deploys.
 
+import { QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
+
 /** How a queue-fed function is deployed and fed. Times are in seconds. */
 export interface QueueFunctionSpec {
   /** The export of `functions/lambda.ts` the function runs. */
@@ -21,9 +23,9 @@ export interface QueueFunctionSpec {
 }
 
 /**
- * Every function that reads a queue. The four lanes have a queue each (the
- * rare model metadata lookup rides on the handlers queue, see
- * wake-up-message.ts); internal services write to the ingress queue; due
+ * Every function that reads a queue. Each queue lane has one (see
+ * shared/runtime/lanes.ts: the rare model metadata lookup rides on the
+ * handlers queue); internal services write to the ingress queue; due
  * timers arrive on the timer queue, a standard queue because FIFO queues
  * have no per-message delay.
  */
@@ -62,14 +64,12 @@ export const QUEUE_FUNCTIONS = {
   },
   ingress: { handler: 'ingress', fifo: true, batchSize: 10, timeoutSeconds: 60, maxConcurrency: 5 },
   timers: { handler: 'timers', fifo: false, batchSize: 10, timeoutSeconds: 60, maxConcurrency: 5 },
-} as const satisfies Record<string, QueueFunctionSpec>
+} as const satisfies Record<QueueLane | 'ingress' | 'timers', QueueFunctionSpec>
 
 export type QueueFunction = keyof typeof QUEUE_FUNCTIONS
 export const QUEUE_FUNCTION_NAMES = Object.keys(QUEUE_FUNCTIONS) as QueueFunction[]
 
-/** The lanes that have a queue (and a function) each. */
-export const QUEUE_LANES = ['admission', 'generation', 'tools', 'handlers'] as const
-export type QueueLane = (typeof QUEUE_LANES)[number]
+export { QUEUE_LANES, type QueueLane }
 
 /** The construct's default redrive `maxReceiveCount`. */
 export const DEFAULT_MAX_RECEIVE_COUNT = 5

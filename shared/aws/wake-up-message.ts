@@ -1,26 +1,13 @@
 import { createHash } from 'node:crypto'
+import { isLane, LANES, QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
-import { QUEUE_LANES, type QueueLane } from './pipeline-functions.ts'
 
 export { QUEUE_LANES, type QueueLane }
 
-/**
- * Lanes without a queue of their own ride on another lane's: the model
- * metadata lookup is rare and short, so it shares the handlers queue (and
- * function), keeping its own lane name in the message body.
- */
-const QUEUE_OF_LANE: Record<string, QueueLane> = {
-  admission: 'admission',
-  generation: 'generation',
-  tools: 'tools',
-  handlers: 'handlers',
-  metadata: 'handlers',
-}
-
-/** The queue a lane's wake-ups travel on. */
+/** The queue a lane's wake-ups travel on (see shared/runtime/lanes.ts). */
 export function queueOfLane(lane: string): QueueLane {
-  return queueLaneOf(Object.hasOwn(QUEUE_OF_LANE, lane) ? QUEUE_OF_LANE[lane] : lane)
+  return queueLaneOf(isLane(lane) ? LANES[lane].queue : lane)
 }
 
 /** A wake-up as one SQS FIFO message. */

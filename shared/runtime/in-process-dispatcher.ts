@@ -20,6 +20,8 @@ export interface InProcessDispatcherOptions {
   retry?: Partial<RetryPolicy>
   /** Where failures that are retried are reported (default: console.warn). */
   onRetry?: (wakeUp: WakeUp, error: unknown, attempt: number, delayMs: number) => void
+  /** The clock a held claim's `retryAt` is on (the store's; default `Date.now`). */
+  now?: () => number
 }
 
 interface Group {
@@ -43,6 +45,7 @@ export function inProcessDispatcher(options: InProcessDispatcherOptions): Dispat
   close(): void
 } {
   const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry }
+  const now = options.now ?? Date.now
   const groups = new Map<string, Group>()
   let idleWaiters: (() => void)[] = []
   let closed = false
@@ -79,7 +82,7 @@ export function inProcessDispatcher(options: InProcessDispatcherOptions): Dispat
               group.retryTimer = undefined
               start(id, group)
             },
-            Math.max(0, retryAt - Date.now()) + 5,
+            Math.max(0, retryAt - now()) + 5,
           )
           return
         }

@@ -139,8 +139,15 @@ describe('Properties over random command sequences (fast-check, 1,000 runs each)
 
   it('Optimistic state converges to confirmed state once the commands are decided or rejected', () => {
     // Visible state: what a chat renders. The receipt arrives with the
-    // decision; the response journal carries real log indexes only once stored.
-    const visible = (state: AIState) => ({ ...state, receipt: null, response: null, requests: {} })
+    // decision; the response journal and the position of the turn's request
+    // carry real log indexes only once stored.
+    const visible = (state: AIState) => ({
+      ...state,
+      receipt: null,
+      response: null,
+      requests: {},
+      active: state.active && { ...state.active, request: undefined },
+    })
     fc.assert(
       fc.property(scenarioArbitrary, (steps) => {
         play(steps, ({ before, after, appended, command }) => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { decide, inputs } from '../../shared/ai/index.ts'
+import { toolInterrupted } from '../../shared/ai/controller/settle-work.ts'
+import { decide, inputs, type ToolRecord } from '../../shared/ai/index.ts'
 import { FakeSession, userMessage } from './support/fake-session.ts'
 
 function failedTurn(): { session: FakeSession; turnId: string } {
@@ -132,26 +133,29 @@ describe('Pause and resume', () => {
     const generation = session.start()
     session.callTool(generation, 'call-1')
     session.push(inputs.pause({ when: 'now' }))
+    // The controller ends the model step at once (its worker is fenced out by
+    // the revoked claim); the tool is stopped and settles only once no worker
+    // can be running it.
+    expect(session.eventsOf('ai.generation.completed').map((event) => event.payload)).toEqual([
+      expect.objectContaining({ generationId: generation, outcome: 'interrupted' }),
+    ])
     expect(session.state.active?.phase).toBe('pausing')
-    session.complete(generation)
-    expect(session.state.active?.phase).toBe('pausing')
-    session.fact({
-      id: 'interrupted:call-1',
-      type: 'ai.tool.interrupted',
-      payload: { toolCallId: 'call-1', generationId: generation },
-    })
+    // Its worker acknowledges once `execute` has returned (tool-settling.ts).
+    const tool = session.state.tools.find((candidate) => candidate.toolCallId === 'call-1')
+    session.fact(toolInterrupted(tool as ToolRecord, session.state.active?.pausedBy as string))
     expect(session.state.active?.phase).toBe('paused')
     expect(session.state.tools).toEqual([
       expect.objectContaining({ toolCallId: 'call-1', status: 'interrupted' }),
     ])
     session.push(inputs.resume())
-    // The interrupted tool runs again; the next step waits for it; m2 waits for the turn.
+    // The interrupted tool runs again; the interrupted step runs again once it
+    // has a result; m2 waits for the turn.
     expect(session.state.tools).toEqual([
       expect.objectContaining({ toolCallId: 'call-1', status: 'running' }),
     ])
     expect(session.state.active?.inputId).toBe('m1')
     session.toolResult(generation, 'call-1')
-    expect(session.eventsOf('ai.generation.requested').at(-1)?.payload).toMatchObject({ step: 2 })
+    expect(session.eventsOf('ai.generation.requested').at(-1)?.payload).toMatchObject({ step: 1 })
     session.respond('finished')
     expect(session.state.active?.inputId).toBe('m2')
   })

@@ -70,10 +70,12 @@ describe('Stop and interruption', () => {
     expect(byCall('draft-call')).toBeUndefined()
     // The draft's progress stays in the raw log.
     expect(JSON.stringify(session.log)).toContain('draft-call')
-    // The running call's work is cancelled, waiting to settle.
-    expect(session.state.tools).toEqual([
-      expect.objectContaining({ toolCallId: 'running-call', status: 'cancelled' }),
+    // The running call's work is cancelled, and the controller settles it in
+    // its next round (its worker is fenced out by the revoked claim).
+    expect(session.eventsOf('ai.tool.interrupted').map((event) => event.payload)).toEqual([
+      { toolCallId: 'running-call', generationId: generation, reason: 'ended' },
     ])
+    expect(session.state.tools).toEqual([])
   })
 
   it('Given a stopped response, When the aborted model and tool still write events, Then "later events cannot reactivate a stopped response"', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { agentContract, inputs, isCompactionPart } from '../../shared/ai/index.ts'
-import { thresholdFor } from '../../shared/ai/server/compaction.ts'
+import { stepCompaction, thresholdFor } from '../../shared/ai/server/compaction.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { initialAIState } from '../../shared/ai/state/ai-state.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
@@ -276,18 +276,20 @@ describe('compaction', () => {
       modelMetadata: { 'm/x': { status: 'resolved' as const, contextWindow: 100_000 } },
     }
     const model = { model: 'm/x', modelId: 'm/x', gateway: true }
-    expect(thresholdFor({ type: 'ai-sdk' }, model, state)).toBe(75_000)
+    const agentShape = { tools: {}, customGenerate: false }
+    const on = stepCompaction(undefined, agentShape)
+    expect(thresholdFor(on, undefined, model, state)).toBe(75_000)
+    expect(thresholdFor(on, 40_000, model, state)).toBe(60_000)
     expect(
-      thresholdFor({ type: 'ai-sdk', generation: { maxOutputTokens: 40_000 } }, model, state),
-    ).toBe(60_000)
-    expect(thresholdFor({ type: 'ai-sdk', compaction: { thresholdTokens: 5 } }, model, state)).toBe(
-      5,
-    )
-    expect(thresholdFor({ type: 'ai-sdk', compaction: false }, model, state)).toBeUndefined()
+      thresholdFor(stepCompaction({ thresholdTokens: 5 }, agentShape), undefined, model, state),
+    ).toBe(5)
+    expect(thresholdFor(stepCompaction(false, agentShape), undefined, model, state)).toBeUndefined()
     // No catalog entry yet: no compaction (the first prompt goes as it is).
-    expect(
-      thresholdFor({ type: 'ai-sdk' }, { ...model, modelId: 'm/unknown' }, state),
-    ).toBeUndefined()
+    expect(thresholdFor(on, undefined, { ...model, modelId: 'm/unknown' }, state)).toBeUndefined()
+    // A custom generate compacts only when compaction is configured.
+    expect(stepCompaction(undefined, { ...agentShape, customGenerate: true })).toEqual({
+      on: false,
+    })
   })
 
   it('configuring compaction with provider-executed tools throws with a clear message', () => {

@@ -298,7 +298,7 @@ function judge<M extends UIMessage>(
  */
 export function decide<M extends UIMessage>(
   state: AIState<M>,
-  command: ControlCommand<M>,
+  command: Pick<ControlCommand<M>, 'id' | 'payload'>,
   options: AdvanceOptions = {},
 ): Decision<M> {
   const commandId = command.id

@@ -1,4 +1,5 @@
 import type { UIMessage } from 'ai'
+import { settledDraft } from '../controller/admission-round.ts'
 import type { AdvanceOptions } from '../controller/advance.ts'
 import { decide } from '../controller/decide.ts'
 import { foldDraft } from '../controller/draft-fold.ts'
@@ -15,9 +16,10 @@ export interface PendingCommand<M extends UIMessage = UIMessage> {
 /**
  * Confirmed state with the client's pending commands applied, with no I/O.
  *
- * The preview is the controller's own decision over the confirmed state, so
- * it converges by construction: when the server decides the same command on
- * the same state, the confirmed state equals the preview. An idle send is
+ * The preview is the controller's own decision over the confirmed state,
+ * and the rounds that follow it (`settledDraft`), so it converges by
+ * construction: when the server decides the same command on the same state,
+ * the confirmed state equals the preview. An idle send is
  * admitted at once (`starting: true`); later sends and sends while paused
  * wait in `inbox.items`; a pending Stop clears `active`; a command the
  * controller would reject changes nothing. One display rule differs from
@@ -39,8 +41,8 @@ export function optimisticAIState<M extends UIMessage>(
   const sentNow = new Set<string>()
   for (const command of pending) {
     if (!Object.hasOwn(state.requests, command.id)) state = foldDraft(state, [command])
-    const decision = decide(state, { ...command, sessionId: '', index: 0, timestamp: 0 }, options)
-    state = foldDraft(state, decision.events)
+    const decision = decide(state, command, options)
+    state = settledDraft(foldDraft(state, decision.events), options)
     if (decision.outcome !== 'applied') continue
     const request = command.payload
     if (request.action === 'steer') steered.add(request.message.id)

@@ -14,6 +14,7 @@ import type { HandlerContext } from '../../runtime/handler-context.ts'
 import type { RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
+import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
 import type { ModelSettings } from '../state/model-settings.ts'
@@ -38,10 +39,7 @@ export type Resolvable<T, AppState, M extends UIMessage> =
   | T
   | ((context: ResolverContext<AppState, M>) => T | Promise<T>)
 
-export type ToolApprovalPolicy =
-  | 'user-approval'
-  | 'approved'
-  | ((input: unknown) => 'user-approval' | 'approved')
+export type { ToolApprovalPolicy }
 
 /** What a custom `harness.generate` receives for one model step. */
 export interface GenerateContext<AppState = unknown, M extends UIMessage = UIMessage>

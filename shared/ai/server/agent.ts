@@ -5,10 +5,10 @@ import { type ContractEvents, contract as coreContract } from '../../log/contrac
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { type EventLog, eventLog } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
-import { foldEvents, type StateSnapshot } from '../../log/reducer.ts'
 import '../../runtime/handler-context-storage.ts'
 import { inProcessDispatcher } from '../../runtime/in-process-dispatcher.ts'
 import { inProcessScheduler } from '../../runtime/in-process-scheduler.ts'
+import { isLane, LANE_NAMES, type Lane } from '../../runtime/lanes.ts'
 import type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
@@ -17,22 +17,20 @@ import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
 import { browserMayPush, type ControlRequest, controlRequestSchema } from '../events/control.ts'
 import { checkInputIdentity } from '../events/input-identity.ts'
 import { derivedId } from '../ids.ts'
-import { type SessionState, sessionReducer } from '../state/session-state.ts'
+import { sessionReducer } from '../state/session-state.ts'
+import { resolveAgentConfig } from './agent-config.ts'
 import type { AgentOptions } from './agent-options.ts'
-import { compactionConflict } from './compaction.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
 import { runHandlersLane } from './lanes/handlers-lane.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
+import { localWork } from './lanes/local-work.ts'
 import { runMetadataLane } from './lanes/metadata-lane.ts'
 import { runToolsLane } from './lanes/tools-lane.ts'
 import { lanesToRecover, RECOVER_KEY } from './recovery.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
-import { LANES, type Lane, wakeUpsFor } from './wake-ups-for.ts'
-
-const DEFAULT_CLAIM_TTL_MS = 30_000
-/** Sessions whose folded state an agent keeps in memory. */
-const STATE_CACHE_SIZE = 500
+import { stateCache } from './state-cache.ts'
+import { wakeUpsFor } from './wake-ups-for.ts'
 
 export interface Agent<
   Tools extends ToolSet = ToolSet,
@@ -99,41 +97,25 @@ export function agent<
   AppState = unknown,
   M extends UIMessage = UIMessage,
 >(options: AgentOptions<Tools, Events, AppState, M>): Agent<Tools, Events, AppState, M> {
-  const name = options.name ?? options.contract?.name
-  if (!name) throw new TypeError('agent() needs a name or a contract')
+  const config = resolveAgentConfig(options)
+  const { name, handledTypes, logger } = config
   const appEvents = (options.contract?.events ?? {}) as ContractEvents
-  for (const type of Object.keys(appEvents)) {
-    if (type.startsWith('ai.'))
-      throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
-  }
-  assertCompactionSupported(options as AgentOptions)
   const declared = coreContract({ name, events: { ...appEvents, ...AI_EVENTS } })
   const validation = {
     validate: <Event extends EventInput>(event: Event): Event =>
       checkInputIdentity(declared.validate(event)),
   }
-  const store = options.store ?? memoryEventStore(options.now ? { now: options.now } : {})
+  const store = options.store ?? memoryEventStore({ now: config.now })
   const log = eventLog({ store, contract: validation })
   const reducer = sessionReducer(options.contract as never)
-  const handledTypes = new Set(Object.keys(options.handlers ?? {}))
-  const logger = options.logger ?? console
-  const local = new Map<string, AbortController>()
-  const cache = new Map<string, StateSnapshot<SessionState>>()
-
-  async function state(sessionId: string): Promise<StateSnapshot<SessionState>> {
-    const cached = cache.get(sessionId)
-    const snapshot = cached
-      ? foldEvents(reducer, cached, await log.session(sessionId).read({ after: cached.index }))
-      : await log.session(sessionId).state(reducer)
-    cache.delete(sessionId)
-    cache.set(sessionId, snapshot)
-    if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-    return snapshot
-  }
+  const work = localWork()
+  const state = stateCache(log, reducer)
 
   const wake = (wakeUps: WakeUp[]): Promise<void> =>
     wakeUps.length === 0 ? Promise.resolve() : dispatcher.wake(wakeUps)
 
+  // Every append wakes the lanes its events concern: a worker's, a tool's or
+  // a handler's as much as a browser's, so nothing written waits unseen.
   async function appendAndWake(
     sessionId: string,
     events: readonly EventInput[],
@@ -147,53 +129,43 @@ export function agent<
   const fireTimer = async (timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void> => {
     await appendAndWake(timer.sessionId, timer.events, { author: 'a2' })
   }
-  const scheduler: Scheduler = options.scheduler ?? inProcessScheduler({ fire: fireTimer })
+  const scheduler: Scheduler =
+    options.scheduler ?? inProcessScheduler({ fire: fireTimer, now: config.now })
 
   const lane: LaneContext = {
-    options: options as unknown as AgentOptions,
-    agentName: name,
+    config,
     log,
     store,
     scheduler,
-    reducer,
-    claimTtlMs: options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS,
-    logger,
+    state,
     appendAsA2: (sessionId, events, appendOptions) =>
       appendAndWake(sessionId, events, { ...appendOptions, author: 'a2' }),
+    append: (sessionId, events) => appendAndWake(sessionId, events),
     wake,
-    state,
-    abortLocal: (sessionId, claimKey, reason) =>
-      local.get(`${sessionId}\u0000${claimKey}`)?.abort(new Error(reason)),
-    registerLocal: (sessionId, claimKey, controller) => {
-      const key = `${sessionId}\u0000${claimKey}`
-      local.set(key, controller)
-      return () => {
-        if (local.get(key) === controller) local.delete(key)
-      }
+    work,
+  }
+
+  // Each lane's run, by the lane table's names (shared/runtime/lanes.ts).
+  const runs: Record<Lane, (wakeUp: WakeUp) => Promise<void>> = {
+    admission: async ({ sessionId, key }) => {
+      await runAdmissionLane(lane, sessionId)
+      if (key !== RECOVER_KEY) return
+      const { state: current } = await state(sessionId)
+      const lanes = lanesToRecover(current.ai, { handlers: handledTypes.size > 0 })
+      await wake(lanes.map((laneName) => ({ sessionId, lane: laneName })))
     },
+    generation: ({ sessionId }) => runGenerationLane(lane, sessionId),
+    tools: ({ sessionId, key }) => runToolsLane(lane, sessionId, key),
+    handlers: ({ sessionId }) => runHandlersLane(lane, sessionId),
+    metadata: ({ sessionId, key }) => runMetadataLane(lane, sessionId, key),
   }
 
   async function run(wakeUp: WakeUp): Promise<void> {
-    switch (wakeUp.lane as Lane) {
-      case 'admission':
-        await runAdmissionLane(lane, wakeUp.sessionId)
-        if (wakeUp.key === RECOVER_KEY) {
-          const { state: current } = await state(wakeUp.sessionId)
-          const lanes = lanesToRecover(current.ai, { handlers: handledTypes.size > 0 })
-          await wake(lanes.map((laneName) => ({ sessionId: wakeUp.sessionId, lane: laneName })))
-        }
-        return
-      case 'generation':
-        return runGenerationLane(lane, wakeUp.sessionId)
-      case 'tools':
-        return runToolsLane(lane, wakeUp.sessionId, wakeUp.key)
-      case 'handlers':
-        return runHandlersLane(lane, wakeUp.sessionId)
-      case 'metadata':
-        return runMetadataLane(lane, wakeUp.sessionId, wakeUp.key)
-      default:
-        logger.warn(`a2: no lane "${wakeUp.lane}"`)
+    if (!isLane(wakeUp.lane)) {
+      logger.warn(`a2: no lane "${wakeUp.lane}"`)
+      return
     }
+    await runs[wakeUp.lane](wakeUp)
   }
 
   async function deadLetter(
@@ -224,19 +196,22 @@ export function agent<
     ? undefined
     : inProcessDispatcher({
         run: (wakeUp) => run(wakeUp),
+        now: config.now,
         ...(options.retry ? { retry: options.retry } : {}),
         onRetry: (wakeUp, error, attempt, delayMs) =>
           logger.warn(
             `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} failed (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
           ),
         onDeadLetter: (wakeUp, error, attempts) =>
-          deadLetter(wakeUp, { error, attempts, occurrence: String(Date.now()) }),
+          deadLetter(wakeUp, { error, attempts, occurrence: String(config.now()) }),
       })
   const dispatcher: Dispatcher = options.dispatcher ?? (embedded as Dispatcher)
 
   // Without handlers the handlers lane has nothing to do: not woken, it
   // costs nothing (on AWS, a message, an invocation, a read and a write).
-  const lanesInUse = LANES.filter((laneName) => laneName !== 'handlers' || handledTypes.size > 0)
+  const lanesInUse = LANE_NAMES.filter(
+    (laneName) => laneName !== 'handlers' || handledTypes.size > 0,
+  )
   const wakeAllLanes = (sessionId: string): Promise<void> =>
     wake(lanesInUse.map((laneName) => ({ sessionId, lane: laneName })))
 
@@ -282,9 +257,7 @@ export function agent<
     options,
     fetch: (request, fetchOptions) => endpoint(request, fetchOptions),
     session(id) {
-      return agentSession(lane, id, (sessionId, events) =>
-        appendAndWake(sessionId, events),
-      ) as never
+      return agentSession(lane, id) as never
     },
     runtime: {
       log,
@@ -298,22 +271,10 @@ export function agent<
       close() {
         embedded?.close()
         ;(scheduler as { close?: () => void }).close?.()
-        for (const controller of local.values()) controller.abort(new Error('closed'))
+        work.abortAll('closed')
       },
     },
   }
-}
-
-/**
- * Automatic compaction cannot summarize around provider-executed tools:
- * configuring it for them is an error now, not a surprise later. A resolver's
- * choice is checked per generation, where it fails the turn.
- */
-function assertCompactionSupported(options: AgentOptions): void {
-  const compaction = options.harness?.compaction
-  if (typeof compaction === 'function') return
-  const conflict = compactionConflict(options.tools ?? {}, compaction)
-  if (conflict !== undefined) throw new TypeError(conflict)
 }
 
 function messageOf(error: unknown): string {

@@ -1,6 +1,5 @@
 import { type ModelMessage, streamText, type ToolSet, type UIMessage } from 'ai'
 import type { AIState } from '../state/ai-state.ts'
-import type { HarnessOptions } from './agent-options.ts'
 import type { ResolvedModel } from './resolve-model.ts'
 
 /** What the custom compaction callbacks receive. */
@@ -29,14 +28,34 @@ export type CompactionSetting<M extends UIMessage = UIMessage> =
   | CompactionOptions<M>
   | undefined
 
-/** The harness as one generation sees it. */
-export type StepHarness = Omit<HarnessOptions, 'compaction'> & { compaction?: CompactionSetting }
+/** Whether, and how, one model step compacts: decided once, from the setting. */
+export type StepCompaction<M extends UIMessage = UIMessage> =
+  | { on: false }
+  | { on: true; options: CompactionOptions<M> }
+
+/**
+ * The one place that decides whether compaction is on: not with `false`,
+ * not with a custom `generate` unless compaction is configured, and never
+ * automatically with provider-executed tools (a `TypeError` saying so).
+ */
+export function stepCompaction<M extends UIMessage>(
+  setting: CompactionSetting<M>,
+  agent: { tools: ToolSet; customGenerate: boolean },
+): StepCompaction<M> {
+  if (setting === false || (setting === undefined && agent.customGenerate)) return { on: false }
+  const conflict = compactionConflict(agent.tools, setting)
+  if (conflict !== undefined) throw new TypeError(conflict)
+  return { on: true, options: setting ?? {} }
+}
 
 /**
  * Automatic compaction cannot summarize around provider-executed tools: the
  * message that says so when a setting asks for it, or `undefined`.
  */
-export function compactionConflict(tools: ToolSet, setting: CompactionSetting): string | undefined {
+export function compactionConflict<M extends UIMessage>(
+  tools: ToolSet,
+  setting: CompactionSetting<M>,
+): string | undefined {
   if (setting === undefined || setting === false || setting.compact) return undefined
   const providerTools = Object.entries(tools)
     .filter(([, definition]) => (definition as { type?: string }).type === 'provider')
@@ -75,19 +94,17 @@ export function estimateTokens(
  * neither (the lookup has not landed) the session does not compact yet.
  */
 export function thresholdFor(
-  harness: StepHarness | undefined,
+  compaction: StepCompaction,
+  maxOutputTokens: number | undefined,
   model: ResolvedModel,
   state: AIState,
 ): number | undefined {
-  const config = harness?.compaction
-  if (config === false) return undefined
-  if (config?.thresholdTokens !== undefined) return config.thresholdTokens
-  if (harness?.generate && config === undefined) return undefined
+  if (!compaction.on) return undefined
+  if (compaction.options.thresholdTokens !== undefined) return compaction.options.thresholdTokens
   const metadata = state.modelMetadata[model.modelId]
   if (metadata?.status !== 'resolved' || !metadata.contextWindow) return undefined
   const window = metadata.contextWindow
-  const output = harness?.generation?.maxOutputTokens ?? 0
-  return Math.floor(Math.min(window * 0.75, window - output))
+  return Math.floor(Math.min(window * 0.75, window - (maxOutputTokens ?? 0)))
 }
 
 /**

@@ -17,6 +17,7 @@ export {
 export { runWithHandlerContext } from '../../runtime/handler-context-storage.ts'
 export { inProcessDispatcher, type RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
 export { inProcessScheduler, TimerConflictError } from '../../runtime/in-process-scheduler.ts'
+export { LANES, type Lane } from '../../runtime/lanes.ts'
 export type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 export type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 export { createEventLogTable } from '../../stores/dynamodb/create-table.ts'
@@ -41,4 +42,4 @@ export type {
   ToolApprovalPolicy,
 } from './agent-options.ts'
 export type { AgentSession } from './session-api.ts'
-export { LANES, type Lane, wakeUpsFor } from './wake-ups-for.ts'
+export { wakeUpsFor } from './wake-ups-for.ts'

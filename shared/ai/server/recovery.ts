@@ -1,6 +1,6 @@
+import type { Lane } from '../../runtime/lanes.ts'
 import type { AIState } from '../state/ai-state.ts'
 import { lookupGaveUp } from '../state/model-lookups.ts'
-import type { Lane } from './wake-ups-for.ts'
 
 /**
  * The key of the admission wake-up a reader sends (a GET: a page load, a

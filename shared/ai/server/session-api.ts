@@ -1,5 +1,5 @@
 import { ReservedEventIdError } from '../../log/errors.ts'
-import type { EventInput, StoredEvent } from '../../log/event.ts'
+import type { EventInput } from '../../log/event.ts'
 import { isReservedId } from '../../log/event.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
@@ -12,20 +12,21 @@ import { timerTarget } from './timer-target.ts'
 export interface AgentSession<State = Record<string, unknown>> extends HandlerSession<State> {}
 
 /**
- * A session as server code sees it: trusted appends (no `authorize`), state,
- * and named timers. `timersFrom` is the time delays count from: the
- * triggering event's timestamp inside a handler, now elsewhere.
+ * A session as server code sees it: trusted appends (no `authorize`) that
+ * wake the lanes they concern, wherever they come from (`agent.session()`, a
+ * tool, a handler), state, and named timers. `timersFrom` is the time delays
+ * count from: the triggering event's timestamp inside a tool or handler, the
+ * agent's clock elsewhere.
  */
 export function agentSession(
   lane: LaneContext,
   sessionId: string,
-  appendTrusted: (sessionId: string, events: readonly EventInput[]) => Promise<StoredEvent[]>,
-  timersFrom: () => number = Date.now,
+  timersFrom: () => number = lane.config.now,
 ): AgentSession {
   const log = lane.log.session(sessionId)
   return {
     id: log.sessionId,
-    append: (...events) => appendTrusted(sessionId, events),
+    append: (...events) => lane.append(sessionId, events),
     async state<Other>(reducer?: Reducer<Other, never>): Promise<StateSnapshot<never>> {
       if (reducer) return (await log.state(reducer)) as StateSnapshot<never>
       const { state, index } = await lane.state(sessionId)

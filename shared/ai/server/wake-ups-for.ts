@@ -1,8 +1,6 @@
 import type { StoredEvent } from '../../log/event.ts'
+import type { Lane } from '../../runtime/lanes.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
-
-export const LANES = ['admission', 'generation', 'tools', 'handlers', 'metadata'] as const
-export type Lane = (typeof LANES)[number]
 
 /**
  * What can make a tool runnable: a new call (recorded as soon as its input

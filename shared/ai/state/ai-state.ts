@@ -52,6 +52,11 @@ export interface ActiveTurn {
   requestCount: number
   /** The retry that re-requests the failed step. */
   retryId?: string
+  /**
+   * Where the latest `ai.generation.requested` of the turn is in the log, so
+   * the generation lane hands resolvers the stored event itself.
+   */
+  request?: { id: string; index: number; timestamp: number }
   /** The Pause now command that is pausing or paused this turn. */
   pausedBy?: string
   /**

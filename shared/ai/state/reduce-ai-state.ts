@@ -52,7 +52,7 @@ export function reduceAIState<M extends UIMessage = UIMessage>(
     case 'ai.control.decided':
       return reduceDecided(state, event.payload)
     case 'ai.generation.requested':
-      return reduceGenerationRequested(state, event.id, event.payload)
+      return reduceGenerationRequested(state, event, event.payload)
     case 'ai.generation.started':
       return reduceGenerationStarted(state, event.payload, event.index)
     case 'ai.generation.progress':

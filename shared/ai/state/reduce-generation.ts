@@ -11,14 +11,20 @@ import { applyToActiveResponse, beginStep, endTurn } from './response-helpers.ts
 
 export function reduceGenerationRequested<M extends UIMessage>(
   state: AIState<M>,
-  id: string,
+  event: { id: string; index: number; timestamp: number },
   payload: AIEventPayload<'ai.generation.requested', M>,
 ): AIState<M> {
   const active = state.active
   if (active?.turnId !== payload.turnId) return state
+  const { id, index, timestamp } = event
   return {
     ...state,
-    active: { ...active, step: payload.step, requestCount: active.requestCount + 1 },
+    active: {
+      ...active,
+      step: payload.step,
+      requestCount: active.requestCount + 1,
+      request: { id, index, timestamp },
+    },
     activeRequestId: id,
     activeGeneration: null,
   }

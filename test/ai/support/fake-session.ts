@@ -1,21 +1,26 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import {
+  attemptOpening,
+  generationCompleted,
+  stepToServe,
+} from '../../../shared/ai/controller/generation-attempt.ts'
+import {
   type AIEventInput,
   type AIState,
-  advance,
+  admissionRound,
   type ControlCommandInput,
   type Decision,
-  decide,
   dueGeneration,
   initialAIState,
   reduceAIState,
 } from '../../../shared/ai/index.ts'
 import type { StoredEvent } from '../../../shared/log/event.ts'
 
-// A session driven the way the runtime will drive it: commands are appended,
-// decided against confirmed state, and the decision appended; runtime facts
-// (generation and tool events) are appended and followed by `advance()`.
-// The log and the fold are real; only the model and tools are scripted.
+// A session driven the way the runtime drives it: commands and runtime facts
+// (generation and tool events) are appended, then the controller runs the
+// production admission rounds (`admissionRound`, what the admission lane
+// appends) until nothing more is due. The log and the fold are real; only the
+// model and tools are scripted.
 
 export function userMessage(id: string, text = id): UIMessage {
   return { id, role: 'user', parts: [{ type: 'text', text }] }
@@ -57,33 +62,55 @@ export class FakeSession {
     return stored
   }
 
-  /** Pushes one command and lets the controller decide it. */
+  /**
+   * Pushes one command and lets the controller run: returns its decision,
+   * read off its receipt, and the events the rounds appended.
+   */
   push(commands: readonly ControlCommandInput[]): Decision {
     const [command] = commands
     if (command === undefined) throw new Error('no command')
     const [stored] = this.append(command)
     if (stored === undefined) throw new Error('command replayed')
-    const decision = decide(this.state, stored as never, { maxSteps: this.maxSteps })
-    this.append(...decision.events)
-    return decision
+    const events = this.settle()
+    const receipt = events.find(
+      (event) =>
+        event.type === 'ai.control.decided' &&
+        (event.payload as { commandId: string }).commandId === stored.id,
+    )?.payload as { outcome: Decision['outcome']; reason?: Decision['reason'] } | undefined
+    if (receipt === undefined) throw new Error(`command ${stored.id} was not decided`)
+    return {
+      events: events as never,
+      outcome: receipt.outcome,
+      ...(receipt.reason === undefined ? {} : { reason: receipt.reason }),
+    }
   }
 
-  /** Appends runtime facts, then whatever they make due. */
+  /** Appends runtime facts, then lets the controller run. */
   fact(...events: AIEventInput[]): void {
     this.append(...events)
-    this.append(...advance(this.state, { maxSteps: this.maxSteps }))
+    this.settle()
   }
 
-  /** Starts the due generation; returns its ID. */
+  /** Production admission rounds until nothing more is due; returns what they appended. */
+  settle(): StoredEvent[] {
+    const appended: StoredEvent[] = []
+    for (let round = 0; round < 100; round++) {
+      const { events } = admissionRound(this.state, { maxSteps: this.maxSteps })
+      if (events.length === 0) return appended
+      appended.push(...this.append(...events))
+    }
+    throw new Error('the controller did not settle in 100 rounds')
+  }
+
+  /** Starts the due generation as the generation lane does (its first attempt); returns its ID. */
   start(): string {
-    const due = dueGeneration(this.state)
-    if (due === null) throw new Error('no generation is due')
+    const serve = stepToServe(this.state)
+    if (serve === null || dueGeneration(this.state) === null)
+      throw new Error('no generation is due')
     const generationId = `gen-${++this.generations}`
-    this.fact({
-      id: `started:${generationId}`,
-      type: 'ai.generation.started',
-      payload: { generationId, ...due, attempt: 1 },
-    })
+    this.fact(
+      ...attemptOpening(this.state, { serve, generationId, attempt: 1, requestMetadata: false }),
+    )
     return generationId
   }
 
@@ -104,18 +131,15 @@ export class FakeSession {
     ])
   }
 
+  /** Closes a step as the generation lane does. */
   complete(generationId: string, outcome: 'success' | 'failed' | 'interrupted' = 'success'): void {
     const requestId = this.state.activeGeneration?.requestId ?? 'unknown'
-    this.fact({
-      id: `completed:${generationId}`,
-      type: 'ai.generation.completed',
-      payload: {
-        generationId,
-        requestId,
+    this.fact(
+      generationCompleted(generationId, requestId, {
         outcome,
         ...(outcome === 'failed' ? { error: 'provider down' } : {}),
-      },
-    })
+      }),
+    )
   }
 
   /** A tool call streamed by the model and recorded for execution. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { LANES } from '../../../shared/ai/server/wake-ups-for.ts'
 import { PipelineError } from '../../../shared/aws/errors.ts'
 import { parseWakeUpMessage, wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
+import { LANE_NAMES } from '../../../shared/runtime/lanes.ts'
 
 describe('wake-up messages', () => {
   it("group a session's lane work by session, and keyed tool runs by session and tool call", () => {
@@ -52,7 +52,7 @@ describe('wake-up messages', () => {
   })
 
   it('carry every lane the runtime routes to, the metadata lane on the handlers queue', () => {
-    for (const lane of LANES) {
+    for (const lane of LANE_NAMES) {
       const message = wakeUpMessage({ sessionId: 's1', lane }, { index: 3 })
       expect(parseWakeUpMessage(message.body)).toEqual({ sessionId: 's1', lane })
     }

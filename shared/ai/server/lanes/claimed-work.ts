@@ -17,8 +17,14 @@ export async function runClaimedWork(
   work: (signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
   const controller = new AbortController()
-  const unregister = lane.registerLocal(sessionId, claim.key, controller)
-  const stopHeartbeat = claimHeartbeat(lane.store, sessionId, claim, lane.claimTtlMs, controller)
+  const unregister = lane.work.register(sessionId, claim.key, controller)
+  const stopHeartbeat = claimHeartbeat(
+    lane.store,
+    sessionId,
+    claim,
+    lane.config.claimTtlMs,
+    controller,
+  )
   try {
     await work(controller.signal)
   } catch (error) {

@@ -6,18 +6,20 @@ import {
   type CompactionContext,
   compactionBoundary,
   requestSummary,
-  type StepHarness,
+  type StepCompaction,
   SUMMARY_PREFIX,
   thresholdFor,
   toolWorkSettled,
 } from '../compaction.ts'
 import { modelMessagesOf } from '../prompt.ts'
 import type { ResolvedModel } from '../resolve-model.ts'
-import type { LaneContext } from './lane-context.ts'
 
 interface CompactionStep {
-  /** The harness with this generation's compaction setting resolved. */
-  harness: StepHarness | undefined
+  /** Whether this generation compacts, and how (decided by `stepCompaction`). */
+  compaction: StepCompaction
+  /** The step's `maxOutputTokens`, which the threshold leaves room for. */
+  maxOutputTokens: number | undefined
+  providerOptions: Record<string, Record<string, unknown>> | undefined
   state: AIState
   model: ResolvedModel
   instructions: string | undefined
@@ -40,13 +42,16 @@ interface CompactionStep {
  * newer attempt ended the work meanwhile.
  */
 export async function compactIfDue(
-  lane: LaneContext,
   step: CompactionStep,
 ): Promise<UIMessage[] | { failed: string } | 'aborted' | undefined> {
-  const harness = step.harness
-  const config = harness?.compaction === false ? undefined : harness?.compaction
-  if (harness?.compaction === false) return undefined
-  const thresholdTokens = thresholdFor(harness, step.model, step.state)
+  if (!step.compaction.on) return undefined
+  const config = step.compaction.options
+  const thresholdTokens = thresholdFor(
+    step.compaction,
+    step.maxOutputTokens,
+    step.model,
+    step.state,
+  )
   const context: CompactionContext = {
     messages: step.messages,
     modelMessages: step.modelMessages,
@@ -54,7 +59,7 @@ export async function compactIfDue(
     thresholdTokens,
     signal: step.signal,
   }
-  const due = config?.shouldCompact
+  const due = config.shouldCompact
     ? await config.shouldCompact(context)
     : thresholdTokens !== undefined && step.estimatedInputTokens > thresholdTokens
   if (!due || !toolWorkSettled(step.state)) return undefined
@@ -81,7 +86,7 @@ export async function compactIfDue(
   const covered = step.messages.slice(0, cut + 1)
   const rest = step.messages.slice(cut + 1)
   try {
-    const { summary, usage } = config?.compact
+    const { summary, usage } = config.compact
       ? {
           summary: (await config.compact({ ...context, messages: covered })).trim(),
           usage: undefined,
@@ -91,8 +96,8 @@ export async function compactIfDue(
           instructions: step.instructions,
           modelMessages: await modelMessagesOf(covered, step.definitions),
           tools: step.definitions,
-          extra: config?.instructions,
-          providerOptions: harness?.generation?.providerOptions,
+          extra: config.instructions,
+          providerOptions: step.providerOptions,
           signal: step.signal,
         })
     if (summary === '') throw new Error('The summary is empty')

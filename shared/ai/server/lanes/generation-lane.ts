@@ -1,11 +1,22 @@
-import type { ToolSet, UIMessage, UIMessageChunk } from 'ai'
+import type { UIMessage, UIMessageChunk } from 'ai'
 import type { StoredEvent } from '../../../log/event.ts'
-import { dueGeneration } from '../../controller/due-work.ts'
+import type { StateSnapshot } from '../../../log/reducer.ts'
+import { generationClaimKey } from '../../controller/claim-keys.ts'
+import {
+  attemptGenerationId,
+  attemptOpening,
+  generationCompleted,
+  type StepOutcome,
+  type StepToServe,
+  stepToServe,
+} from '../../controller/generation-attempt.ts'
+import { stepFacts } from '../../controller/step-facts.ts'
 import type { AIEventInput, AIEventPayload } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
+import type { SessionState } from '../../state/session-state.ts'
 import type { GenerateContext, ResolverContext } from '../agent-options.ts'
-import { compactionConflict, estimateTokens, type StepHarness } from '../compaction.ts'
+import { estimateTokens, type StepCompaction } from '../compaction.ts'
 import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
@@ -14,20 +25,13 @@ import { validatedToolInput } from '../validated-tool-input.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
-import { stepToolCalls } from './step-tool-calls.ts'
+import { storedEventAt } from './stored-event.ts'
 
-export const generationClaimKey = (requestId: string): string => `gen:${requestId}`
-
-/** The request to serve: a new one, or a running one whose worker vanished. */
-function requestToServe(state: AIState): { requestId: string; running?: string } | null {
-  const due = dueGeneration(state)
-  if (due) return { requestId: due.requestId }
-  const running = state.activeGeneration
-  if (running?.status === 'running' && state.active?.phase !== 'pausing') {
-    return { requestId: running.requestId, running: running.generationId }
-  }
-  return null
-}
+type Append = (events: AIEventInput<UIMessage>[]) => Promise<unknown>
+type RequestedEvent = StoredEvent<
+  'ai.generation.requested',
+  AIEventPayload<'ai.generation.requested'>
+>
 
 /**
  * The generation lane: runs the session's due model step, one at a time.
@@ -40,310 +44,274 @@ function requestToServe(state: AIState): { requestId: string; running?: string }
  * refused.
  */
 export async function runGenerationLane(lane: LaneContext, sessionId: string): Promise<void> {
-  const { state: snapshot, index } = await lane.state(sessionId)
-  const state = snapshot.ai
-  const serve = requestToServe(state)
+  const snapshot = await lane.state(sessionId)
+  const state = snapshot.state.ai
+  const serve = stepToServe(state)
   if (!serve || !state.active) return
   const claimKey = generationClaimKey(serve.requestId)
   // Held by another process: ClaimHeldError carries retryAt. When the holder
   // died, its claim expires and the retried wake-up takes over.
-  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
-  const active = state.active
-  const requested = requestEvent(sessionId, index, serve.requestId, state)
-  const generationId = derivedId('gen', serve.requestId, claim.attempt)
+  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+  const generationId = attemptGenerationId(serve.requestId, claim.attempt)
   const fence = { claim: claimKey, attempt: claim.attempt }
-  const append = (events: AIEventInput<UIMessage>[]) =>
-    lane.appendAsA2(sessionId, events, { fence })
+  const append: Append = (events) => lane.appendAsA2(sessionId, events, { fence })
+  const close = (outcome: StepOutcome) =>
+    append([generationCompleted(generationId, serve.requestId, outcome)])
   // The log says why for clients; the logger says it for operators.
   const fail = (error: string) => {
-    lane.logger.error(`a2: generation ${generationId} of session ${sessionId} failed: ${error}`)
-    return append([completed(generationId, serve.requestId, { outcome: 'failed', error })])
-  }
-  await runClaimedWork(lane, sessionId, claim, async (signal) => {
-    const step =
-      state.activeGeneration?.requestId === serve.requestId
-        ? state.activeGeneration.step
-        : active.step
-    const tools = (lane.options.tools ?? {}) as ToolSet
-    // A retried, resumed or recovered attempt does not see the output of the
-    // attempt it replaces.
-    const messages = promptMessages(state, {
-      withoutCurrentStep: state.response?.uncommittedStep === true || serve.running !== undefined,
-    })
-    const resolverContext = { state: snapshot.app, messages, event: requested, sessionId }
-    let resolvedModel: ReturnType<typeof resolveModel> | undefined
-    let failure: string | undefined
-    let instructions: string | undefined
-    let harness: StepHarness | undefined
-    try {
-      const choice =
-        typeof lane.options.model === 'function'
-          ? await lane.options.model(resolverContext)
-          : lane.options.model
-      resolvedModel = resolveModel(choice)
-      instructions =
-        typeof lane.options.instructions === 'function'
-          ? await lane.options.instructions(resolverContext)
-          : lane.options.instructions
-      harness = await stepHarness(lane, tools, resolverContext)
-    } catch (error) {
-      failure = messageOf(error)
-    }
-    await append([
-      ...(serve.running && state.compaction?.status === 'running'
-        ? [
-            {
-              id: derivedId('compaction-interrupted', state.compaction.compactionId),
-              type: 'ai.compaction.failed' as const,
-              payload: {
-                compactionId: state.compaction.compactionId,
-                status: 'interrupted' as const,
-              },
-            },
-          ]
-        : []),
-      ...(serve.running
-        ? [
-            {
-              id: derivedId('superseded', serve.running),
-              type: 'ai.generation.superseded' as const,
-              payload: {
-                generationId: serve.running,
-                requestId: serve.requestId,
-                reason: `attempt ${claim.attempt} took over`,
-              },
-            },
-          ]
-        : []),
-      ...(resolvedModel && wantsMetadata(harness, resolvedModel, state)
-        ? [
-            {
-              id: derivedId('model-metadata', resolvedModel.modelId),
-              type: 'ai.model.metadata.requested' as const,
-              payload: { modelId: resolvedModel.modelId },
-            },
-          ]
-        : []),
-      {
-        id: derivedId('started', generationId),
-        type: 'ai.generation.started',
-        payload: {
-          generationId,
-          requestId: serve.requestId,
-          turnId: active.turnId,
-          responseMessageId: active.responseMessageId,
-          step,
-          attempt: claim.attempt,
-          ...(resolvedModel ? { modelId: resolvedModel.modelId } : {}),
-        },
-      },
-    ])
-    if (failure !== undefined || !resolvedModel) {
-      await fail(failure ?? 'no model')
-      return
-    }
-
-    const settings = lane.options.harness?.generation ?? {}
-    const definitions = toolDefinitions(tools)
-    let modelMessages = await modelMessagesOf(messages, definitions)
-    let estimatedInputTokens = estimateTokens(
-      { instructions, modelMessages, tools: definitions },
-      state.calibration[resolvedModel.modelId] ?? 1,
+    lane.config.logger.error(
+      `a2: generation ${generationId} of session ${sessionId} failed: ${error}`,
     )
-    const compacted = await compactIfDue(lane, {
-      harness,
-      state,
-      model: resolvedModel,
-      instructions,
-      messages,
-      modelMessages,
-      estimatedInputTokens,
-      definitions,
-      generationId,
-      signal,
-      append,
-    })
-    if (compacted === 'aborted') return
-    if (compacted && 'failed' in compacted) {
+    return close({ outcome: 'failed', error })
+  }
+  const requested = await requestedEvent(lane, sessionId, state, serve)
+  await runClaimedWork(lane, sessionId, claim, async (signal) => {
+    const step = await prepareStep(lane, snapshot, serve, requested)
+    await append(
+      attemptOpening(state, {
+        serve,
+        generationId,
+        attempt: claim.attempt,
+        ...(step.model ? { modelId: step.model.modelId } : {}),
+        requestMetadata:
+          step.model !== undefined && wantsMetadata(step.compaction, step.model, state),
+      }),
+    )
+    if ('failure' in step) return void (await fail(step.failure))
+    const prompt = await promptOf(lane, step, state, generationId, signal, append)
+    if (prompt === 'aborted') return
+    if ('failed' in prompt) {
       // The previous context stays; retry() runs the step (and the summary) again.
-      await fail(compacted.failed)
-      return
-    }
-    if (compacted) {
-      resolverContext.messages = compacted
-      modelMessages = await modelMessagesOf(compacted, definitions)
-      estimatedInputTokens = estimateTokens(
-        { instructions, modelMessages, tools: definitions },
-        state.calibration[resolvedModel.modelId] ?? 1,
-      )
+      return void (await fail(prompt.failed))
     }
     const context: GenerateContext = {
-      ...resolverContext,
-      model: resolvedModel.model,
-      instructions,
-      modelMessages,
+      ...step.resolverContext,
+      messages: prompt.messages,
+      model: step.model.model,
+      instructions: step.instructions,
+      modelMessages: prompt.modelMessages,
       generationId,
-      tools: definitions,
-      signal: signal,
-      settings,
+      tools: step.definitions,
+      signal,
+      settings: lane.config.generation,
     }
-    let sequence = 0
-    const progress = (chunks: UIMessageChunk[]): AIEventInput<UIMessage> => ({
-      id: derivedId('progress', generationId, ++sequence),
-      type: 'ai.generation.progress',
-      payload: { generationId, chunks: chunks as never },
-    })
-    const batcher = progressBatcher(async (chunks) => {
-      await append([progress(chunks)])
-    }, settings.progress)
-    const toolFacts = stepToolCalls(
-      tools,
-      settings.toolApproval ?? {},
-      { generationId, turnId: active.turnId, messageId: active.responseMessageId },
-      state,
-    )
-    let finishReason: string | undefined
-    let streamError: string | undefined
-    // A2's own write failing (fenced out, the store) is not the model's
-    // failure: it ends the attempt, and the claim decides what happens next.
-    let writeFailure: { error: unknown } | undefined
-    let usagePromise: PromiseLike<unknown> | undefined
-    try {
-      const generate = lane.options.harness?.generate
-      const generated = generate
-        ? { stream: await generate(context as never), usage: undefined }
-        : defaultGenerate(context, resolvedModel, lane.options.harness?.messageMetadata as never)
-      const stream = generated.stream
-      usagePromise = generated.usage
-      for await (const streamed of stream as unknown as AsyncIterable<UIMessageChunk>) {
-        if (signal.aborted) break
-        // streamText validates tool input; a custom generate's calls get the same check.
-        const chunk = generate ? await validatedToolInput(streamed, tools) : streamed
-        if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
-        if (chunk.type === 'error') streamError = chunk.errorText
-        batcher.push(chunk)
-        // A call whose input is complete is recorded now, not when the step
-        // closes: its tool starts (or its approval is asked) while the model
-        // still streams. The chunks before it go in the same append.
-        const facts = toolFacts(chunk)
-        if (facts.length === 0) continue
-        try {
-          const pending = await batcher.drain()
-          await append([...(pending.length > 0 ? [progress(pending)] : []), ...facts])
-        } catch (error) {
-          writeFailure = { error }
-          break
-        }
-      }
-    } catch (error) {
-      if (!signal.aborted) streamError = messageOf(error)
-    }
-    if (writeFailure) {
-      await batcher.close().catch(() => undefined)
-      throw writeFailure.error
-    }
-    await batcher.close()
+    const streamed = await streamStep(lane, context, step.model, state, append)
     if (signal.aborted) return
-    const usage = usagePromise
-      ? ((await Promise.resolve(usagePromise).catch(() => undefined)) as
-          | Record<string, unknown>
-          | undefined)
-      : undefined
-    if (streamError !== undefined) {
-      await fail(streamError)
-      return
-    }
-    await append([
-      completed(generationId, serve.requestId, {
-        outcome: 'success',
-        ...(finishReason === undefined ? {} : { finishReason }),
-        ...(usage ? { usage } : {}),
-        modelId: resolvedModel.modelId,
-        estimatedInputTokens,
-      }),
-    ])
+    if (streamed.error !== undefined) return void (await fail(streamed.error))
+    await close({
+      outcome: 'success',
+      ...(streamed.finishReason === undefined ? {} : { finishReason: streamed.finishReason }),
+      ...(streamed.usage ? { usage: streamed.usage } : {}),
+      modelId: step.model.modelId,
+      estimatedInputTokens: prompt.estimatedInputTokens,
+    })
   })
 }
 
 /**
- * The request as resolvers see it. Its ID is the request ID (advance() writes
- * it so), and its payload is rebuilt from state, which saves reading the log
- * for it.
+ * The request being served, as stored (what resolvers and a custom
+ * `generate` receive as `event`).
  */
-function requestEvent(
+async function requestedEvent(
+  lane: LaneContext,
   sessionId: string,
-  index: number,
-  requestId: string,
   state: AIState,
-): StoredEvent<'ai.generation.requested', AIEventPayload<'ai.generation.requested'>> {
-  const active = state.active as NonNullable<AIState['active']>
-  return {
-    id: requestId,
-    type: 'ai.generation.requested',
-    payload: {
-      requestId,
-      turnId: active.turnId,
-      responseMessageId: active.responseMessageId,
-      step: active.step,
-      ...(active.retryId === undefined ? {} : { retryId: active.retryId }),
-    },
-    sessionId,
-    index,
-    timestamp: Date.now(),
+  serve: StepToServe,
+): Promise<RequestedEvent> {
+  const at = state.active?.request
+  if (at === undefined || at.id !== serve.requestId) {
+    throw new Error(`a2: session ${sessionId} does not say where request ${serve.requestId} is`)
+  }
+  return (await storedEventAt(lane.log, sessionId, at)) as RequestedEvent
+}
+
+type PreparedStep =
+  | { failure: string; model?: ResolvedModel; compaction?: StepCompaction }
+  | {
+      model: ResolvedModel
+      instructions: string | undefined
+      compaction: StepCompaction
+      messages: UIMessage[]
+      resolverContext: ResolverContext
+      definitions: ReturnType<typeof toolDefinitions>
+    }
+
+/**
+ * The step's model, instructions and compaction, from the resolvers (a
+ * throwing resolver fails the step). A retried, resumed or recovered attempt
+ * does not see the output of the attempt it replaces.
+ */
+async function prepareStep(
+  lane: LaneContext,
+  snapshot: StateSnapshot<SessionState>,
+  serve: StepToServe,
+  event: RequestedEvent,
+): Promise<PreparedStep> {
+  const state = snapshot.state.ai
+  const messages = promptMessages(state, {
+    withoutCurrentStep: state.response?.uncommittedStep === true || serve.replaces !== undefined,
+  })
+  const resolverContext: ResolverContext = {
+    state: snapshot.state.app,
+    messages,
+    event,
+    sessionId: event.sessionId,
+  }
+  let model: ResolvedModel | undefined
+  let compaction: StepCompaction | undefined
+  try {
+    model = resolveModel(await lane.config.model(resolverContext))
+    const instructions = await lane.config.instructions(resolverContext)
+    compaction = await lane.config.compaction(resolverContext)
+    return {
+      model,
+      instructions,
+      compaction,
+      messages,
+      resolverContext,
+      definitions: toolDefinitions(lane.config.tools),
+    }
+  } catch (error) {
+    return {
+      failure: messageOf(error),
+      ...(model ? { model } : {}),
+      ...(compaction ? { compaction } : {}),
+    }
   }
 }
 
-/**
- * The harness for this generation: a compaction resolver chooses now, from
- * the captured state. A setting that cannot run with the agent's tools fails
- * the step, as a throwing resolver does.
- */
-async function stepHarness(
+type Prompt = {
+  messages: UIMessage[]
+  modelMessages: Awaited<ReturnType<typeof modelMessagesOf>>
+  estimatedInputTokens: number
+}
+
+/** The step's prompt: compacted first when that is due (see compact-if-due.ts). */
+async function promptOf(
   lane: LaneContext,
-  tools: ToolSet,
-  context: ResolverContext,
-): Promise<StepHarness | undefined> {
-  const harness = lane.options.harness
-  if (typeof harness?.compaction !== 'function') return harness as StepHarness | undefined
-  const compaction = await harness.compaction(context)
-  const conflict = compactionConflict(tools, compaction)
-  if (conflict !== undefined) throw new Error(conflict)
-  return { ...harness, compaction }
+  step: Exclude<PreparedStep, { failure: string }>,
+  state: AIState,
+  generationId: string,
+  signal: AbortSignal,
+  append: Append,
+): Promise<Prompt | { failed: string } | 'aborted'> {
+  const measure = async (messages: UIMessage[]): Promise<Prompt> => {
+    const modelMessages = await modelMessagesOf(messages, step.definitions)
+    const estimatedInputTokens = estimateTokens(
+      { instructions: step.instructions, modelMessages, tools: step.definitions },
+      state.calibration[step.model.modelId] ?? 1,
+    )
+    return { messages, modelMessages, estimatedInputTokens }
+  }
+  const prompt = await measure(step.messages)
+  const compacted = await compactIfDue({
+    compaction: step.compaction,
+    maxOutputTokens: lane.config.generation.maxOutputTokens,
+    providerOptions: lane.config.generation.providerOptions,
+    state,
+    model: step.model,
+    instructions: step.instructions,
+    messages: prompt.messages,
+    modelMessages: prompt.modelMessages,
+    estimatedInputTokens: prompt.estimatedInputTokens,
+    definitions: step.definitions,
+    generationId,
+    signal,
+    append,
+  })
+  if (compacted === undefined) return prompt
+  if (compacted === 'aborted' || 'failed' in compacted) return compacted
+  return measure(compacted)
+}
+
+/**
+ * Streams the step into batched progress, recording each tool call as soon
+ * as its input is complete (the chunks before it go in the same append). A2's
+ * own write failing (fenced out, the store) is not the model's failure: it
+ * ends the attempt, and the claim decides what happens next.
+ */
+async function streamStep(
+  lane: LaneContext,
+  context: GenerateContext,
+  model: ResolvedModel,
+  state: AIState,
+  append: Append,
+): Promise<{ finishReason?: string; error?: string; usage?: Record<string, unknown> }> {
+  const { generationId, signal } = context
+  const active = state.active as NonNullable<AIState['active']>
+  let sequence = 0
+  const progress = (chunks: UIMessageChunk[]): AIEventInput<UIMessage> => ({
+    id: derivedId('progress', generationId, ++sequence),
+    type: 'ai.generation.progress',
+    payload: { generationId, chunks: chunks as never },
+  })
+  const batcher = progressBatcher(async (chunks) => {
+    await append([progress(chunks)])
+  }, lane.config.generation.progress)
+  const factsOf = stepFacts(
+    lane.config.tools,
+    lane.config.toolApproval,
+    { generationId, turnId: active.turnId, messageId: active.responseMessageId },
+    state,
+  )
+  const generate = lane.config.generate
+  let finishReason: string | undefined
+  let error: string | undefined
+  let writeFailure: { error: unknown } | undefined
+  let usage: PromiseLike<unknown> | undefined
+  try {
+    const generated = generate
+      ? { stream: await generate(context), usage: undefined }
+      : defaultGenerate(context, model, lane.config.messageMetadata)
+    usage = generated.usage
+    for await (const streamed of generated.stream as unknown as AsyncIterable<UIMessageChunk>) {
+      if (signal.aborted) break
+      // streamText validates tool input; a custom generate's calls get the same check.
+      const chunk = generate ? await validatedToolInput(streamed, lane.config.tools) : streamed
+      if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
+      if (chunk.type === 'error') error = chunk.errorText
+      batcher.push(chunk)
+      const facts = factsOf(chunk)
+      if (facts.length === 0) continue
+      try {
+        const pending = await batcher.drain()
+        await append([...(pending.length > 0 ? [progress(pending)] : []), ...facts])
+      } catch (caught) {
+        writeFailure = { error: caught }
+        break
+      }
+    }
+  } catch (caught) {
+    if (!signal.aborted) error = messageOf(caught)
+  }
+  if (writeFailure) {
+    await batcher.close().catch(() => undefined)
+    throw writeFailure.error
+  }
+  await batcher.close()
+  const used = usage
+    ? ((await Promise.resolve(usage).catch(() => undefined)) as Record<string, unknown> | undefined)
+    : undefined
+  return {
+    ...(finishReason === undefined ? {} : { finishReason }),
+    ...(error === undefined ? {} : { error }),
+    ...(used ? { usage: used } : {}),
+  }
 }
 
 /**
  * The first generation with each Gateway model records a metadata request,
- * which the metadata lane answers. Not for AI SDK model objects (not in the
- * catalog), not with `compaction: false`, and not with a custom `generate`
- * unless compaction is configured.
+ * which the metadata lane answers: only while compaction is on (it needs the
+ * model's limits), and not for AI SDK model objects (not in the catalog).
  */
 function wantsMetadata(
-  harness: StepHarness | undefined,
+  compaction: StepCompaction | undefined,
   model: ResolvedModel,
   state: AIState,
 ): boolean {
-  if (harness?.compaction === false) return false
-  if (harness?.generate && harness.compaction === undefined) return false
-  return model.gateway && !Object.hasOwn(state.modelMetadata, model.modelId)
-}
-
-function completed(
-  generationId: string,
-  requestId: string,
-  rest: {
-    outcome: 'success' | 'failed' | 'interrupted'
-    finishReason?: string
-    error?: string
-    usage?: Record<string, unknown>
-    modelId?: string
-    estimatedInputTokens?: number
-  },
-): AIEventInput<UIMessage> {
-  return {
-    id: derivedId('gen-completed', generationId),
-    type: 'ai.generation.completed',
-    payload: { generationId, requestId, ...rest },
-  }
+  return (
+    compaction?.on === true && model.gateway && !Object.hasOwn(state.modelMetadata, model.modelId)
+  )
 }
 
 function messageOf(error: unknown): string {

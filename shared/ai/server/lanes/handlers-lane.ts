@@ -15,7 +15,7 @@ const PAGE = 100
  * the retry policy's attempts, dead-lettered.
  */
 export async function runHandlersLane(lane: LaneContext, sessionId: string): Promise<void> {
-  const handlers = lane.options.handlers ?? {}
+  const handlers = lane.config.handlers
   const log = lane.log.session(sessionId)
   const move = (from: number, to: number, fence?: { claim: string; attempt: number }) =>
     lane.store.append(sessionId, [], {
@@ -40,15 +40,17 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
     }
     const claimKey = `handler:${event.id}`
     // A held claim throws: a live worker runs it, and the wake-up is retried.
-    const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
-    const session = agentSession(
-      lane,
-      sessionId,
-      (target, appended) => lane.log.session(target).append(appended),
-      () => event.timestamp,
-    )
+    const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+    // Its timers count from the event, so a retried handler sets the same ones.
+    const session = agentSession(lane, sessionId, () => event.timestamp)
     await runClaimedWork(lane, sessionId, claim, async (signal) => {
-      const context = { event, attempt: claim.attempt, session, signal, agentName: lane.agentName }
+      const context = {
+        event,
+        attempt: claim.attempt,
+        session,
+        signal,
+        agentName: lane.config.name,
+      }
       await runInHandlerContext(context, () => handler(context))
     })
     await move(from, event.index, { claim: claimKey, attempt: claim.attempt })

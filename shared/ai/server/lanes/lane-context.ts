@@ -1,35 +1,40 @@
 import type { UIMessage } from 'ai'
-import type { StoredEvent } from '../../../log/event.ts'
+import type { EventInput, StoredEvent } from '../../../log/event.ts'
 import type { EventLog, SessionLog } from '../../../log/event-log.ts'
 import type { EventStore } from '../../../log/event-store.ts'
-import type { Reducer, StateSnapshot } from '../../../log/reducer.ts'
+import type { StateSnapshot } from '../../../log/reducer.ts'
 import type { Scheduler } from '../../../runtime/scheduler.ts'
 import type { WakeUp } from '../../../runtime/wake-up.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import type { SessionState } from '../../state/session-state.ts'
-import type { AgentOptions } from '../agent-options.ts'
+import type { AgentConfig } from '../agent-config.ts'
+import type { LocalWork } from './local-work.ts'
 
 export type { SessionState } from '../../state/session-state.ts'
 
-/** What every lane worker shares: the agent's configuration and its I/O. */
+type AppendOptions = Parameters<SessionLog['append']>[1]
+
+/**
+ * What every lane worker runs with: the agent's resolved configuration, its
+ * I/O (the log and its store, timers, wake-ups), the folded state of a
+ * session, and the work this process runs. Every append here wakes the lanes
+ * its events concern, so nothing a worker writes can wait unseen.
+ */
 export interface LaneContext {
-  options: AgentOptions
-  agentName: string
-  log: EventLog
-  store: EventStore
-  scheduler: Scheduler
-  reducer: Reducer<SessionState, StoredEvent>
-  claimTtlMs: number
-  logger: Pick<Console, 'info' | 'warn' | 'error'>
-  /** Appends as A2 and wakes the lanes the new events concern. */
+  readonly config: AgentConfig
+  readonly log: EventLog
+  readonly store: EventStore
+  readonly scheduler: Scheduler
+  /** The session's folded state at the log's end (cached per session). */
+  state(sessionId: string): Promise<StateSnapshot<SessionState>>
+  /** Appends as A2 (reserved IDs allowed) and wakes the lanes the new events concern. */
   appendAsA2(
     sessionId: string,
     events: readonly AIEventInput<UIMessage>[],
-    options?: Parameters<SessionLog['append']>[1],
+    options?: AppendOptions,
   ): Promise<StoredEvent[]>
+  /** A trusted server append (tools, handlers, `agent.session()`), which wakes lanes too. */
+  append(sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]>
   wake(wakeUps: WakeUp[]): Promise<void>
-  state(sessionId: string): Promise<StateSnapshot<SessionState>>
-  /** Aborts work this process runs under `claimKey`, at once (the fence does it elsewhere). */
-  abortLocal(sessionId: string, claimKey: string, reason: string): void
-  registerLocal(sessionId: string, claimKey: string, controller: AbortController): () => void
+  readonly work: LocalWork
 }

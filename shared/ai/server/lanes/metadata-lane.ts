@@ -21,7 +21,7 @@ export async function runMetadataLane(
   for (const [modelId, metadata] of Object.entries(state.ai.modelMetadata)) {
     if (metadata.status !== 'pending') continue
     if (key === undefined ? lookupGaveUp(state.ai, modelId) : key !== modelId) continue
-    const limits = await lookUpModel(modelId, lane.options.modelCatalog ?? {})
+    const limits = await lookUpModel(modelId, lane.config.modelCatalog)
     await lane.appendAsA2(sessionId, [
       {
         id: derivedId('model-metadata-resolved', modelId),

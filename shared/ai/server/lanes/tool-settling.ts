@@ -1,9 +1,8 @@
-import type { UIMessage } from 'ai'
-import type { AIEventInput } from '../../events/ai-events.ts'
+import { toolClaimKey } from '../../controller/claim-keys.ts'
+import { toolInterrupted } from '../../controller/settle-work.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import type { LaneContext } from './lane-context.ts'
-import { toolClaimKey } from './tool-claim-key.ts'
 
 // Pause now stops tool work that is under way, and the turn stays `pausing`
 // until that work has settled. Three writers may record the same fact, the
@@ -11,15 +10,6 @@ import { toolClaimKey } from './tool-claim-key.ts'
 // the abort, a timer one claim TTL after the pause (for a worker that died or
 // ignores its signal), and the controller when no worker can be running.
 // Each writes it alone, with the same ID, so the later ones are replays.
-
-/** The fact that settles a call cut short by `cause` (a Pause now, or a turn's end). */
-export function toolInterrupted(tool: ToolRecord, cause: string): AIEventInput<UIMessage> {
-  return {
-    id: derivedId('tool-interrupted', tool.generationId, tool.toolCallId, cause),
-    type: 'ai.tool.interrupted',
-    payload: { toolCallId: tool.toolCallId, generationId: tool.generationId, reason: cause },
-  }
-}
 
 /**
  * For a running call of a pausing turn: whether it has settled, so the
@@ -41,8 +31,8 @@ export async function pausedToolSettled(
   const claim = await lane.store.readClaim(sessionId, key)
   // Nobody ever took it: nothing runs.
   if (claim === undefined) return true
-  const now = Date.now()
-  const deadline = (active.pausingSince ?? 0) + lane.claimTtlMs
+  const now = lane.config.now()
+  const deadline = (active.pausingSince ?? 0) + lane.config.claimTtlMs
   const live = claim.expiresAt > now
   if (!live && now >= deadline) return true
   await lane.scheduler
@@ -58,7 +48,7 @@ export async function pausedToolSettled(
     })
   if (live) {
     await lane.store.revokeClaim(sessionId, key)
-    lane.abortLocal(sessionId, key, 'paused')
+    lane.work.abort(sessionId, key, 'paused')
   }
   return false
 }

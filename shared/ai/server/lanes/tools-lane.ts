@@ -3,6 +3,7 @@ import type { Tool, ToolSet, UIMessage } from 'ai'
 import { FencedOutError } from '../../../log/errors.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { toolClaimKey } from '../../controller/claim-keys.ts'
 import { runnableTools } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId, toolCallKey } from '../../ids.ts'
@@ -11,7 +12,7 @@ import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { agentSession } from '../session-api.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import type { LaneContext } from './lane-context.ts'
-import { toolClaimKey } from './tool-claim-key.ts'
+import { storedEventAt } from './stored-event.ts'
 import { acknowledgeCutShort } from './tool-settling.ts'
 
 /** The wake-up key of a tool run: the call, or one shared lane with `toolLane: 'tools'`. */
@@ -30,13 +31,12 @@ export async function runToolsLane(
   sessionId: string,
   key: string | undefined,
 ): Promise<void> {
-  const { state, index } = await lane.state(sessionId)
+  const { state } = await lane.state(sessionId)
   const runnable = runnableTools(state.ai)
-  const serial = lane.options.toolLane === 'tools'
   if (key === undefined) {
     if (runnable.length === 0) return
     await lane.wake(
-      serial
+      lane.config.serialTools
         ? [{ sessionId, lane: 'tools', key: SERIAL_TOOL_KEY }]
         : runnable.map((tool) => ({ sessionId, lane: 'tools', key: toolCallKey(tool) })),
     )
@@ -44,20 +44,19 @@ export async function runToolsLane(
   }
   const targets =
     key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => toolCallKey(tool) === key)
-  for (const tool of targets) await runTool(lane, sessionId, index, state.ai, tool)
+  for (const tool of targets) await runTool(lane, sessionId, state.ai, tool)
 }
 
 async function runTool(
   lane: LaneContext,
   sessionId: string,
-  index: number,
   state: AIState,
   record: ToolRecord,
 ): Promise<void> {
   const claimKey = toolClaimKey(record)
   // Held by another attempt: ClaimHeldError carries retryAt, and both the
   // embedded dispatcher and the SQS lane handler look again then.
-  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.claimTtlMs })
+  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
   const fence = { claim: claimKey, attempt: claim.attempt }
   const result = (
     id: string,
@@ -75,9 +74,8 @@ async function runTool(
       ...payload,
     },
   })
-  const recovery =
-    (lane.options.toolRecovery as Record<string, string> | undefined)?.[record.toolName] ?? 'rerun'
-  if (recovery === 'report' && (claim.previous === 'expired' || claim.previous === 'revoked')) {
+  const interrupted = claim.previous === 'expired' || claim.previous === 'revoked'
+  if (interrupted && lane.config.toolRecovery(record.toolName) === 'report') {
     await lane.appendAsA2(
       sessionId,
       [
@@ -91,7 +89,7 @@ async function runTool(
     return
   }
 
-  const tools = (lane.options.tools ?? {}) as ToolSet
+  const tools = lane.config.tools
   const definition: Tool | undefined = Object.hasOwn(tools, record.toolName)
     ? tools[record.toolName]
     : undefined
@@ -112,20 +110,10 @@ async function runTool(
     return
   }
 
-  const calledEvent: StoredEvent = {
-    id: record.called?.id ?? derivedId('tool-called', record.generationId, record.toolCallId),
-    type: 'ai.tool.called',
-    payload: { ...record },
-    sessionId,
-    index: record.called?.index ?? index,
-    timestamp: record.called?.timestamp ?? Date.now(),
-  }
-  const session = agentSession(
-    lane,
-    sessionId,
-    (target, events) => lane.log.session(target).append(events),
-    () => calledEvent.timestamp,
-  )
+  // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
+  // timers count from that event's time, so a retried call sets the same ones.
+  const calledEvent = await calledEventOf(lane, sessionId, record)
+  const session = agentSession(lane, sessionId, () => calledEvent.timestamp)
   let preliminary = 0
   // Stopped (Pause now, Stop) or superseded before its result was recorded.
   let cutShort = false
@@ -140,7 +128,7 @@ async function runTool(
           attempt: claim.attempt,
           session,
           signal: signal,
-          agentName: lane.agentName,
+          agentName: lane.config.name,
         },
         async () => {
           for await (const output of executeTool({
@@ -215,10 +203,33 @@ async function runTool(
   // Best effort: if it cannot be written, the pause's settle timer records it.
   if (cutShort) {
     await acknowledgeCutShort(lane, sessionId, record).catch((error: unknown) =>
-      lane.logger.warn(
+      lane.config.logger.warn(
         `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
       ),
     )
+  }
+}
+
+/**
+ * The call's `ai.tool.called` event as stored. A call whose approval was
+ * recorded before the call itself (A2 writes both in one append, so only a
+ * hand-written log does this) has no stored position: it gets the event its
+ * record describes.
+ */
+async function calledEventOf(
+  lane: LaneContext,
+  sessionId: string,
+  record: ToolRecord,
+): Promise<StoredEvent> {
+  if (record.called) return storedEventAt(lane.log, sessionId, record.called)
+  const { status: _status, ...payload } = record
+  return {
+    id: derivedId('tool-called', record.generationId, record.toolCallId),
+    type: 'ai.tool.called',
+    payload,
+    sessionId,
+    index: 0,
+    timestamp: lane.config.now(),
   }
 }
 

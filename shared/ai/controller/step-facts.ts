@@ -1,8 +1,16 @@
 import type { Tool, ToolSet, UIMessage, UIMessageChunk } from 'ai'
-import type { AIEventInput } from '../../events/ai-events.ts'
-import { derivedId } from '../../ids.ts'
-import type { AIState } from '../../state/ai-state.ts'
-import type { ToolApprovalPolicy } from '../agent-options.ts'
+import type { AIEventInput } from '../events/ai-events.ts'
+import { derivedId } from '../ids.ts'
+import type { AIState } from '../state/ai-state.ts'
+
+/**
+ * Whether a call needs the user's approval before it runs: per tool, a
+ * fixed answer or a function of the call's input (`harness.generation.toolApproval`).
+ */
+export type ToolApprovalPolicy =
+  | 'user-approval'
+  | 'approved'
+  | ((input: unknown) => 'user-approval' | 'approved')
 
 export interface StepIdentity {
   generationId: string
@@ -19,7 +27,7 @@ export interface StepIdentity {
  * Every ID derives from the generation and the provider's call ID, so a
  * retried append of the same attempt replays.
  */
-export function stepToolCalls(
+export function stepFacts(
   tools: ToolSet,
   policies: Record<string, ToolApprovalPolicy>,
   step: StepIdentity,

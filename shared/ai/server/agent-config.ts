@@ -1,0 +1,121 @@
+import type { ToolSet, UIMessage } from 'ai'
+import type { ContractEvents } from '../../log/contract.ts'
+import type { AdvanceOptions } from '../controller/advance.ts'
+import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
+import type {
+  AgentOptions,
+  AppHandlerArgs,
+  GenerateContext,
+  GenerationSettings,
+  HarnessOptions,
+  MessageMetadataContext,
+  ModelChoice,
+  ResolverContext,
+} from './agent-options.ts'
+import { type StepCompaction, stepCompaction } from './compaction.ts'
+import type { ModelCatalogOptions } from './model-catalog.ts'
+
+const DEFAULT_CLAIM_TTL_MS = 30_000
+
+export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
+
+/**
+ * An agent's options, resolved once when the agent is made: defaults filled
+ * in, resolvers made uniform, and every decision that the options alone fix
+ * taken here (is compaction on, which lanes run, which tools need approval),
+ * so no lane decides it again. The clock is here too: it reaches the store,
+ * the scheduler, the dispatcher, resolvers and every timestamp the runtime
+ * writes.
+ */
+export interface AgentConfig {
+  readonly name: string
+  readonly tools: ToolSet
+  readonly claimTtlMs: number
+  /** What the controller needs of the options (`maxSteps`). */
+  readonly advance: AdvanceOptions
+  /** `toolLane: 'tools'`: a session's tool calls run one at a time. */
+  readonly serialTools: boolean
+  /** What a cut-short call of `toolName` gets: run again, or reported to the model. */
+  toolRecovery(toolName: string): 'rerun' | 'report'
+  readonly toolApproval: Record<string, ToolApprovalPolicy>
+  readonly generation: GenerationSettings
+  /** A custom model-facing step (`harness.generate`), if any. */
+  readonly generate?: (
+    context: GenerateContext,
+  ) => ReturnType<NonNullable<HarnessOptions['generate']>>
+  readonly messageMetadata?: (context: MessageMetadataContext) => unknown
+  /** The step's model, instructions and compaction, resolved per generation. */
+  model(context: ResolverContext): Promise<ModelChoice>
+  instructions(context: ResolverContext): Promise<string | undefined>
+  compaction(context: ResolverContext): Promise<StepCompaction>
+  readonly handlers: Readonly<Record<string, (args: AppHandlerArgs) => Promise<void> | void>>
+  /** The event types `handlers` handles: what wakes the handlers lane. */
+  readonly handledTypes: ReadonlySet<string>
+  readonly modelCatalog: ModelCatalogOptions
+  readonly now: () => number
+  readonly logger: Logger
+}
+
+/**
+ * Resolves an agent's options. Throws a `TypeError` for options that cannot
+ * work: no name, a contract event in the `ai.` namespace, or automatic
+ * compaction with provider-executed tools (a resolver's choice is checked
+ * per generation, where it fails the step instead).
+ */
+export function resolveAgentConfig<
+  Tools extends ToolSet,
+  Events extends ContractEvents,
+  AppState,
+  M extends UIMessage,
+>(typed: AgentOptions<Tools, Events, AppState, M>): AgentConfig {
+  // The one place the options' generics are let go: below this, app state is
+  // `unknown` and messages are `UIMessage`, as the lanes see them. Resolvers
+  // are called with what the typed options promise (the contract's state,
+  // its messages), so the erasure is safe.
+  const options = typed as unknown as AgentOptions
+  const name = options.name ?? options.contract?.name
+  if (!name) throw new TypeError('agent() needs a name or a contract')
+  for (const type of Object.keys(options.contract?.events ?? {})) {
+    if (type.startsWith('ai.'))
+      throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
+  }
+  const harness: HarnessOptions = options.harness ?? { type: 'ai-sdk' }
+  const tools: ToolSet = options.tools ?? {}
+  const resolve = <T>(
+    value: T | ((context: ResolverContext) => T | Promise<T>),
+  ): ((context: ResolverContext) => Promise<T>) =>
+    typeof value === 'function'
+      ? async (context) => (value as (context: ResolverContext) => T | Promise<T>)(context)
+      : async () => value
+  const compactionSetting = harness.compaction
+  const customGenerate = harness.generate !== undefined
+  if (typeof compactionSetting !== 'function') {
+    // Fails now, at construction, not at the first turn.
+    stepCompaction(compactionSetting, { tools, customGenerate })
+  }
+  const compactionOf = resolve(compactionSetting)
+  const recovery: Record<string, 'report' | 'rerun' | undefined> = options.toolRecovery ?? {}
+  const handlers: AgentConfig['handlers'] = options.handlers ?? {}
+  return {
+    name,
+    tools,
+    claimTtlMs: options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS,
+    advance: harness.maxSteps === undefined ? {} : { maxSteps: harness.maxSteps },
+    serialTools: options.toolLane === 'tools',
+    toolRecovery: (toolName) =>
+      Object.hasOwn(recovery, toolName) ? (recovery[toolName] ?? 'rerun') : 'rerun',
+    toolApproval: harness.generation?.toolApproval ?? {},
+    generation: harness.generation ?? {},
+    ...(harness.generate ? { generate: harness.generate } : {}),
+    ...(harness.messageMetadata ? { messageMetadata: harness.messageMetadata } : {}),
+    model: resolve(options.model),
+    instructions: resolve(options.instructions),
+    compaction: async (context) =>
+      stepCompaction(await compactionOf(context), { tools, customGenerate }),
+    handlers,
+    handledTypes: new Set(Object.keys(handlers)),
+    modelCatalog: options.modelCatalog ?? {},
+    now: options.now ?? Date.now,
+    logger: options.logger ?? console,
+  }
+}
