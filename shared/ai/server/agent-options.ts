@@ -20,6 +20,7 @@ import type { AIState } from '../state/ai-state.ts'
 import type { ModelSettings } from '../state/model-settings.ts'
 import type { CompactionOptions } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
+import type { ProgressBatching } from './progress-batcher.ts'
 
 /** What model and instruction resolvers receive. */
 export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMessage> {
@@ -62,10 +63,11 @@ export interface GenerationSettings {
   providerOptions?: Record<string, Record<string, unknown>>
   /**
    * How streamed chunks become `ai.generation.progress` events: the first
-   * chunk is written at once, later ones every `windowMs` or when `maxChunks`
-   * or `maxBytes` collect, whichever comes first.
+   * content chunk is written at once, later ones after a window that starts
+   * at `windowMs` (50) and doubles after each write up to `maxWindowMs`
+   * (250), or when `maxChunks` (64) or `maxBytes` (64 KiB) collect.
    */
-  progress?: { windowMs?: number; maxChunks?: number; maxBytes?: number }
+  progress?: Partial<ProgressBatching>
 }
 
 /** What `harness.messageMetadata` receives: the step's generate context and the current stream part. */

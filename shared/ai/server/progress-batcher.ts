@@ -1,25 +1,47 @@
 import type { UIMessageChunk } from 'ai'
 
 export interface ProgressBatching {
-  /** How long later chunks wait for company (default 50 ms). */
+  /** The window after the first content chunk's write (default 50 ms); each later one doubles. */
   windowMs: number
-  /** Flush once this many chunks wait (default 200). */
+  /** The longest window (default 250 ms): no chunk waits longer for company. */
+  maxWindowMs: number
+  /** Write once this many chunks wait (default 64). */
   maxChunks: number
-  /** Flush once the waiting chunks reach this many bytes of JSON (default 64 KiB). */
+  /** Write once the waiting chunks reach this many bytes of JSON (default 64 KiB). */
   maxBytes: number
 }
 
+/**
+ * Chosen together against four targets (docs/runtime.md, "Streaming cost";
+ * the figures in docs/benchmarks.md): the first token reaches the log at
+ * once; a 50 tokens/s answer costs at most 100 appends per 1,000 chunks and a
+ * 200 tokens/s one at most 50; a chunk waits 150 ms at the median. Windows
+ * that grow (50, 100, 200, then 250 ms) keep the start of an answer lively
+ * and make the number of appends follow the answer's length at a rate of
+ * about four a second, not twenty.
+ */
 export const DEFAULT_PROGRESS_BATCHING: ProgressBatching = {
   windowMs: 50,
-  maxChunks: 200,
+  maxWindowMs: 250,
+  maxChunks: 64,
   maxBytes: 64 * 1024,
 }
 
 /**
- * Turns a stream of chunks into few appends: the first chunk is written at
- * once (time to first token matters most), later ones wait up to `windowMs`
- * for company, or go when the batch is full. Writes run one at a time and in
- * order; chunks arriving during a write join the next batch.
+ * Chunks that only open something (the message, a step, a part): they show
+ * nothing yet, so they wait for the first chunk that does instead of taking
+ * the "first chunk at once" write for themselves.
+ */
+const OPENING_CHUNKS = new Set(['start', 'start-step', 'text-start', 'reasoning-start'])
+
+/**
+ * Turns a stream of chunks into few appends. The first content chunk (with
+ * the opening chunks before it) is written at once, since time to first token
+ * matters most; later chunks wait for company, for a window that starts at
+ * `windowMs` and doubles after each write up to `maxWindowMs`, or until
+ * `maxChunks` or `maxBytes` collect. Consecutive deltas of one part are
+ * written as one (`coalesceDeltas`). Writes run one at a time and in order;
+ * chunks arriving during a write join the next batch.
  */
 export function progressBatcher(
   write: (chunks: UIMessageChunk[]) => Promise<void>,
@@ -33,21 +55,30 @@ export function progressBatcher(
   drain(): Promise<UIMessageChunk[]>
   close(): Promise<void>
 } {
-  const { windowMs, maxChunks, maxBytes } = { ...DEFAULT_PROGRESS_BATCHING, ...options }
+  const { windowMs, maxWindowMs, maxChunks, maxBytes } = {
+    ...DEFAULT_PROGRESS_BATCHING,
+    ...options,
+  }
   let waiting: UIMessageChunk[] = []
   let waitingBytes = 0
-  let first = true
+  let contentSeen = false
+  let window = windowMs
   let timer: ReturnType<typeof setTimeout> | undefined
   let writing: Promise<void> = Promise.resolve()
   let failure: unknown
 
-  function flush(): void {
+  function take(): UIMessageChunk[] {
     clearTimeout(timer)
     timer = undefined
-    if (waiting.length === 0) return
-    const batch = waiting
+    const batch = coalesceDeltas(waiting)
     waiting = []
     waitingBytes = 0
+    return batch
+  }
+
+  function flush(): void {
+    const batch = take()
+    if (batch.length === 0) return
     writing = writing
       .then(() => (failure === undefined ? write(batch) : undefined))
       .catch((error: unknown) => {
@@ -60,11 +91,15 @@ export function progressBatcher(
       if (failure !== undefined) throw failure
       waiting.push(chunk)
       waitingBytes += JSON.stringify(chunk).length
-      if (first || waiting.length >= maxChunks || waitingBytes >= maxBytes) {
-        first = false
-        flush()
-      } else {
-        timer ??= setTimeout(flush, windowMs)
+      if (!contentSeen) {
+        if (OPENING_CHUNKS.has(chunk.type)) return
+        contentSeen = true
+        return flush()
+      }
+      if (waiting.length >= maxChunks || waitingBytes >= maxBytes) return flush()
+      if (timer === undefined) {
+        timer = setTimeout(flush, window)
+        window = Math.min(maxWindowMs, window * 2)
       }
     },
     async drain() {
@@ -72,10 +107,7 @@ export function progressBatcher(
       timer = undefined
       await writing
       if (failure !== undefined) throw failure
-      const batch = waiting
-      waiting = []
-      waitingBytes = 0
-      return batch
+      return take()
     },
     async close() {
       flush()
@@ -83,4 +115,42 @@ export function progressBatcher(
       if (failure !== undefined) throw failure
     },
   }
+}
+
+type Delta = Extract<
+  UIMessageChunk,
+  { type: 'text-delta' | 'reasoning-delta' | 'tool-input-delta' }
+>
+
+/**
+ * Consecutive deltas of one part as one delta: what any reader of the
+ * stream (the AI SDK's `readUIMessageStream`, A2's fold) makes of them is the
+ * same, and a batch of tokens stores as one short chunk instead of dozens of
+ * objects. Deltas that carry provider metadata stay as they are.
+ */
+export function coalesceDeltas(chunks: readonly UIMessageChunk[]): UIMessageChunk[] {
+  const out: UIMessageChunk[] = []
+  for (const chunk of chunks) {
+    const last = out.at(-1)
+    if (last && mergeable(last, chunk)) {
+      out[out.length - 1] = merged(last as Delta, chunk as Delta)
+    } else out.push(chunk)
+  }
+  return out
+}
+
+function mergeable(a: UIMessageChunk, b: UIMessageChunk): boolean {
+  if (a.type !== b.type || 'providerMetadata' in a || 'providerMetadata' in b) return false
+  if (a.type === 'text-delta' || a.type === 'reasoning-delta') {
+    return a.id === (b as typeof a).id
+  }
+  if (a.type === 'tool-input-delta') return a.toolCallId === (b as typeof a).toolCallId
+  return false
+}
+
+function merged(a: Delta, b: Delta): Delta {
+  if (a.type === 'tool-input-delta' && b.type === 'tool-input-delta') {
+    return { ...a, inputTextDelta: a.inputTextDelta + b.inputTextDelta }
+  }
+  return { ...a, delta: (a as { delta: string }).delta + (b as { delta: string }).delta } as Delta
 }
