@@ -5,7 +5,7 @@ import type {
   HttpResponseMetadata,
   ResponseStream,
   StreamingHandler,
-} from '../lambda/awslambda.ts'
+} from '../../shared/aws/lambda/awslambda.ts'
 
 /**
  * Lambda's `awslambda` global for local runs: `streamifyResponse` returns the

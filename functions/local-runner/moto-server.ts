@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 
 export const MOTO_INSTALL_HINT =
-  "The integration tests need the moto server (Python). Install it with: pip install 'moto[server]'"
+  "The integration tests and `npm run local` need the moto server (Python). Install it with: pip install 'moto[server]'"
 
 // Single-threaded on purpose: the threaded server lets two concurrent
 // conditional writes both succeed, which would hide the races we test.

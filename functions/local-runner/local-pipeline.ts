@@ -21,16 +21,19 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs'
 import type { Context, DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
-import type { AwsEnvironment } from '../agent-environment.ts'
-import type { PipelineLogger } from '../lambda/pipeline-agent.ts'
-import { type PipelineHandlers, pipelineHandlers } from '../lambda/pipeline-handlers.ts'
+import type { AwsEnvironment } from '../../shared/aws/agent-environment.ts'
+import type { PipelineLogger } from '../../shared/aws/lambda/pipeline-agent.ts'
+import {
+  type PipelineHandlers,
+  pipelineHandlers,
+} from '../../shared/aws/lambda/pipeline-handlers.ts'
 import {
   QUEUE_FUNCTION_NAMES,
   QUEUE_FUNCTIONS,
   type QueueFunction,
   type VisibilityLease,
-} from '../pipeline-functions.ts'
-import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../stream-filter.ts'
+} from '../../shared/aws/pipeline-functions.ts'
+import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../../shared/aws/stream-filter.ts'
 import type { LocalQueues } from './resources.ts'
 import { serveStreamingHandler, streamingShim } from './streaming-shim.ts'
 
