@@ -9,7 +9,6 @@ export {
   createAgentClient,
   DEFAULT_GC_TIME_MS,
 } from './agent-client.ts'
-export type { AgentSession } from './agent-session.ts'
 export type { AgentLike, MessageOf } from './agent-types.ts'
 export type { BackoffOptions } from './backoff.ts'
 export {
@@ -17,10 +16,10 @@ export {
   type AgentChatTransportOptions,
 } from './chat-transport.ts'
 export { AgentClientError, type AgentClientErrorCode } from './client-error.ts'
+export type { ClientSession } from './client-session.ts'
 export type { HeadersOption } from './endpoint.ts'
-export type { ConnectionStatus } from './event-stream.ts'
 export { messageChunks } from './message-chunks.ts'
-export { type ResponseTarget, responseStream } from './response-stream.ts'
+export { type ResponseTarget, responseChunkStream } from './response-chunk-stream.ts'
 export type { AgentActions, ApprovalRef, PushResult } from './session-actions.ts'
 export {
   type AgentIndicator,
@@ -29,3 +28,4 @@ export {
   indicatorOf,
   statusOf,
 } from './session-view.ts'
+export type { ConnectionStatus } from './sse-subscription.ts'

@@ -11,7 +11,7 @@ import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
  */
 export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
 
-export interface EventStreamOptions {
+export interface SseSubscriptionOptions {
   endpoint: Endpoint
   sessionId: string
   /** The index of the last event applied; every (re)connect resumes after it. */
@@ -51,10 +51,10 @@ interface Attempt {
  * server turns out to hold another log (`onRewind`), it starts over from 0.
  *
  * @example
- * const stream = openEventStream({ endpoint, sessionId: 's1', lastIndex: () => index, onEvents: apply, onStatus: show })
+ * const stream = openSseSubscription({ endpoint, sessionId: 's1', lastIndex: () => index, onEvents: apply, onStatus: show })
  * stream.close()
  */
-export function openEventStream(options: EventStreamOptions): { close(): void } {
+export function openSseSubscription(options: SseSubscriptionOptions): { close(): void } {
   const closed = new AbortController()
   let retryHint: number | undefined
   void (async () => {
@@ -93,7 +93,7 @@ export function openEventStream(options: EventStreamOptions): { close(): void } 
 }
 
 async function readOnce(
-  options: EventStreamOptions,
+  options: SseSubscriptionOptions,
   closed: AbortSignal,
   onRetry: (ms: number) => void,
 ): Promise<Attempt> {
