@@ -33,7 +33,7 @@ import type { StoredEvent } from '../../shared/log/event.ts'
 import { foldEvents } from '../../shared/log/reducer.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
-import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
+import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 
 /**
  * Sessions per case, each on fresh resources, and turns per session: moto's

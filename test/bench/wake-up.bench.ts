@@ -17,7 +17,7 @@ import { createLocalResources } from '../../functions/local-runner/resources.ts'
 import { inputs } from '../../shared/ai/index.ts'
 import { type Agent, agent } from '../../shared/ai/server/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
-import { scriptedModel } from '../support/scripted-model.ts'
+import { scriptedModel } from '../../shared/testing/scripted-model.ts'
 
 const ROUNDS = 12
 const silent = { info: () => {}, warn: () => {}, error: () => {} }

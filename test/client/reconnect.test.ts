@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { type ClientSession, createAgentClient } from '../../shared/ai/client/index.ts'
-import { text } from '../support/scripted-model.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { type ServedAgent, servedAgent, textOf, tracked, until } from './support.ts'
 
 const ANSWER = 'One two three four five six seven eight nine ten eleven twelve'

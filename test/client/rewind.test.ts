@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { type ClientSession, createAgentClient } from '../../shared/ai/client/index.ts'
 import { inputs } from '../../shared/ai/index.ts'
-import { text } from '../support/scripted-model.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { type ServedAgent, servedAgent, textOf, tracked, until } from './support.ts'
 
 const user = (id: string, said: string) =>

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import type { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   AppendConflictError,
@@ -17,17 +17,23 @@ import {
   type Reducer,
   ReservedEventIdError,
   type StoredEvent,
-} from '../../shared/index.ts'
-import {
-  MAX_APPEND_BYTES,
-  MAX_EVENT_BYTES,
-  MAX_EVENTS_PER_APPEND,
-} from '../../shared/log/limits.ts'
+} from '../index.ts'
+import { MAX_APPEND_BYTES, MAX_EVENT_BYTES, MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
 
 export interface EventStoreHarness {
   store: EventStore
   /** Makes the stored snapshot of a reducer undecodable, as a damaged item would be. */
   corruptSnapshot(sessionId: string, reducerName: string): Promise<void>
+}
+
+/**
+ * The test functions the suite registers its tests with: vitest's own,
+ * passed in so that importing `a2-aws/test` never loads a test runner.
+ */
+export interface ConformanceTestApi {
+  describe: typeof describe
+  it: typeof it
+  expect: typeof expect
 }
 
 const session = (): string => `s-${randomUUID()}`
@@ -68,10 +74,19 @@ function countingReducer(name: string): Reducer<number[]> & { folds: number } {
 /**
  * One suite, every store: what the event log promises, checked against the
  * real component (the DynamoDB store runs it on an AWS-compatible endpoint).
+ * Run it on your own `EventStore` from a vitest file; `harness` is called
+ * once per test.
+ *
+ * @example
+ * import { describe, expect, it } from 'vitest'
+ * import { describeEventStoreConformance } from 'a2-aws/test'
+ *
+ * describeEventStoreConformance('my store', () => ({ store: myStore(), corruptSnapshot }), { describe, it, expect })
  */
 export function describeEventStoreConformance(
   name: string,
   harness: () => EventStoreHarness,
+  { describe, it, expect }: ConformanceTestApi,
 ): void {
   describe(`${name}: the event store contract`, () => {
     describe('append', () => {
