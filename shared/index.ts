@@ -9,6 +9,7 @@ export {
   type ContractEvents,
   contract,
 } from './log/contract.ts'
+export { type A2Code, hasA2Code } from './log/error-brand.ts'
 export {
   A2Error,
   type A2ErrorCode,
@@ -21,7 +22,6 @@ export {
   FencedOutError,
   InvalidEventError,
   InvalidSessionIdError,
-  isA2Error,
   PartialDuplicateBatchError,
   ReservedEventIdError,
 } from './log/errors.ts'

@@ -30,12 +30,6 @@ export const streamingShim: AwsLambdaGlobal = {
   },
 }
 
-/** Installs the shim as `globalThis.awslambda` unless a real one is there. */
-export function installStreamingShim(): void {
-  const global = globalThis as unknown as { awslambda?: AwsLambdaGlobal }
-  global.awslambda ??= streamingShim
-}
-
 /** 15 minutes: what API Gateway and Lambda allow a streamed response. */
 const STREAM_LIMIT_MS = 15 * 60_000
 
