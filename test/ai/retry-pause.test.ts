@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { decide, inputs } from '../../shared/ai/index.ts'
+import { decide } from '../../shared/ai/controller/decide.ts'
+import { inputs } from '../../shared/ai/index.ts'
 import { FakeSession, userMessage } from './support/fake-session.ts'
 
 function failedTurn(): { session: FakeSession; turnId: string } {

@@ -1,5 +1,5 @@
 // Imported as a package user does: the conformance suite from `a2-aws/test`.
-import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
+import { memoryEventStore } from 'a2-aws'
 import { describeEventStoreConformance } from 'a2-aws/test'
 import { describe, expect, it } from 'vitest'
 

@@ -1,12 +1,11 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
+import { advance } from '../../../shared/ai/controller/advance.ts'
+import { type Decision, decide } from '../../../shared/ai/controller/decide.ts'
+import { dueGeneration } from '../../../shared/ai/controller/due-work.ts'
 import {
   type AIEventInput,
   type AIState,
-  advance,
   type ControlCommandInput,
-  type Decision,
-  decide,
-  dueGeneration,
   initialAIState,
   reduceAIState,
 } from '../../../shared/ai/index.ts'
