@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto'
+import { z } from 'zod'
 import type { WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
 import { QUEUE_LANES, type QueueLane } from './pipeline-functions.ts'
+import { parseQueueMessage } from './queue-message.ts'
 
 export { QUEUE_LANES, type QueueLane }
 
@@ -18,9 +20,11 @@ const QUEUE_OF_LANE: Record<string, QueueLane> = {
   metadata: 'handlers',
 }
 
-/** The queue a lane's wake-ups travel on. */
+/** The queue a lane's wake-ups travel on; a lane nobody serves is a `MALFORMED_WAKE_UP` error. */
 export function queueOfLane(lane: string): QueueLane {
-  return queueLaneOf(Object.hasOwn(QUEUE_OF_LANE, lane) ? QUEUE_OF_LANE[lane] : lane)
+  const queue = queueOfLaneOrUndefined(lane)
+  if (queue === undefined) throw new PipelineError('MALFORMED_WAKE_UP', unknownLane(lane))
+  return queue
 }
 
 /** A wake-up as one SQS FIFO message. */
@@ -77,38 +81,37 @@ export function wakeUpMessage(wakeUp: WakeUp, options: WakeUpMessageOptions = {}
   return { lane, groupId, deduplicationId, body: JSON.stringify(body) }
 }
 
+const unknownLane = (lane: unknown): string =>
+  `Unknown lane ${JSON.stringify(lane)}: expected one of ${QUEUE_LANES.join(', ')}`
+
+const needsSessionId = 'A wake-up message needs a string "sessionId"'
+
+const wakeUpMessageSchema = z.object(
+  {
+    sessionId: z.string({ error: needsSessionId }).min(1, { error: needsSessionId }),
+    // Lanes nobody serves are refused here, not in a lane.
+    lane: z
+      .string({ error: (issue) => unknownLane(issue.input) })
+      .refine((lane) => queueOfLaneOrUndefined(lane) !== undefined, {
+        error: (issue) => unknownLane(issue.input),
+      }),
+    key: z.string({ error: 'A wake-up\'s "key" must be a string' }).optional(),
+  },
+  { error: 'A wake-up message must be a JSON object' },
+)
+
 /** Reads a wake-up message body; anything else is a `MALFORMED_WAKE_UP` error. */
 export function parseWakeUpMessage(body: string): WakeUp {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch (error) {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up message must be JSON', {
-      cause: error,
-    })
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up message must be a JSON object')
-  }
-  const { sessionId, lane, key } = value as Record<string, unknown>
-  if (typeof sessionId !== 'string' || sessionId === '') {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up message needs a string "sessionId"')
-  }
-  if (key !== undefined && typeof key !== 'string') {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up\'s "key" must be a string')
-  }
-  queueOfLane(lane as string) // refuses lanes nobody serves
-  const wakeUp: WakeUp = { sessionId, lane: lane as string }
-  if (key !== undefined) wakeUp.key = key
-  return wakeUp
+  return parseQueueMessage(
+    body,
+    wakeUpMessageSchema,
+    (why, cause) => {
+      throw new PipelineError('MALFORMED_WAKE_UP', why, cause === undefined ? undefined : { cause })
+    },
+    'A wake-up message must be JSON',
+  )
 }
 
-function queueLaneOf(lane: unknown): QueueLane {
-  if (!QUEUE_LANES.includes(lane as QueueLane)) {
-    throw new PipelineError(
-      'MALFORMED_WAKE_UP',
-      `Unknown lane ${JSON.stringify(lane)}: expected one of ${QUEUE_LANES.join(', ')}`,
-    )
-  }
-  return lane as QueueLane
+function queueOfLaneOrUndefined(lane: string): QueueLane | undefined {
+  return Object.hasOwn(QUEUE_OF_LANE, lane) ? QUEUE_OF_LANE[lane] : undefined
 }
