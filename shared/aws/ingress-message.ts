@@ -1,11 +1,12 @@
-import { createHash } from 'node:crypto'
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { z } from 'zod'
 import type { EventInput, NewEvent } from '../log/event.ts'
+import { idHash } from '../log/id-hash.ts'
 import { MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
 import { encodeBatch } from '../stores/payload-codec.ts'
 import { PipelineError } from './errors.ts'
 import { parseQueueMessage } from './queue-message.ts'
+import { sqsGroupId } from './sqs-id.ts'
 
 /** What internal services put on the ingress queue: events for one session. */
 export interface IngressMessage {
@@ -68,9 +69,6 @@ const ingressMessageSchema = z.object(
   { error: 'the body is not a JSON object' },
 )
 
-// Same alphabet and length as SQS allows for group and deduplication IDs.
-const SQS_ID = /^[\x21-\x7e]{1,128}$/
-
 /**
  * Sends events built with `inputs` to a session through the ingress queue,
  * for services that should not call the HTTP API. Events without an ID get
@@ -112,12 +110,11 @@ export async function sendInputs(
     new SendMessageCommand({
       QueueUrl: target.queueUrl,
       MessageBody: body,
-      MessageGroupId: SQS_ID.test(sessionId)
-        ? sessionId
-        : `#${createHash('sha256').update(sessionId).digest('hex')}`,
-      MessageDeduplicationId: createHash('sha256')
-        .update(JSON.stringify([sessionId, message.events.map((event) => event.id)]))
-        .digest('hex'),
+      MessageGroupId: sqsGroupId(sessionId),
+      MessageDeduplicationId: idHash(
+        JSON.stringify([sessionId, message.events.map((event) => event.id)]),
+        'hex',
+      ),
     }),
   )
   return message

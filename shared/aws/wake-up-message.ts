@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto'
 import { z } from 'zod'
+import { idHash } from '../log/id-hash.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
 import { QUEUE_LANES, type QueueLane } from './pipeline-functions.ts'
 import { parseQueueMessage } from './queue-message.ts'
+import { sqsGroupId } from './sqs-id.ts'
 
 export { QUEUE_LANES, type QueueLane }
 
@@ -47,14 +48,6 @@ export interface WakeUpMessageOptions {
   toolLane?: 'tools'
 }
 
-// SQS allows 128 characters of letters, digits and ASCII punctuation in group
-// and deduplication IDs.
-const SQS_ID = /^[\x21-\x7e]{1,128}$/
-
-function sqsId(text: string): string {
-  return SQS_ID.test(text) ? text : `#${createHash('sha256').update(text).digest('hex')}`
-}
-
 /**
  * How a wake-up travels: a message group per session and lane (per tool call
  * for keyed tool runs, unless `toolLane` serializes them), so a lane's work
@@ -67,15 +60,14 @@ function sqsId(text: string): string {
 export function wakeUpMessage(wakeUp: WakeUp, options: WakeUpMessageOptions = {}): WakeUpMessage {
   const lane = queueOfLane(wakeUp.lane)
   const keyed = lane === 'tools' && wakeUp.key !== undefined && options.toolLane !== 'tools'
-  const groupId = sqsId(keyed ? `${wakeUp.sessionId}/${wakeUp.key}` : wakeUp.sessionId)
+  const groupId = sqsGroupId(keyed ? `${wakeUp.sessionId}/${wakeUp.key}` : wakeUp.sessionId)
   const deduplicationId =
     options.index === undefined
       ? crypto.randomUUID()
-      : createHash('sha256')
-          .update(
-            JSON.stringify([wakeUp.sessionId, wakeUp.lane, wakeUp.key ?? null, options.index]),
-          )
-          .digest('hex')
+      : idHash(
+          JSON.stringify([wakeUp.sessionId, wakeUp.lane, wakeUp.key ?? null, options.index]),
+          'hex',
+        )
   const body: WakeUp = { sessionId: wakeUp.sessionId, lane: wakeUp.lane }
   if (wakeUp.key !== undefined) body.key = wakeUp.key
   return { lane, groupId, deduplicationId, body: JSON.stringify(body) }
