@@ -34,6 +34,7 @@ import {
   type VisibilityLease,
 } from '../../shared/aws/pipeline-functions.ts'
 import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../../shared/aws/stream-filter.ts'
+import { sleep } from '../../shared/timing/sleep.ts'
 import type { LocalQueues } from './resources.ts'
 import { serveStreamingHandler, streamingShim } from './streaming-shim.ts'
 
@@ -377,5 +378,3 @@ function sqsRecord(message: Message, queueArn: string): SQSRecord {
     awsRegion: queueArn.split(':')[3] ?? 'us-east-1',
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -19,6 +19,7 @@ import {
   type StoredEvent,
 } from '../index.ts'
 import { MAX_APPEND_BYTES, MAX_EVENT_BYTES, MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
+import { sleep } from '../timing/sleep.ts'
 
 export interface EventStoreHarness {
   store: EventStore
@@ -339,9 +340,9 @@ export function describeEventStoreConformance(
         )
         const controller = new AbortController()
         const seen = collect(store.tail(s, { after: 1, signal: controller.signal }), 4)
-        await new Promise((resolve) => setTimeout(resolve, 60))
+        await sleep(60)
         await store.append(s, [ev(`${s}-t-4`)])
-        await new Promise((resolve) => setTimeout(resolve, 60))
+        await sleep(60)
         await store.append(s, [ev(`${s}-t-5`)])
         const events = await seen
         controller.abort()
@@ -357,7 +358,7 @@ export function describeEventStoreConformance(
           for await (const event of store.tail(s, { signal: controller.signal })) seen.push(event)
         })()
         await store.append(s, [ev(randomUUID())])
-        await new Promise((resolve) => setTimeout(resolve, 80))
+        await sleep(80)
         controller.abort()
         await done
         expect(indices(seen)).toEqual([1])
@@ -519,7 +520,7 @@ export function describeEventStoreConformance(
         await store.append(s, [ev(randomUUID())], {
           fence: { claim: 'gen:1', attempt: first.attempt },
         })
-        await new Promise((resolve) => setTimeout(resolve, 40))
+        await sleep(40)
         const second = await store.claim(s, 'gen:1', ttl)
         expect(second.attempt).toBe(2)
         const late = await store
@@ -537,7 +538,7 @@ export function describeEventStoreConformance(
         const { store } = harness()
         const s = session()
         expect((await store.claim(s, 'w', { ttlMs: 10 })).previous).toBeUndefined()
-        await new Promise((resolve) => setTimeout(resolve, 25))
+        await sleep(25)
         const second = await store.claim(s, 'w', ttl)
         expect(second).toMatchObject({ attempt: 2, previous: 'expired' })
         await store.releaseClaim(s, second)

@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from '../../log/reducer.ts'
+import { backoff } from '../../timing/backoff.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
 import { optimisticAIState } from '../optimistic/optimistic-state.ts'
 import type { AIState } from '../state/ai-state.ts'
@@ -10,7 +11,7 @@ import {
   type SessionState,
   splitSnapshot,
 } from '../state/session-state.ts'
-import { type BackoffOptions, backoffDelay } from './backoff.ts'
+import { type BackoffOptions, clientBackoff } from './backoff.ts'
 import type { AgentClientError } from './client-error.ts'
 import { type Endpoint, postEvents } from './endpoint.ts'
 import { PendingCommands } from './pending-commands.ts'
@@ -175,7 +176,8 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
       inFlight++
       updateHolds()
       notify()
-      const retryDelay = (attempt: number) => backoffDelay(attempt, config.reconnect ?? {})
+      const retryDelay = (attempt: number) =>
+        backoff(attempt, clientBackoff(config.reconnect ?? {}))
       stored = postEvents(config.endpoint, id, withIds, { delay: retryDelay }).then(
         (result) => {
           for (const event of result) pending.placed(event.id, event.index)

@@ -1,6 +1,8 @@
 import { createParser } from 'eventsource-parser'
 import type { StoredEvent } from '../../log/event.ts'
-import { type BackoffOptions, backoffDelay, DEFAULT_INITIAL_DELAY_MS } from './backoff.ts'
+import { backoff } from '../../timing/backoff.ts'
+import { sleep } from '../../timing/sleep.ts'
+import { type BackoffOptions, clientBackoff, DEFAULT_INITIAL_DELAY_MS } from './backoff.ts'
 import { type AgentClientError, errorFromResponse, networkError } from './client-error.ts'
 import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
 
@@ -81,7 +83,10 @@ export function openSseSubscription(options: SseSubscriptionOptions): { close():
       const initialDelayMs =
         options.backoff?.initialDelayMs ?? retryHint ?? DEFAULT_INITIAL_DELAY_MS
       options.onStatus('reconnecting', error)
-      await sleep(backoffDelay(attempt++, { ...options.backoff, initialDelayMs }), closed.signal)
+      await sleep(
+        backoff(attempt++, clientBackoff({ ...options.backoff, initialDelayMs })),
+        closed.signal,
+      )
     }
   })()
   return {
@@ -188,16 +193,4 @@ function parseId(json: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-    function done(): void {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-  })
 }

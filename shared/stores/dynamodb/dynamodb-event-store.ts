@@ -35,9 +35,11 @@ import type {
   TailOptions,
 } from '../../log/event-store.ts'
 import { MAX_EVENT_BYTES } from '../../log/limits.ts'
+import { backoff } from '../../timing/backoff.ts'
+import { sleep } from '../../timing/sleep.ts'
 import { keyedQueue } from '../keyed-queue.ts'
 import { decodePayload, encodeBatch, encodePayload } from '../payload-codec.ts'
-import { sleep, tailLoop } from '../tail-loop.ts'
+import { tailLoop } from '../tail-loop.ts'
 import { appendRetryDelay, DEFAULT_APPEND_RETRY_MS } from './append-retry.ts'
 import { eventItem, guardFromItem, guardItem, storedEventFromItem } from './event-items.ts'
 import {
@@ -515,7 +517,10 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         {
           read: (cursor) => read(sessionId, { after: cursor }),
           waitForNews: (_cursor, idleRounds, abortSignal) =>
-            sleep(Math.min(poll.max, poll.min * 2 ** Math.max(0, idleRounds - 1)), abortSignal),
+            sleep(
+              backoff(idleRounds - 1, { initial: poll.min, max: poll.max, jitter: 'none' }),
+              abortSignal,
+            ),
         },
         after,
         signal,
