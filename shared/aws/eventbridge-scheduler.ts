@@ -1,5 +1,4 @@
 import {
-  ConflictException,
   CreateScheduleCommand,
   GetScheduleCommand,
   type SchedulerClient,
@@ -8,6 +7,7 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { idHash } from '../log/id-hash.ts'
 import { TimerConflictError } from '../runtime/in-process-scheduler.ts'
 import type { Scheduler, Timer } from '../runtime/scheduler.ts'
+import { isAwsError } from '../stores/dynamodb/aws-error.ts'
 import { PipelineError } from './errors.ts'
 import { timerMessageBody } from './timer-message.ts'
 
@@ -96,7 +96,7 @@ export function eventBridgeScheduler(options: EventBridgeSchedulerOptions): Sche
           }),
         )
       } catch (error) {
-        if (!(error instanceof ConflictException)) throw error
+        if (!isAwsError(error, 'ConflictException')) throw error
         const existing = await options.scheduler.send(
           new GetScheduleCommand({ Name: name, GroupName: options.groupName }),
         )
