@@ -10,9 +10,9 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { environmentVariables } from '../shared/aws/agent-environment.ts'
-import { startLocalPipeline } from '../shared/aws/local-runner/local-pipeline.ts'
-import { createLocalResources } from '../shared/aws/local-runner/resources.ts'
-import { startMotoServer } from '../test/support/moto-server.ts'
+import { startLocalPipeline } from './local-runner/local-pipeline.ts'
+import { startMotoServer } from './local-runner/moto-server.ts'
+import { createLocalResources } from './local-runner/resources.ts'
 
 const moto = process.env.A2_AWS_ENDPOINT ? undefined : await startMotoServer()
 const endpoint = process.env.A2_AWS_ENDPOINT ?? (moto?.endpoint as string)

@@ -1,11 +1,8 @@
-// `a2-aws/cdk`: the A2Agent construct and the A2ChatPage next to it.
+// `a2-aws/cdk`: the CDK constructs (needs the optional peers `aws-cdk-lib`,
+// `constructs` and `esbuild`): `A2Agent`, an agent module deployed as the
+// whole pipeline (table, queues, Lambda functions, API, timers), and
+// `A2ChatPage`, a built chat page on CloudFront, same-origin with its API.
+// Synthesizing loads no AWS SDK client.
 
-export {
-  A2Agent,
-  type A2AgentProps,
-  DEFAULT_STREAM_CONCURRENCY,
-  DEFAULT_THROTTLE,
-  type LaneName,
-  type TimedFunction,
-} from './a2-agent.ts'
+export { A2Agent, type A2AgentProps, type LaneName, type TimedFunction } from './a2-agent.ts'
 export { A2ChatPage, type A2ChatPageProps } from './chat-page.ts'

@@ -1,6 +1,24 @@
-// `a2-aws`: the isomorphic core of the event log. Nothing here touches AWS,
-// Node I/O or React, so browsers, Lambda handlers and servers share it.
-export { canonicalJson } from './log/canonical-json.ts'
+// `a2-aws`: the event log. What it is for:
+// - events and app contracts (`contract`), reducers and their fold
+//   (`foldEvents`), the log over a store (`eventLog`);
+// - the `EventStore` port, to plug in or write a store, and the embedded
+//   `memoryEventStore` (the DynamoDB store is in `a2-aws/aws`; the suite a
+//   store must pass is in `a2-aws/test`);
+// - the log's fetch endpoint (`logEndpoint`, errors as `HttpError`);
+// - the limits every store enforces, the typed errors and `hasA2Code`, the
+//   one way to recognise them.
+// No AWS SDK, React or agent runtime. Server-side: the memory store
+// measures payloads gzipped (`node:zlib`); browser code imports
+// `a2-aws/ai/client`, which exports `hasA2Code` too.
+
+export { HttpError, type HttpErrorCode } from './http/http-error.ts'
+export {
+  type Authorize,
+  type FetchOptions,
+  type LogEndpointOptions,
+  logEndpoint,
+  type Operation,
+} from './http/log-endpoint.ts'
 export {
   type Contract,
   type ContractDefinition,
@@ -9,8 +27,8 @@ export {
   type ContractEvents,
   contract,
 } from './log/contract.ts'
+export { type A2Code, hasA2Code } from './log/error-brand.ts'
 export {
-  A2Error,
   type A2ErrorCode,
   AppendConflictError,
   AppendContendedError,
@@ -21,19 +39,11 @@ export {
   FencedOutError,
   InvalidEventError,
   InvalidSessionIdError,
-  isA2Error,
   PartialDuplicateBatchError,
   ReservedEventIdError,
 } from './log/errors.ts'
+export type { EventInput, NewEvent, StoredEvent } from './log/event.ts'
 export {
-  type EventInput,
-  isReservedId,
-  type NewEvent,
-  RESERVED_ID_PREFIX,
-  type StoredEvent,
-} from './log/event.ts'
-export {
-  DEFAULT_SNAPSHOT_EVERY,
   type EventLog,
   type EventLogOptions,
   eventLog,
@@ -54,8 +64,10 @@ export {
   MAX_APPEND_BYTES,
   MAX_EVENT_BYTES,
   MAX_EVENTS_PER_APPEND,
-  MAX_ID_LENGTH,
   MAX_PAYLOAD_DEPTH,
-  MAX_TYPE_LENGTH,
 } from './log/limits.ts'
 export { foldEvents, type Reducer, type StateSnapshot } from './log/reducer.ts'
+export {
+  type MemoryEventStoreOptions,
+  memoryEventStore,
+} from './stores/memory/memory-event-store.ts'

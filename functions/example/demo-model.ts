@@ -3,6 +3,7 @@ import type {
   LanguageModelV4CallOptions,
   LanguageModelV4StreamPart,
 } from '@ai-sdk/provider'
+import { sleep } from '../../shared/timing/sleep.ts'
 
 /**
  * The offline demo model `npm start` uses when no AI Gateway key is set: a
@@ -110,7 +111,7 @@ function words(
       for (const token of tokens) {
         if (signal?.aborted) return controller.error(signal.reason)
         controller.enqueue({ type: 'text-delta', id: 'demo', delta: token })
-        await new Promise((resolve) => setTimeout(resolve, delayMs))
+        await sleep(delayMs)
       }
       controller.enqueue({ type: 'text-end', id: 'demo' })
       controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage })

@@ -1,3 +1,4 @@
+import { sleep } from '../../shared/timing/sleep.ts'
 import { HEAD_TIMEOUT_MS } from './answer-check.ts'
 import { type CheckOutcome, duration, fail } from './check-result.ts'
 import { judgeClosed, PROMPT_END_MS, reportOf, streamInvocation } from './judge-closed.ts'
@@ -69,7 +70,7 @@ export async function runClosedCheck(
         }
       }
       if (now() - closedAt >= waitMs) break
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, waitMs)))
+      await sleep(Math.min(pollMs, waitMs))
     }
   } catch (error) {
     return judgeClosed({ heldMs, waitedMs: now() - closedAt, error: errorText(error) })

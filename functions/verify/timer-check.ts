@@ -1,4 +1,5 @@
 import type { Scheduler } from '../../shared/runtime/scheduler.ts'
+import { sleep } from '../../shared/timing/sleep.ts'
 import type { CheckOutcome } from './check-result.ts'
 import { judgeTimer, SCHEDULER_PRECISION_MS } from './judge-timer.ts'
 import { openSse } from './sse-connection.ts'
@@ -55,7 +56,7 @@ export async function runTimerCheck(
       connection = await openSse(sessionUrl(target.url, sessionId, after), target)
     } catch {
       // A refused reconnect (a throttle, a cold start timing out): try again shortly.
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await sleep(1_000)
       continue
     }
     try {
@@ -71,7 +72,7 @@ export async function runTimerCheck(
     } finally {
       connection.close()
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    await sleep(1_000)
   }
   return judgeTimer({ at, waitedMs: clock() - at })
 }

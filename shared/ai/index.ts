@@ -1,6 +1,14 @@
-// `a2-aws/ai`: the conversation model, isomorphic. Event schemas, the
-// `inputs` builders, the AI reducer, the controller's pure decisions and the
-// optimistic overlay. Nothing here touches AWS, React or Node I/O.
+// `a2-aws/ai`: the conversation model, isomorphic (no AWS, React or Node
+// I/O; browsers and servers share it). What it is for:
+// - `inputs`: the builders of every command (message, approval, stop, ...);
+// - `agentContract()`: an app's events and state beside the conversation;
+// - `handlerContext()`: the durable context of the running tool or handler;
+// - `AIState` and its fold: `initialAIState`, `reduceAIState`,
+//   `AI_STATE_REDUCER`, `deriveUIMessages` over a raw history,
+//   `optimisticAIState` with pending commands, `turnAwaits` (what an active
+//   turn waits on);
+// - message helpers: `isCompactionPart`, `reasoningLevels`, `idempotentId`;
+// - the event and state types.
 
 export {
   type HandlerContext,
@@ -16,47 +24,16 @@ export {
   type NoAIStateKeys,
 } from './contract/agent-contract.ts'
 export { idempotentId } from './contract/idempotent-id.ts'
-export { type Admission, admissionEvents, nextAdmission } from './controller/admission.ts'
-export { type AdmissionRound, admissionRound } from './controller/admission-round.ts'
-export {
-  type AdvanceOptions,
-  advance,
-  awaitsResult,
-  DEFAULT_MAX_STEPS,
-} from './controller/advance.ts'
-export { type Decision, decide } from './controller/decide.ts'
-export {
-  type DueGeneration,
-  dueGeneration,
-  isCurrentGeneration,
-  runnableTools,
-  workToAbort,
-} from './controller/due-work.ts'
 export { type AwaitedWork, turnAwaits } from './controller/turn-awaits.ts'
-export { aiContract } from './events/ai-contract.ts'
-export {
-  AI_EVENTS,
-  type AIEvent,
-  type AIEventInput,
-  type AIEventPayload,
-  type AIEventType,
-  type ControlCommand,
-  isAIEventType,
-  SERVER_AUTHORED_AI_EVENTS,
+export type {
+  AIEvent,
+  AIEventInput,
+  AIEventPayload,
+  AIEventType,
+  ControlCommand,
 } from './events/ai-events.ts'
-export {
-  browserMayPush,
-  type ControlAction,
-  type ControlRequest,
-  controlRequestSchema,
-  NEW_INPUT_ACTIONS,
-} from './events/control.ts'
-export {
-  type ControlChange,
-  REJECTION_REASONS,
-  type RejectionReason,
-} from './events/controller-events.ts'
-export { AI_ID_PREFIX, derivedId, isAIReservedId, responseIdFor, turnIdFor } from './ids.ts'
+export type { ControlAction, ControlRequest } from './events/control.ts'
+export type { ControlChange, RejectionReason } from './events/controller-events.ts'
 export type { CommandOptions, ControlCommandInput } from './inputs/command.ts'
 export { inputs } from './inputs/inputs.ts'
 export { optimisticAIState, type PendingCommand } from './optimistic/optimistic-state.ts'
@@ -76,10 +53,8 @@ export {
   type TranscriptMessage,
   type TurnPhase,
 } from './state/ai-state.ts'
-export { AI_STATE_REDUCER, aiStateReducer } from './state/ai-state-reducer.ts'
-export { applyUIMessageChunks, emptyCursor, type StreamCursor } from './state/apply-chunks.ts'
+export { AI_STATE_REDUCER } from './state/ai-state-reducer.ts'
 export {
-  COMPACTION_PART_TYPE,
   type CompactionData,
   type CompactionPart,
   type CompactionStatus,

@@ -1,3 +1,5 @@
+import { brandA2Error } from '../log/error-brand.ts'
+
 /** Stable codes for what the AWS pipeline refuses or fails to do. */
 export type PipelineErrorCode =
   | 'MALFORMED_WAKE_UP'
@@ -7,6 +9,7 @@ export type PipelineErrorCode =
   | 'MALFORMED_STREAM_RECORD'
   | 'SEND_FAILED'
   | 'MISSING_ENVIRONMENT'
+  | 'INVALID_AGENT_MODULE'
   | 'MALFORMED_HTTP_EVENT'
   | 'TIMER_TOO_LARGE'
 
@@ -21,5 +24,6 @@ export class PipelineError extends Error {
     super(message, options)
     this.name = 'PipelineError'
     this.code = code
+    brandA2Error(this, 'pipeline')
   }
 }

@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto'
 import {
-  ConflictException,
   CreateScheduleCommand,
   GetScheduleCommand,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
+import { idHash } from '../log/id-hash.ts'
 import { TimerConflictError } from '../runtime/in-process-scheduler.ts'
 import type { Scheduler, Timer } from '../runtime/scheduler.ts'
+import { isAwsError } from '../stores/dynamodb/aws-error.ts'
 import { PipelineError } from './errors.ts'
 import { timerMessageBody } from './timer-message.ts'
 
@@ -96,7 +96,7 @@ export function eventBridgeScheduler(options: EventBridgeSchedulerOptions): Sche
           }),
         )
       } catch (error) {
-        if (!(error instanceof ConflictException)) throw error
+        if (!isAwsError(error, 'ConflictException')) throw error
         const existing = await options.scheduler.send(
           new GetScheduleCommand({ Name: name, GroupName: options.groupName }),
         )
@@ -113,9 +113,7 @@ export function eventBridgeScheduler(options: EventBridgeSchedulerOptions): Sche
  * fits Scheduler's 64 characters: `a2-` and 60 hex digits of a SHA-256.
  */
 export function scheduleName(timer: Pick<Timer, 'sessionId' | 'name'>): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([timer.sessionId, timer.name]))
-    .digest('hex')
+  const digest = idHash(JSON.stringify([timer.sessionId, timer.name]), 'hex')
   return `${SCHEDULE_NAME_PREFIX}${digest.slice(0, 64 - SCHEDULE_NAME_PREFIX.length)}`
 }
 

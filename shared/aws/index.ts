@@ -1,39 +1,24 @@
-// `a2-aws/aws`: the AWS adapters (SQS FIFO dispatcher, Scheduler timers, the
-// stream router) and the Lambda handler factories the A2Agent construct runs.
+// `a2-aws/aws`: the AWS adapters of an agent. What it is for:
+// - `awsAgentParts()`: the store, dispatcher and scheduler of an agent the
+//   `A2Agent` construct deploys, from the environment it sets;
+// - the adapters one by one: `dynamoDBEventStore` (and `createEventLogTable`
+//   for tests and local tables), `sqsDispatcher` (lane wake-ups on SQS
+//   FIFO), `eventBridgeScheduler` (timers on EventBridge Scheduler and SQS);
+// - `sendInputs()`: appends to a session through the ingress queue.
+// The Lambda handlers the construct runs are its own (`functions/lambda.ts`).
 
+export { createEventLogTable } from '../stores/dynamodb/create-table.ts'
+export {
+  type DynamoDBEventStoreOptions,
+  dynamoDBEventStore,
+} from '../stores/dynamodb/dynamodb-event-store.ts'
 export {
   type AwsAgentParts,
   type AwsClients,
   type AwsEnvironment,
   awsAgentParts,
-  awsClients,
-  environmentVariables,
-  readAwsEnvironment,
 } from './agent-environment.ts'
-export { ENVIRONMENT_VARIABLES } from './environment-variables.ts'
-export { PipelineError, type PipelineErrorCode } from './errors.ts'
-export {
-  atExpression,
-  type EventBridgeSchedulerOptions,
-  eventBridgeScheduler,
-  MAX_SQS_DELAY_MS,
-  scheduleName,
-} from './eventbridge-scheduler.ts'
-export { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
-export { type IngressMessage, parseIngressMessage, sendInputs } from './ingress-message.ts'
-export { type PipelineHandlers, pipelineHandlers } from './lambda/pipeline-handlers.ts'
-export {
-  type IndexedWakeUp,
-  type LaneQueueUrls,
-  type SqsDispatcherOptions,
-  sendWakeUps,
-  sqsDispatcher,
-} from './sqs-dispatcher.ts'
-export { routeStreamRecords, type StreamRouterOptions } from './stream-router.ts'
-export { parseTimerMessage, timerMessageBody } from './timer-message.ts'
-export {
-  parseWakeUpMessage,
-  QUEUE_LANES,
-  type QueueLane,
-  wakeUpMessage,
-} from './wake-up-message.ts'
+export type { PipelineErrorCode } from './errors.ts'
+export { type EventBridgeSchedulerOptions, eventBridgeScheduler } from './eventbridge-scheduler.ts'
+export { type IngressMessage, sendInputs } from './ingress-message.ts'
+export { type LaneQueueUrls, type SqsDispatcherOptions, sqsDispatcher } from './sqs-dispatcher.ts'

@@ -1,9 +1,12 @@
-import { createHash } from 'node:crypto'
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
+import { z } from 'zod'
 import type { EventInput, NewEvent } from '../log/event.ts'
+import { idHash } from '../log/id-hash.ts'
 import { MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
 import { encodeBatch } from '../stores/payload-codec.ts'
 import { PipelineError } from './errors.ts'
+import { parseQueueMessage } from './queue-message.ts'
+import { sqsGroupId } from './sqs-id.ts'
 
 /** What internal services put on the ingress queue: events for one session. */
 export interface IngressMessage {
@@ -20,44 +23,51 @@ export const MAX_SQS_MESSAGE_BYTES = 1024 * 1024
  * error naming what is wrong.
  */
 export function parseIngressMessage(body: string): { sessionId: string; events: EventInput[] } {
-  const fail = (why: string, cause?: unknown): never => {
-    throw new PipelineError(
-      'MALFORMED_INGRESS_MESSAGE',
-      `Ingress message refused: ${why}. Expected {"sessionId": "...", "events": [{"type": "...", "payload": ...}]}`,
-      cause === undefined ? undefined : { cause },
-    )
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch (error) {
-    fail('the body is not JSON', error)
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return fail('the body is not a JSON object')
-  }
-  const { sessionId, events } = value as Record<string, unknown>
-  if (typeof sessionId !== 'string' || sessionId === '')
-    fail('"sessionId" must be a non-empty string')
-  if (!Array.isArray(events) || events.length === 0) fail('"events" must be a non-empty array')
-  // One message is one append: the store's limit, from its one source.
-  if ((events as unknown[]).length > MAX_EVENTS_PER_APPEND) {
-    fail(
-      `"events" holds ${(events as unknown[]).length} events; one message is one append, which holds at most ${MAX_EVENTS_PER_APPEND}`,
-    )
-  }
-  ;(events as unknown[]).forEach((event, position) => {
-    if (typeof event !== 'object' || event === null) fail(`events[${position}] is not an object`)
-    const { id, type } = event as Record<string, unknown>
-    if (typeof type !== 'string' || type === '') fail(`events[${position}] needs a string "type"`)
-    if (id !== undefined && typeof id !== 'string') fail(`events[${position}].id must be a string`)
-    if (!Object.hasOwn(event as object, 'payload')) fail(`events[${position}] needs a "payload"`)
-  })
-  return { sessionId: sessionId as string, events: events as EventInput[] }
+  const { sessionId, events } = parseQueueMessage(
+    body,
+    ingressMessageSchema,
+    (why, cause) => {
+      throw new PipelineError(
+        'MALFORMED_INGRESS_MESSAGE',
+        `Ingress message refused: ${why}. Expected {"sessionId": "...", "events": [{"type": "...", "payload": ...}]}`,
+        cause === undefined ? undefined : { cause },
+      )
+    },
+    'the body is not JSON',
+  )
+  // Each has its payload (refined above); zod's type cannot say so.
+  return { sessionId, events: events as EventInput[] }
 }
 
-// Same alphabet and length as SQS allows for group and deduplication IDs.
-const SQS_ID = /^[\x21-\x7e]{1,128}$/
+const nonEmptyString = (message: string) => z.string({ error: message }).min(1, { error: message })
+
+// Events keep every field they came with (the log checks the rest).
+const ingressEventSchema = z
+  .looseObject(
+    {
+      id: z.string({ error: 'must be a string' }).optional(),
+      type: nonEmptyString('must be a non-empty string'),
+      payload: z.unknown().optional(),
+    },
+    { error: 'is not an object' },
+  )
+  // Present, even as null: JSON has no undefined.
+  .refine((event) => Object.hasOwn(event, 'payload'), { error: 'is missing', path: ['payload'] })
+
+const ingressMessageSchema = z.object(
+  {
+    sessionId: nonEmptyString('"sessionId" must be a non-empty string'),
+    events: z
+      .array(ingressEventSchema, { error: '"events" must be a non-empty array' })
+      .min(1, { error: '"events" must be a non-empty array' })
+      // One message is one append: the store's limit, from its one source.
+      .max(MAX_EVENTS_PER_APPEND, {
+        error: (issue) =>
+          `"events" holds ${(issue.input as unknown[]).length} events; one message is one append, which holds at most ${MAX_EVENTS_PER_APPEND}`,
+      }),
+  },
+  { error: 'the body is not a JSON object' },
+)
 
 /**
  * Sends events built with `inputs` to a session through the ingress queue,
@@ -100,12 +110,11 @@ export async function sendInputs(
     new SendMessageCommand({
       QueueUrl: target.queueUrl,
       MessageBody: body,
-      MessageGroupId: SQS_ID.test(sessionId)
-        ? sessionId
-        : `#${createHash('sha256').update(sessionId).digest('hex')}`,
-      MessageDeduplicationId: createHash('sha256')
-        .update(JSON.stringify([sessionId, message.events.map((event) => event.id)]))
-        .digest('hex'),
+      MessageGroupId: sqsGroupId(sessionId),
+      MessageDeduplicationId: idHash(
+        JSON.stringify([sessionId, message.events.map((event) => event.id)]),
+        'hex',
+      ),
     }),
   )
   return message

@@ -1,3 +1,5 @@
+import { backoff } from '../timing/backoff.ts'
+
 // Pure data, no SDK imports: the CDK construct reads this at synth time, the
 // local runner plays it, and the Lambda handlers take their lease settings
 // from it, so what runs locally is what deploys.
@@ -138,9 +140,7 @@ export function retryDelaySeconds(
   random: () => number = Math.random,
 ): number {
   if (receiveCount >= maxReceiveCount) return 0
-  const delay = Math.min(
-    lease.maxRetryDelaySeconds,
-    lease.retryDelaySeconds * 2 ** Math.max(0, receiveCount - 1),
-  )
-  return Math.ceil(delay / 2 + (random() * delay) / 2)
+  const initial = lease.retryDelaySeconds
+  const max = lease.maxRetryDelaySeconds
+  return Math.ceil(backoff(receiveCount - 1, { initial, max, jitter: 'equal' }, random))
 }

@@ -1,6 +1,8 @@
+import { z } from 'zod'
 import type { NewEvent } from '../log/event.ts'
 import type { Timer } from '../runtime/scheduler.ts'
 import { PipelineError } from './errors.ts'
+import { parseQueueMessage } from './queue-message.ts'
 
 /** Marks a timer queue message, so nothing else is mistaken for one. */
 export const TIMER_MESSAGE_KIND = 'a2.timer'
@@ -16,39 +18,47 @@ export function timerMessageBody(timer: Timer): string {
   })
 }
 
+const nonEmptyString = (message: string) => z.string({ error: message }).min(1, { error: message })
+
+// A timer's events were checked when it was set; they keep every field.
+const timerEventSchema = z.looseObject(
+  {
+    id: z.string({ error: 'must be a string' }),
+    type: z.string({ error: 'must be a string' }),
+    payload: z.unknown().optional(),
+  },
+  { error: 'is not an object' },
+)
+
+const timerMessageSchema = z.object(
+  {
+    kind: z.literal(TIMER_MESSAGE_KIND, {
+      error: (issue) => `"kind" is ${JSON.stringify(issue.input)}, not "${TIMER_MESSAGE_KIND}"`,
+    }),
+    sessionId: nonEmptyString('"sessionId" must be a non-empty string'),
+    name: nonEmptyString('"name" must be a non-empty string'),
+    at: z.number({ error: '"at" must be epoch milliseconds' }),
+    events: z
+      .array(timerEventSchema, { error: '"events" must be a non-empty array' })
+      .min(1, { error: '"events" must be a non-empty array' }),
+  },
+  { error: 'the body is not an object' },
+)
+
 /** Reads a timer message body; anything else is a `MALFORMED_TIMER_MESSAGE` error. */
 export function parseTimerMessage(body: string): Timer {
-  const fail = (why: string, cause?: unknown): never => {
-    throw new PipelineError(
-      'MALFORMED_TIMER_MESSAGE',
-      `Not a timer message: ${why}`,
-      cause === undefined ? undefined : { cause },
-    )
-  }
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch (error) {
-    fail('the body is not JSON', error)
-  }
-  if (typeof value !== 'object' || value === null) return fail('the body is not an object')
-  const { kind, sessionId, name, at, events } = value as Record<string, unknown>
-  if (kind !== TIMER_MESSAGE_KIND)
-    fail(`"kind" is ${JSON.stringify(kind)}, not "${TIMER_MESSAGE_KIND}"`)
-  if (typeof sessionId !== 'string' || sessionId === '')
-    fail('"sessionId" must be a non-empty string')
-  if (typeof name !== 'string' || name === '') fail('"name" must be a non-empty string')
-  if (typeof at !== 'number' || !Number.isFinite(at)) fail('"at" must be epoch milliseconds')
-  if (!Array.isArray(events) || events.length === 0) fail('"events" must be a non-empty array')
-  for (const event of events as unknown[]) {
-    const { id, type } = (event ?? {}) as Record<string, unknown>
-    if (typeof id !== 'string' || typeof type !== 'string')
-      fail('each event needs a string "id" and "type"')
-  }
-  return {
-    sessionId: sessionId as string,
-    name: name as string,
-    at: at as number,
-    events: events as NewEvent[],
-  }
+  const { sessionId, name, at, events } = parseQueueMessage(
+    body,
+    timerMessageSchema,
+    (why, cause) => {
+      throw new PipelineError(
+        'MALFORMED_TIMER_MESSAGE',
+        `Not a timer message: ${why}`,
+        cause === undefined ? undefined : { cause },
+      )
+    },
+    'the body is not JSON',
+  )
+  // The runtime wrote these events (each a NewEvent) when it set the timer.
+  return { sessionId, name, at, events: events as NewEvent[] }
 }

@@ -1,13 +1,18 @@
-import { createHash } from 'node:crypto'
+import { z } from 'zod'
+import { idHash } from '../log/id-hash.ts'
 import { isLane, LANES, QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
+import { parseQueueMessage } from './queue-message.ts'
+import { sqsGroupId } from './sqs-id.ts'
 
 export { QUEUE_LANES, type QueueLane }
 
-/** The queue a lane's wake-ups travel on (see shared/runtime/lanes.ts). */
+/** The queue a lane's wake-ups travel on; a lane nobody serves is a `MALFORMED_WAKE_UP` error. */
 export function queueOfLane(lane: string): QueueLane {
-  return queueLaneOf(isLane(lane) ? LANES[lane].queue : lane)
+  const queue = queueOfLaneOrUndefined(lane)
+  if (queue === undefined) throw new PipelineError('MALFORMED_WAKE_UP', unknownLane(lane))
+  return queue
 }
 
 /** A wake-up as one SQS FIFO message. */
@@ -30,14 +35,6 @@ export interface WakeUpMessageOptions {
   toolLane?: 'tools'
 }
 
-// SQS allows 128 characters of letters, digits and ASCII punctuation in group
-// and deduplication IDs.
-const SQS_ID = /^[\x21-\x7e]{1,128}$/
-
-function sqsId(text: string): string {
-  return SQS_ID.test(text) ? text : `#${createHash('sha256').update(text).digest('hex')}`
-}
-
 /**
  * How a wake-up travels: a message group per session and lane (per tool call
  * for keyed tool runs, unless `toolLane` serializes them), so a lane's work
@@ -50,52 +47,51 @@ function sqsId(text: string): string {
 export function wakeUpMessage(wakeUp: WakeUp, options: WakeUpMessageOptions = {}): WakeUpMessage {
   const lane = queueOfLane(wakeUp.lane)
   const keyed = lane === 'tools' && wakeUp.key !== undefined && options.toolLane !== 'tools'
-  const groupId = sqsId(keyed ? `${wakeUp.sessionId}/${wakeUp.key}` : wakeUp.sessionId)
+  const groupId = sqsGroupId(keyed ? `${wakeUp.sessionId}/${wakeUp.key}` : wakeUp.sessionId)
   const deduplicationId =
     options.index === undefined
       ? crypto.randomUUID()
-      : createHash('sha256')
-          .update(
-            JSON.stringify([wakeUp.sessionId, wakeUp.lane, wakeUp.key ?? null, options.index]),
-          )
-          .digest('hex')
+      : idHash(
+          JSON.stringify([wakeUp.sessionId, wakeUp.lane, wakeUp.key ?? null, options.index]),
+          'hex',
+        )
   const body: WakeUp = { sessionId: wakeUp.sessionId, lane: wakeUp.lane }
   if (wakeUp.key !== undefined) body.key = wakeUp.key
   return { lane, groupId, deduplicationId, body: JSON.stringify(body) }
 }
 
+const unknownLane = (lane: unknown): string =>
+  `Unknown lane ${JSON.stringify(lane)}: expected one of ${QUEUE_LANES.join(', ')}`
+
+const needsSessionId = 'A wake-up message needs a string "sessionId"'
+
+const wakeUpMessageSchema = z.object(
+  {
+    sessionId: z.string({ error: needsSessionId }).min(1, { error: needsSessionId }),
+    // Lanes nobody serves are refused here, not in a lane.
+    lane: z
+      .string({ error: (issue) => unknownLane(issue.input) })
+      .refine((lane) => queueOfLaneOrUndefined(lane) !== undefined, {
+        error: (issue) => unknownLane(issue.input),
+      }),
+    key: z.string({ error: 'A wake-up\'s "key" must be a string' }).optional(),
+  },
+  { error: 'A wake-up message must be a JSON object' },
+)
+
 /** Reads a wake-up message body; anything else is a `MALFORMED_WAKE_UP` error. */
 export function parseWakeUpMessage(body: string): WakeUp {
-  let value: unknown
-  try {
-    value = JSON.parse(body)
-  } catch (error) {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up message must be JSON', {
-      cause: error,
-    })
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up message must be a JSON object')
-  }
-  const { sessionId, lane, key } = value as Record<string, unknown>
-  if (typeof sessionId !== 'string' || sessionId === '') {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up message needs a string "sessionId"')
-  }
-  if (key !== undefined && typeof key !== 'string') {
-    throw new PipelineError('MALFORMED_WAKE_UP', 'A wake-up\'s "key" must be a string')
-  }
-  queueOfLane(lane as string) // refuses lanes nobody serves
-  const wakeUp: WakeUp = { sessionId, lane: lane as string }
-  if (key !== undefined) wakeUp.key = key
-  return wakeUp
+  return parseQueueMessage(
+    body,
+    wakeUpMessageSchema,
+    (why, cause) => {
+      throw new PipelineError('MALFORMED_WAKE_UP', why, cause === undefined ? undefined : { cause })
+    },
+    'A wake-up message must be JSON',
+  )
 }
 
-function queueLaneOf(lane: unknown): QueueLane {
-  if (!QUEUE_LANES.includes(lane as QueueLane)) {
-    throw new PipelineError(
-      'MALFORMED_WAKE_UP',
-      `Unknown lane ${JSON.stringify(lane)}: expected one of ${QUEUE_LANES.join(', ')}`,
-    )
-  }
-  return lane as QueueLane
+/** The queue a lane's wake-ups travel on, from the lane table (shared/runtime/lanes.ts). */
+function queueOfLaneOrUndefined(lane: string): QueueLane | undefined {
+  return isLane(lane) ? LANES[lane].queue : undefined
 }

@@ -1,4 +1,5 @@
-import { type A2ErrorCode, isA2Error } from '../log/errors.ts'
+import { a2ErrorKind, brandA2Error } from '../log/error-brand.ts'
+import type { A2ErrorCode } from '../log/errors.ts'
 
 /** Codes the HTTP edge adds to the log's own. */
 export type HttpErrorCode =
@@ -30,6 +31,7 @@ export class HttpError extends Error {
     this.status = status
     this.code = code
     this.details = details
+    brandA2Error(this, 'http')
   }
 }
 
@@ -48,16 +50,22 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   FENCED_OUT: 409,
   CLAIM_HELD: 409,
   TIMER_CONFLICT: 409,
+  INVALID_TIMER: 400,
   NO_HANDLER_CONTEXT: 500,
 }
 
-/** The one place typed errors become responses. Unknown errors are 500s that leak nothing. */
+/**
+ * The one place typed errors become responses. Unknown errors are 500s that
+ * leak nothing. Errors are told by their brand, not their class, so those of
+ * another copy of the package (an app's own store, say) get their status too.
+ */
 export function errorResponse(error: unknown): Response {
+  const kind = a2ErrorKind(error)
   const http =
-    error instanceof HttpError
-      ? error
-      : isA2Error(error)
-        ? new HttpError(STATUS_OF[error.code], error.code, error.message, detailsOf(error))
+    kind === 'http'
+      ? (error as HttpError)
+      : kind === 'log'
+        ? logErrorAsHttp(error as Error & { code: A2ErrorCode })
         : new HttpError(500, 'INTERNAL', 'The server failed to handle the request')
   return Response.json(
     {
@@ -69,6 +77,13 @@ export function errorResponse(error: unknown): Response {
     },
     { status: http.status, headers: { 'cache-control': 'no-store' } },
   )
+}
+
+function logErrorAsHttp(error: Error & { code: A2ErrorCode }): HttpError {
+  const status = STATUS_OF[error.code] as number | undefined
+  return status === undefined
+    ? new HttpError(500, 'INTERNAL', 'The server failed to handle the request')
+    : new HttpError(status, error.code, error.message, detailsOf(error))
 }
 
 function detailsOf(error: Error): Record<string, unknown> | undefined {

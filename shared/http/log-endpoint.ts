@@ -3,7 +3,7 @@ import { checkPayloadDepth } from '../log/event-envelope.ts'
 import type { EventLog } from '../log/event-log.ts'
 import { errorResponse, HttpError } from './http-error.ts'
 import { readJsonBody } from './read-body.ts'
-import { type EventStreamOptions, eventStream } from './sse.ts'
+import { type SseResponseOptions, sseResponseBody } from './sse.ts'
 
 /** What a request wants to do, for `authorize` to decide. */
 export type Operation =
@@ -29,7 +29,7 @@ export interface LogEndpointOptions {
   onAppended?: (sessionId: string, events: StoredEvent[]) => Promise<void>
   /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
   maxBodyBytes?: number
-  stream?: Omit<EventStreamOptions, 'signal'>
+  stream?: Omit<SseResponseOptions, 'signal'>
 }
 
 export interface FetchOptions {
@@ -80,7 +80,7 @@ export function logEndpoint(options: LogEndpointOptions) {
     await options.onRead?.(session.sessionId).catch(() => undefined)
     // The tail starts at the resume index's own event, so the stream can name it.
     const from = after > 0 ? after - 1 : 0
-    const body = eventStream((signal) => session.tail({ after: from, signal }), {
+    const body = sseResponseBody((signal) => session.tail({ after: from, signal }), {
       ...options.stream,
       head,
       ...(after > 0 ? { after } : {}),

@@ -34,7 +34,7 @@ export function afterFrame(event: StoredEvent): Uint8Array {
   return encoder.encode(`: after ${event.index} ${JSON.stringify(event.id)}\n\n`)
 }
 
-export interface EventStreamOptions {
+export interface SseResponseOptions {
   /** Sent first as a `: head N` comment, when known. */
   head?: number
   /**
@@ -56,9 +56,9 @@ export interface EventStreamOptions {
 }
 
 /** Streams events as SSE until the client leaves, `maxDurationMs` passes, or the source ends. */
-export function eventStream(
+export function sseResponseBody(
   open: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
-  options: EventStreamOptions = {},
+  options: SseResponseOptions = {},
 ): ReadableStream<Uint8Array> {
   const { heartbeatMs = 15_000, maxDurationMs, retryMs = 1_000 } = options
   const stop = new AbortController()

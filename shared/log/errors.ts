@@ -1,8 +1,10 @@
+import { brandA2Error } from './error-brand.ts'
+
 /**
  * Every failure the log reports on purpose is an `A2Error` with a stable
  * `code`. Adapters translate their own failures (a DynamoDB cancellation
  * reason, a zod issue) into these, and only the HTTP edge turns them into
- * status codes.
+ * status codes. Recognise one with `hasA2Code(error, code)`.
  */
 export type A2ErrorCode =
   | 'INVALID_EVENT'
@@ -17,6 +19,7 @@ export type A2ErrorCode =
   | 'FENCED_OUT'
   | 'CLAIM_HELD'
   | 'TIMER_CONFLICT'
+  | 'INVALID_TIMER'
   | 'NO_HANDLER_CONTEXT'
 
 export class A2Error extends Error {
@@ -26,6 +29,7 @@ export class A2Error extends Error {
     super(message, options)
     this.name = 'A2Error'
     this.code = code
+    brandA2Error(this, 'log')
   }
 }
 
@@ -217,8 +221,4 @@ export class ClaimHeldError extends A2Error {
   get retryAt(): number {
     return this.expiresAt
   }
-}
-
-export function isA2Error(error: unknown): error is A2Error {
-  return error instanceof A2Error
 }

@@ -70,7 +70,7 @@ export interface StoredSnapshot {
 
 /**
  * The port every event log adapter implements, and that one conformance suite
- * (`test/conformance/event-store.conformance.ts`) checks.
+ * (`shared/testing/event-store-conformance.ts`, `a2-aws/test`) checks.
  *
  * Guarantees:
  * - `append` is atomic: every event of a call lands at consecutive indices

@@ -1,3 +1,4 @@
+import { backoff } from '../timing/backoff.ts'
 import { type Dispatcher, type WakeUp, wakeUpGroup } from './wake-up.ts'
 
 export interface RetryPolicy {
@@ -96,9 +97,11 @@ export function inProcessDispatcher(options: InProcessDispatcherOptions): Dispat
           finish(id, group)
           return
         }
-        const delay =
-          Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (group.failures - 1)) *
-          (0.5 + Math.random() / 2)
+        const delay = backoff(group.failures - 1, {
+          initial: policy.baseDelayMs,
+          max: policy.maxDelayMs,
+          jitter: 'equal',
+        })
         ;(options.onRetry ?? defaultOnRetry)(group.wakeUp, error, group.failures, delay)
         group.running = false
         group.retryTimer = setTimeout(() => {

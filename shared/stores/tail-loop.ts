@@ -30,17 +30,3 @@ export async function* tailLoop(
     if (events.length === 0) await source.waitForNews(cursor, idleRounds, signal)
   }
 }
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    signal?.addEventListener('abort', done, { once: true })
-    function done(): void {
-      clearTimeout(timer)
-      signal?.removeEventListener('abort', done)
-      resolve()
-    }
-  })
-}

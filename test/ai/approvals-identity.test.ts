@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { decide } from '../../shared/ai/controller/decide.ts'
+import { aiContract } from '../../shared/ai/events/ai-contract.ts'
 import { FakeSession, userMessage } from './support/fake-session.ts'
-import {
-  aiContract,
-  decide,
-  inputs,
-  type PendingApproval,
-  ReservedIdCheck,
-} from './support/imports.ts'
+import { inputs, type PendingApproval, ReservedIdCheck } from './support/imports.ts'
 
 describe('Approvals', () => {
   it('Given an approval from an earlier model step, When the provider reuses the tool-call ID in a later step, Then "a delayed click cannot authorize a later model step"', () => {
@@ -142,7 +138,7 @@ describe('Input identity', () => {
 
 describe('Who may push what', () => {
   it('Given browser pushes, Then user messages, responses, controls and queue operations are accepted, while requestInput(), toolResult() and non-user seeds are for trusted server appends', async () => {
-    const { browserMayPush } = await import('../../shared/ai/index.ts')
+    const { browserMayPush } = await import('../../shared/ai/events/control.ts')
     const allowed = [
       inputs.message(userMessage('m1')),
       inputs.steer(userMessage('m2'), { afterStepOf: null }),

@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { advance } from '../../shared/ai/controller/advance.ts'
 import {
   type AIState,
-  advance,
   initialAIState,
   optimisticAIState,
   type PendingCommand,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { decide } from '../../shared/ai/controller/decide.ts'
 import { toolInterrupted } from '../../shared/ai/controller/settle-work.ts'
-import { decide, inputs, type ToolRecord } from '../../shared/ai/index.ts'
+import { inputs, type ToolRecord } from '../../shared/ai/index.ts'
 import { FakeSession, userMessage } from './support/fake-session.ts'
 
 function failedTurn(): { session: FakeSession; turnId: string } {

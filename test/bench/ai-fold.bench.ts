@@ -2,15 +2,10 @@
 // transcript grows. Run with Node 22 (type stripping):
 //   node_modules/.bin/node test/bench/ai-fold.bench.ts
 // Not part of `npm test`: timings depend on the machine.
-import {
-  type AIState,
-  advance,
-  decide,
-  dueGeneration,
-  initialAIState,
-  inputs,
-  reduceAIState,
-} from '../../shared/ai/index.ts'
+import { advance } from '../../shared/ai/controller/advance.ts'
+import { decide } from '../../shared/ai/controller/decide.ts'
+import { dueGeneration } from '../../shared/ai/controller/due-work.ts'
+import { type AIState, initialAIState, inputs, reduceAIState } from '../../shared/ai/index.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
 import { CHUNKS_PER_PROGRESS, recordSession } from './support/recorded-session.ts'
 

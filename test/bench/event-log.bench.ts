@@ -28,6 +28,7 @@ import {
   PutItemCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb'
+import { type MotoServer, startMotoServer } from '../../functions/local-runner/moto-server.ts'
 import type { NewEvent, StoredEvent } from '../../shared/log/event.ts'
 import { eventLog } from '../../shared/log/event-log.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
@@ -39,7 +40,6 @@ import { eventItem, guardItem } from '../../shared/stores/dynamodb/event-items.t
 import { HEAD_SK, PK, SK, sessionPk } from '../../shared/stores/dynamodb/table-keys.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { encodePayload } from '../../shared/stores/payload-codec.ts'
-import { type MotoServer, startMotoServer } from '../support/moto-server.ts'
 
 // ---------------------------------------------------------------- settings
 

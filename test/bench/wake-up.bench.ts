@@ -11,13 +11,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
+import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
+import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
+import { createLocalResources } from '../../functions/local-runner/resources.ts'
 import { inputs } from '../../shared/ai/index.ts'
 import { type Agent, agent } from '../../shared/ai/server/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
-import { startLocalPipeline } from '../../shared/aws/local-runner/local-pipeline.ts'
-import { createLocalResources } from '../../shared/aws/local-runner/resources.ts'
-import { startMotoServer } from '../support/moto-server.ts'
-import { scriptedModel } from '../support/scripted-model.ts'
+import { scriptedModel } from '../../shared/testing/scripted-model.ts'
 
 const ROUNDS = 12
 const silent = { info: () => {}, warn: () => {}, error: () => {} }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createAgentClient } from '../../shared/ai/client/index.ts'
 import { inputs } from '../../shared/ai/index.ts'
-import { text } from '../support/scripted-model.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { servedAgent, tracked, until } from './support.ts'
 
 describe('caught up', () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { AgentChatTransport } from '../../shared/ai/client/index.ts'
 import { inputs } from '../../shared/ai/index.ts'
-import { text, toolCalls } from '../support/scripted-model.ts'
+import { text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { type ServedAgent, servedAgent, textOf, until } from './support.ts'
 
 // The AI SDK's own Chat (what useChat() runs), unchanged, over the transport.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { AgentClientError, createAgentClient } from '../../shared/ai/client/index.ts'
 import { serveFetch } from '../../shared/node/serve.ts'
-import { text } from '../support/scripted-model.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { onCleanup, servedAgent, tracked, until } from './support.ts'
 
 describe('createAgentClient: errors', () => {

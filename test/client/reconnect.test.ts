@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { type AgentSession, createAgentClient } from '../../shared/ai/client/index.ts'
-import { text } from '../support/scripted-model.ts'
+import { type ClientSession, createAgentClient } from '../../shared/ai/client/index.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { type ServedAgent, servedAgent, textOf, tracked, until } from './support.ts'
 
 const ANSWER = 'One two three four five six seven eight nine ten eleven twelve'
@@ -15,7 +15,7 @@ const slowAnswer = () =>
 /** A client whose stream requests record the index the session had applied when each was made. */
 function clientFor(served: ServedAgent, transform?: (body: string, connection: number) => string) {
   const requests: { after: number; applied: number }[] = []
-  let session: AgentSession | undefined
+  let session: ClientSession | undefined
   const client = tracked(
     createAgentClient({
       api: served.api,
@@ -60,7 +60,7 @@ function framesOf(map: (frame: string) => string): TransformStream<string, strin
   })
 }
 
-async function expectCaughtUp(served: ServedAgent, session: AgentSession): Promise<void> {
+async function expectCaughtUp(served: ServedAgent, session: ClientSession): Promise<void> {
   await served.agent.runtime.idle()
   const head = await served.agent.runtime.log.session('s1').head()
   const snapshot = await until(() => {

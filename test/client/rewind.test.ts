@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { type AgentSession, createAgentClient } from '../../shared/ai/client/index.ts'
+import { type ClientSession, createAgentClient } from '../../shared/ai/client/index.ts'
 import { inputs } from '../../shared/ai/index.ts'
-import { text } from '../support/scripted-model.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { type ServedAgent, servedAgent, textOf, tracked, until } from './support.ts'
 
 const user = (id: string, said: string) =>
   inputs.message({ id, role: 'user', parts: [{ type: 'text', text: said }] })
 
-function clientFor(served: ServedAgent): AgentSession {
+function clientFor(served: ServedAgent): ClientSession {
   const client = tracked(
     createAgentClient({ api: served.api, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } }),
   )
@@ -15,7 +15,7 @@ function clientFor(served: ServedAgent): AgentSession {
 }
 
 /** The client's confirmed state is the server's, index for index. */
-async function expectSameAsServer(served: ServedAgent, session: AgentSession): Promise<void> {
+async function expectSameAsServer(served: ServedAgent, session: ClientSession): Promise<void> {
   await served.agent.runtime.idle()
   const server = await served.agent.session('s1').state()
   await until(() => session.getSnapshot().confirmed.index === server.index)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createAgentClient } from '../../shared/ai/client/index.ts'
-import { text } from '../support/scripted-model.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { servedAgent, textOf, tracked, until } from './support.ts'
 
 describe('createAgentClient: send and stream', () => {

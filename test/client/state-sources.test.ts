@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { createAgentClient } from '../../shared/ai/client/index.ts'
 import { inputs } from '../../shared/ai/index.ts'
+import { text } from '../../shared/testing/scripted-model.ts'
 import { supportDesk } from '../seeds/support-desk.ts'
-import { text } from '../support/scripted-model.ts'
 import { servedAgent, textOf, tracked, until } from './support.ts'
 
 const hi = (id: string, words: string) => ({

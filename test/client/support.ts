@@ -2,7 +2,11 @@ import { afterEach } from 'vitest'
 import type { AgentClient } from '../../shared/ai/client/index.ts'
 import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
 import { type LocalServer, serveFetch } from '../../shared/node/serve.ts'
-import { type ScriptedModel, type Step, scriptedModel } from '../support/scripted-model.ts'
+import {
+  type ScriptedModel,
+  type Step,
+  scriptedModel,
+} from '../../shared/testing/scripted-model.ts'
 
 const cleanups: (() => Promise<void> | void)[] = []
 afterEach(async () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { packageName, runtimeImports } from '../support/runtime-imports.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 const parsed = ts.getParsedCommandLineOfConfigFile(
@@ -21,6 +22,8 @@ const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   bin: Record<string, string>
   scripts: Record<string, string>
   files: string[]
+  dependencies: Record<string, string>
+  peerDependencies: Record<string, string>
 }
 
 describe('the published build (npm run build)', () => {
@@ -56,5 +59,26 @@ describe('the published build (npm run build)', () => {
       '#!/usr/bin/env node',
     )
     expect(packageJson.scripts.verify).toBe('node functions/cli.ts verify')
+  })
+
+  it("ships no dev tool: every package the built code loads is one of the package's dependencies or peers", () => {
+    // The construct's esbuild aliases this specifier to the user's agent module.
+    const provided = new Set([
+      ...Object.keys(packageJson.dependencies),
+      ...Object.keys(packageJson.peerDependencies),
+      'a2-aws-agent-module',
+    ])
+    const missing: string[] = []
+    for (const file of built) {
+      if (file.endsWith('.d.ts')) continue
+      const { static: loaded, dynamic } = runtimeImports(join(root, file))
+      for (const specifier of [...loaded, ...dynamic]) {
+        if (specifier.startsWith('.') || specifier.startsWith('node:')) continue
+        if (!provided.has(packageName(specifier))) missing.push(`${file}: ${specifier}`)
+      }
+    }
+    expect(missing).toEqual([])
+    // The local runner (`npm run local`) and the moto helper are the repo's dev tools.
+    expect([...built].filter((file) => file.includes('local-runner'))).toEqual([])
   })
 })

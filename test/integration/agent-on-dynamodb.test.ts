@@ -4,9 +4,9 @@ import { z } from 'zod'
 import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { expectEachAnsweredOnce, textOf, track, userMessage } from '../server/support.ts'
 import { eventLogTableForSuite } from '../support/aws.ts'
-import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 
 const table = eventLogTableForSuite()
 

@@ -13,27 +13,31 @@ import {
   snapshotSk,
   TTL_ATTRIBUTE,
 } from '../../shared/stores/dynamodb/table-keys.ts'
-import { describeEventStoreConformance } from '../conformance/event-store.conformance.ts'
+import { describeEventStoreConformance } from '../../shared/testing/event-store-conformance.ts'
 import { awsClientConfig, eventLogTableForSuite } from '../support/aws.ts'
 
 const table = eventLogTableForSuite()
 
-describeEventStoreConformance('DynamoDB store', () => ({
-  store: dynamoDBEventStore({ client: table.client(), tableName: table.tableName() }),
-  async corruptSnapshot(sessionId, reducerName) {
-    await table.client().send(
-      new PutItemCommand({
-        TableName: table.tableName(),
-        Item: {
-          [PK]: { S: sessionPk(sessionId) },
-          [SK]: { S: snapshotSk(reducerName) },
-          i: { N: '2' },
-          pz: { B: new Uint8Array([1, 2, 3, 4]) },
-        },
-      }),
-    )
-  },
-}))
+describeEventStoreConformance(
+  'DynamoDB store',
+  () => ({
+    store: dynamoDBEventStore({ client: table.client(), tableName: table.tableName() }),
+    async corruptSnapshot(sessionId, reducerName) {
+      await table.client().send(
+        new PutItemCommand({
+          TableName: table.tableName(),
+          Item: {
+            [PK]: { S: sessionPk(sessionId) },
+            [SK]: { S: snapshotSk(reducerName) },
+            i: { N: '2' },
+            pz: { B: new Uint8Array([1, 2, 3, 4]) },
+          },
+        }),
+      )
+    },
+  }),
+  { describe, it, expect },
+)
 
 describe('DynamoDB store claim items', () => {
   const ttlOf = async (sessionId: string, key: string): Promise<number> => {

@@ -7,9 +7,9 @@ import type { Agent } from '../../shared/ai/server/index.ts'
 import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import type { WakeUp } from '../../shared/runtime/wake-up.ts'
+import { type Step, scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { eventsOf, textOf, until, userMessage } from '../server/support.ts'
 import { type BuildAgent, pipelineForSuite } from '../support/pipeline.ts'
-import { type Step, scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 
 /**
  * What goes wrong in a session's first Lambda container: it is killed right

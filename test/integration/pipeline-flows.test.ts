@@ -2,9 +2,9 @@ import { tool } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { handlerContext, inputs, isCompactionPart } from '../../shared/ai/index.ts'
+import { type Step, scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { textOf, until, userMessage } from '../server/support.ts'
 import { pipelineForSuite } from '../support/pipeline.ts'
-import { type Step, scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 
 const closed: string[] = []
 const summaries = ['SUMMARY-OF-THE-PIPELINE']

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { deriveUIMessages, inputs } from '../../shared/ai/index.ts'
 import { sendInputs } from '../../shared/aws/ingress-message.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import { expectEachAnsweredOnce, until, userMessage } from '../server/support.ts'
 import { pipelineForSuite } from '../support/pipeline.ts'
-import { scriptedModel, text } from '../support/scripted-model.ts'
 import { readSse } from '../support/sse.ts'
 
 const script = scriptedModel([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { runVerify } from '../../functions/verify/run-verify.ts'
 import { eventBridgeScheduler } from '../../shared/aws/eventbridge-scheduler.ts'
+import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import { pipelineForSuite } from '../support/pipeline.ts'
-import { scriptedModel, text } from '../support/scripted-model.ts'
 
 // Every answer streams for about 2.5 s (8 deltas, 250 ms apart), long enough to time its frames.
 const script = scriptedModel(() => text('word '.repeat(8), { chunks: 8 }), { chunkDelayMs: 250 })

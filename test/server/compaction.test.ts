@@ -5,7 +5,7 @@ import { stepCompaction, thresholdFor } from '../../shared/ai/server/compaction.
 import { agent } from '../../shared/ai/server/index.ts'
 import { initialAIState } from '../../shared/ai/state/ai-state.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
-import { type Step, scriptedModel, text } from '../support/scripted-model.ts'
+import { type Step, scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import { eventsOf, textOf, track, until, userMessage } from './support.ts'
 
 const long = (label: string) => `${label}: ${'lorem ipsum dolor sit amet '.repeat(20)}`

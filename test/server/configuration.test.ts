@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { handlerContext, inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import type { StoredEvent } from '../../shared/index.ts'
-import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
+import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { eventsOf, textOf, track, until, userMessage } from './support.ts'
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }

@@ -3,8 +3,8 @@ import { describe, expect, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import { agentContract, handlerContext, idempotentId, inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
+import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { supportDesk } from '../seeds/support-desk.ts'
-import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
 import { textOf, track, userMessage } from './support.ts'
 
 describe('agentContract() and app state', () => {

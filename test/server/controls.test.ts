@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
-import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
+import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { eventsOf, textOf, track, typesOf, until, userMessage } from './support.ts'
 
 describe('turn controls (embedded)', () => {

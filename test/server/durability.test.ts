@@ -7,7 +7,7 @@ import { lanesToRecover } from '../../shared/ai/server/recovery.ts'
 import { type AIState, initialAIState } from '../../shared/ai/state/ai-state.ts'
 import type { WakeUp } from '../../shared/runtime/wake-up.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
-import { scriptedModel, text, toolCalls } from '../support/scripted-model.ts'
+import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 import { eventsOf, textOf, track, until, userMessage } from './support.ts'
 
 /**

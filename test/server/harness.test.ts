@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { agentContract, inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
+import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import type { MetadataAssistantMessage } from '../seeds/metadata-assistant.ts'
-import { scriptedModel, text } from '../support/scripted-model.ts'
 import { eventsOf, textOf, track, userMessage } from './support.ts'
 
 describe('harness options', () => {

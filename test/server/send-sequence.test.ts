@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
-import { scriptedModel, text } from '../support/scripted-model.ts'
+import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import { track, userMessage } from './support.ts'
 
 describe('What happens after a send (embedded)', () => {

@@ -6,7 +6,7 @@ import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
-import { scriptedModel, text } from '../support/scripted-model.ts'
+import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import { eventsOf, textOf, track, typesOf, until, userMessage } from './support.ts'
 
 const usage = {

@@ -1,7 +1,7 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { afterAll, beforeAll, inject } from 'vitest'
+import { resetMoto } from '../../functions/local-runner/moto-server.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
-import { resetMoto } from './moto-server.ts'
 
 /** SDK settings for the test endpoint; `A2_TEST_ENDPOINT=aws` means real AWS as configured. */
 export function awsClientConfig() {

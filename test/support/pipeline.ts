@@ -3,18 +3,18 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
-import { type AwsEnvironment, awsAgentParts } from '../../shared/aws/agent-environment.ts'
-import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import {
   type LocalPipeline,
   startLocalPipeline,
-} from '../../shared/aws/local-runner/local-pipeline.ts'
-import { createLocalResources, type LocalQueues } from '../../shared/aws/local-runner/resources.ts'
+} from '../../functions/local-runner/local-pipeline.ts'
+import { resetMoto } from '../../functions/local-runner/moto-server.ts'
+import { createLocalResources, type LocalQueues } from '../../functions/local-runner/resources.ts'
+import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
+import { type AwsEnvironment, awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import type { VisibilityLease } from '../../shared/aws/pipeline-functions.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import { awsClientConfig } from './aws.ts'
-import { resetMoto } from './moto-server.ts'
 
 export const silent = { info: () => {}, warn: () => {}, error: () => {} }
 

@@ -4,7 +4,7 @@ import type { LogSearch } from '../../functions/verify/log-search.ts'
 import { runTimerCheck } from '../../functions/verify/timer-check.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { inProcessScheduler } from '../../shared/runtime/in-process-scheduler.ts'
-import { scriptedModel } from '../support/scripted-model.ts'
+import { scriptedModel } from '../../shared/testing/scripted-model.ts'
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 // Streams end after 300 ms, as API Gateway's 15 minutes would, sooner.

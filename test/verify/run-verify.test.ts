@@ -4,7 +4,7 @@ import type { LogSearch } from '../../functions/verify/log-search.ts'
 import { runVerify } from '../../functions/verify/run-verify.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { inProcessScheduler } from '../../shared/runtime/in-process-scheduler.ts'
-import { scriptedModel, text } from '../support/scripted-model.ts'
+import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 // Every answer streams 20 deltas 100 ms apart: about 2.4 s of frames.

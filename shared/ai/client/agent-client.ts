@@ -2,9 +2,9 @@ import type { UIMessage } from 'ai'
 import type { AgentState } from '../contract/agent-contract.ts'
 import type { AIState } from '../state/ai-state.ts'
 import { type ContractLike, sessionReducer } from '../state/session-state.ts'
-import { type AgentSession, createSession } from './agent-session.ts'
 import type { AgentLike, ContractFreeOnly, MessageOf } from './agent-types.ts'
 import type { BackoffOptions } from './backoff.ts'
+import { type ClientSession, createSession } from './client-session.ts'
 import type { HeadersOption } from './endpoint.ts'
 
 /** Idle session objects are kept this long by default: five minutes. */
@@ -28,7 +28,7 @@ export interface AgentClientOptions {
 export interface AgentClient<M extends UIMessage = UIMessage, State = AIState<M>> {
   readonly api: string
   /** The session object for `id`: the same one while it lives, a fresh one after collection. */
-  session(id: string): AgentSession<M, State>
+  session(id: string): ClientSession<M, State>
   /** Closes every session's stream and forgets them (tests, teardown). */
   dispose(): void
 }
@@ -63,10 +63,10 @@ export function createAgentClient(
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
   const generateId = options.generateId ?? (() => crypto.randomUUID())
   const reducer = sessionReducer(contract)
-  const sessions = new Map<string, AgentSession>()
-  const timers = new Map<AgentSession, ReturnType<typeof setTimeout>>()
+  const sessions = new Map<string, ClientSession>()
+  const timers = new Map<ClientSession, ReturnType<typeof setTimeout>>()
 
-  function onIdleChange(session: AgentSession, idle: boolean): void {
+  function onIdleChange(session: ClientSession, idle: boolean): void {
     clearTimeout(timers.get(session))
     timers.delete(session)
     if (!idle) {

@@ -2,8 +2,8 @@ import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai'
 import { responseIdFor } from '../ids.ts'
 import { inputs } from '../inputs/inputs.ts'
 import { type AgentClient, type AgentClientOptions, createAgentClient } from './agent-client.ts'
-import type { AgentSession } from './agent-session.ts'
-import { responseStream } from './response-stream.ts'
+import type { ClientSession } from './client-session.ts'
+import { responseChunkStream } from './response-chunk-stream.ts'
 
 export type AgentChatTransportOptions = { client: AgentClient } | AgentClientOptions
 
@@ -37,7 +37,7 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
         throw new Error('Only a failed response can be regenerated: retry() reruns its model call')
       }
       const [retry] = await session.retry()
-      return responseStream(
+      return responseChunkStream(
         session,
         {
           responseMessageId: active.responseMessageId,
@@ -52,7 +52,7 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
       return this.#answerApprovals(session, message, options.abortSignal)
     if (message?.role !== 'user') throw new Error('sendMessages expects a new user message last')
     const [stored] = await session.push(...inputs.message(message))
-    return responseStream(
+    return responseChunkStream(
       session,
       { responseMessageId: responseIdFor(message.id), inputId: message.id, after: stored?.index },
       options.abortSignal,
@@ -64,7 +64,7 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
     await caughtUp(session, options.abortSignal)
     const active = session.getSnapshot().confirmed.state.active
     if (!active || active.phase === 'failed') return null
-    return responseStream(
+    return responseChunkStream(
       session,
       { responseMessageId: active.responseMessageId, inputId: active.inputId },
       options.abortSignal,
@@ -78,7 +78,7 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
    * chat has it.
    */
   async #answerApprovals(
-    session: AgentSession,
+    session: ClientSession,
     message: M,
     signal: AbortSignal | undefined,
   ): Promise<ReadableStream<UIMessageChunk>> {
@@ -95,7 +95,7 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
       })
     })
     const stored = answers.length > 0 ? await session.push(...answers) : []
-    return responseStream(
+    return responseChunkStream(
       session,
       {
         responseMessageId: message.id,
@@ -115,7 +115,7 @@ export class AgentChatTransport<M extends UIMessage = UIMessage> implements Chat
  * Resolves once the session's stream is open and has delivered everything the
  * log held when it connected (the server's `: head N` marker).
  */
-function caughtUp(session: AgentSession, signal?: AbortSignal): Promise<void> {
+function caughtUp(session: ClientSession, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
       unsubscribe()

@@ -1,4 +1,5 @@
 import type { HttpErrorCode } from '../../http/http-error.ts'
+import { brandA2Error } from '../../log/error-brand.ts'
 
 /** Codes a client adds to the server's: the request never got a JSON answer. */
 export type AgentClientErrorCode = HttpErrorCode | 'NETWORK_ERROR' | 'BAD_RESPONSE'
@@ -12,7 +13,7 @@ export type AgentClientErrorCode = HttpErrorCode | 'NETWORK_ERROR' | 'BAD_RESPON
  * try {
  *   await session.sendMessage('Hi')
  * } catch (error) {
- *   if (error instanceof AgentClientError && error.code === 'FORBIDDEN') signIn()
+ *   if (hasA2Code(error, 'FORBIDDEN')) signIn()
  * }
  */
 export class AgentClientError extends Error {
@@ -31,6 +32,7 @@ export class AgentClientError extends Error {
     this.code = code
     this.status = status
     this.details = options.details
+    brandA2Error(this, 'client')
   }
 
   /** Worth sending again: nothing answered, or the server failed or asked us to slow down. */

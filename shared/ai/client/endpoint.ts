@@ -1,5 +1,7 @@
 import type { EventInput, StoredEvent } from '../../log/event.ts'
-import { backoffDelay } from './backoff.ts'
+import { backoff } from '../../timing/backoff.ts'
+import { sleep } from '../../timing/sleep.ts'
+import { clientBackoff } from './backoff.ts'
 import { AgentClientError, errorFromResponse, networkError } from './client-error.ts'
 
 /** Static headers, or a function for ones that change (a fresh auth token). */
@@ -38,7 +40,10 @@ export async function postEvents(
   endpoint: Endpoint,
   sessionId: string,
   events: readonly EventInput[],
-  { attempts = PUSH_ATTEMPTS, delay = (attempt: number) => backoffDelay(attempt, {}) } = {},
+  {
+    attempts = PUSH_ATTEMPTS,
+    delay = (attempt: number) => backoff(attempt, clientBackoff({})),
+  } = {},
 ): Promise<StoredEvent[]> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -46,7 +51,7 @@ export async function postEvents(
     } catch (error) {
       const retryable = error instanceof AgentClientError && error.retryable
       if (!retryable || attempt + 1 >= attempts) throw error
-      await new Promise((resolve) => setTimeout(resolve, delay(attempt)))
+      await sleep(delay(attempt))
     }
   }
 }

@@ -2,7 +2,7 @@ import type { UIMessage } from 'ai'
 import type { StateSnapshot } from '../../log/reducer.ts'
 import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
 import type { AgentClientError } from './client-error.ts'
-import type { ConnectionStatus } from './event-stream.ts'
+import type { ConnectionStatus } from './sse-subscription.ts'
 
 /**
  * Where the conversation stands, for the UI: `idle` (nothing running),

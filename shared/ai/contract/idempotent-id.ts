@@ -1,5 +1,4 @@
-import { sha256 } from '@noble/hashes/sha2.js'
-import { utf8ToBytes } from '@noble/hashes/utils.js'
+import { idHash } from '../../log/id-hash.ts'
 
 /**
  * A stable event ID derived from its cause, for appends that a retried
@@ -15,8 +14,5 @@ import { utf8ToBytes } from '@noble/hashes/utils.js'
 export function idempotentId(...parts: readonly (string | number)[]): string {
   if (parts.length === 0) throw new TypeError('idempotentId() needs at least one part')
   // JSON keeps ['a:b', 'c'] and ['a', 'b:c'] apart; SHA-256 keeps the ID short.
-  const digest = sha256(utf8ToBytes(JSON.stringify(parts)))
-  let binary = ''
-  for (const byte of digest.subarray(0, 24)) binary += String.fromCharCode(byte)
-  return `id-${btoa(binary).replaceAll('+', '-').replaceAll('/', '_')}`
+  return `id-${idHash(JSON.stringify(parts), 'base64url', 24)}`
 }

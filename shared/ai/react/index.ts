@@ -1,4 +1,6 @@
-// `a2-aws/ai/react`: the React hook over `a2-aws/ai/client`.
+// `a2-aws/ai/react`: `useAgent()`, the React hook over `a2-aws/ai/client`
+// (one session object and one stream per route and session, shared by the
+// components that name them), and the types of what it returns.
 
 export type {
   AgentActions,

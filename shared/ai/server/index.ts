@@ -1,35 +1,20 @@
-// `a2-aws/ai/server`: the agent runtime and its server-side parts (Node).
+// `a2-aws/ai/server`: the agent API, for server code. What it is for:
+// - `agent(options)`: the whole server (its `fetch`, `session(id)` and
+//   `runtime`), with its option, context and session types;
+// - `runWithHandlerContext(ctx, fn)`: runs a tool or handler outside the
+//   runtime (in a test) with `handlerContext()` returning `ctx`;
+// - the ports an agent's `dispatcher` and `scheduler` options take, and
+//   `TimerConflictError`, which a scheduler throws for a timer set again at
+//   another time.
+// Importing it loads no AWS SDK: the DynamoDB store and the other AWS
+// adapters are in `a2-aws/aws`, the memory store and the log in `a2-aws`.
 
-export { HttpError, type HttpErrorCode } from '../../http/http-error.ts'
-export {
-  type Authorize,
-  type FetchOptions,
-  type LogEndpointOptions,
-  logEndpoint,
-  type Operation,
-} from '../../http/log-endpoint.ts'
-export {
-  MAX_APPEND_BYTES,
-  MAX_EVENT_BYTES,
-  MAX_EVENTS_PER_APPEND,
-  MAX_PAYLOAD_DEPTH,
-} from '../../log/limits.ts'
 export { runWithHandlerContext } from '../../runtime/handler-context-storage.ts'
-export { inProcessDispatcher, type RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
-export { inProcessScheduler, TimerConflictError } from '../../runtime/in-process-scheduler.ts'
-export { LANES, type Lane } from '../../runtime/lanes.ts'
+export type { RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
+export { TimerConflictError } from '../../runtime/in-process-scheduler.ts'
+export type { Lane } from '../../runtime/lanes.ts'
 export type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 export type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
-export { createEventLogTable } from '../../stores/dynamodb/create-table.ts'
-export {
-  type DynamoDBEventStoreOptions,
-  dynamoDBEventStore,
-} from '../../stores/dynamodb/dynamodb-event-store.ts'
-export {
-  type MemoryEventStoreOptions,
-  memoryEventStore,
-} from '../../stores/memory/memory-event-store.ts'
-export { COMPRESS_ABOVE_BYTES } from '../../stores/payload-codec.ts'
 export { type Agent, type AgentRuntime, agent } from './agent.ts'
 export type {
   AgentOptions,
@@ -42,4 +27,3 @@ export type {
   ToolApprovalPolicy,
 } from './agent-options.ts'
 export type { AgentSession } from './session-api.ts'
-export { wakeUpsFor } from './wake-ups-for.ts'

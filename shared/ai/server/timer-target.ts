@@ -12,7 +12,7 @@ export function timerTarget(when: TimerWhen, from: number): number {
     const delay = typeof when.delay === 'number' ? when.delay : ms(when.delay as ms.StringValue)
     if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) {
       throw new A2Error(
-        'INVALID_EVENT',
+        'INVALID_TIMER',
         `Cannot read timer delay ${JSON.stringify(when.delay)}: use '30s', '5m', '2h', '1d' or milliseconds`,
       )
     }
@@ -25,6 +25,6 @@ export function timerTarget(when: TimerWhen, from: number): number {
         ? when.at
         : Date.parse(when.at)
   if (!Number.isFinite(at))
-    throw new A2Error('INVALID_EVENT', `Cannot read timer time ${JSON.stringify(when.at)}`)
+    throw new A2Error('INVALID_TIMER', `Cannot read timer time ${JSON.stringify(when.at)}`)
   return at
 }

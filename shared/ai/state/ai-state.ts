@@ -1,7 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { ControlRequest } from '../events/control.ts'
+import type { ActiveResponse } from './active-response.ts'
 import type { CompactionData, CompactionPart } from './compaction-part.ts'
-import type { ResponseStream } from './response-stream.ts'
 
 /**
  * A message as `state.messages` holds it: your message type, whose parts may
@@ -212,7 +212,7 @@ export interface AIState<M extends UIMessage = UIMessage> {
    */
   requests: Record<string, ControlRequest<M>>
   /** Bookkeeping: the active response's chunk-processing state. */
-  response: ResponseStream | null
+  response: ActiveResponse | null
 }
 
 /** The state of a session with no events. */

@@ -3,11 +3,11 @@ import type { StoredEvent } from '../../log/event.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { ControlRequest } from '../events/control.ts'
 import type { ControlChange } from '../events/controller-events.ts'
+import { newActiveResponse } from './active-response.ts'
 import type { AIState, InboxItem, TranscriptMessage } from './ai-state.ts'
 import { setId } from './id-map.ts'
 import { discardStepCalls } from './reduce-tools.ts'
 import { applyToResponseMessage, endTurn } from './response-helpers.ts'
-import { newResponseStream } from './response-stream.ts'
 
 // Commands, admissions, accepted changes and receipts. The controller has
 // already decided; these only apply what it wrote.
@@ -147,7 +147,7 @@ function applyChange<M extends UIMessage>(
         activeGeneration: null,
         activeRequestId: null,
         activeResponseMessageId: change.responseMessageId,
-        response: newResponseStream(change.turnId, change.responseMessageId),
+        response: newActiveResponse(change.turnId, change.responseMessageId),
       }
     case 'turn.handoff':
       if (state.active?.turnId !== change.turnId) return state

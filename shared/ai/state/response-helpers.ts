@@ -1,13 +1,13 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
-import type { AIState, ToolRecord, TranscriptMessage } from './ai-state.ts'
-import { applyUIMessageChunks, emptyCursor } from './apply-chunks.ts'
 import {
   applyToResponse,
   closeStoppedResponse,
   emptyResponse,
   responseAt,
   truncateResponse,
-} from './response-stream.ts'
+} from './active-response.ts'
+import type { AIState, ToolRecord, TranscriptMessage } from './ai-state.ts'
+import { applyUIMessageChunks, emptyCursor } from './apply-chunks.ts'
 
 // Changes to the active response message. They touch only the response's
 // slot in `messages` (found by its stored position), never the rest.

@@ -18,8 +18,8 @@ export type StreamingHandler<Event> = (
 
 /**
  * The `awslambda` global of Lambda's Node runtime (response streaming). It
- * exists only inside Lambda; the local runner installs a shim
- * (`installStreamingShim`).
+ * exists only inside Lambda; the repo's local runner passes its own shim to
+ * `pipelineHandlers` instead.
  */
 export interface AwsLambdaGlobal {
   streamifyResponse<Event>(handler: StreamingHandler<Event>): StreamingHandler<Event>
@@ -33,7 +33,7 @@ export function lambdaGlobal(): AwsLambdaGlobal {
   const value = (globalThis as unknown as { awslambda?: AwsLambdaGlobal }).awslambda
   if (!value) {
     throw new Error(
-      'awslambda is not defined: this module runs in Lambda, or locally after installStreamingShim()',
+      'awslambda is not defined: this module runs only in Lambda (the local runner passes pipelineHandlers a streaming shim instead)',
     )
   }
   return value

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda'
 import type { Authorize } from '../../http/log-endpoint.ts'
+import { a2ErrorKind } from '../../log/error-brand.ts'
 import { PipelineError } from '../errors.ts'
 import type { AwsLambdaGlobal, ResponseStream, StreamingHandler } from './awslambda.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
@@ -58,14 +59,15 @@ export function httpHandler(
         }
       } catch (error) {
         options.logger.warn('a2: bad HTTP event', { error: String(error) })
+        const pipelineError = a2ErrorKind(error) === 'pipeline'
         response = Response.json(
           {
             error: {
-              code: error instanceof PipelineError ? error.code : 'INTERNAL',
+              code: pipelineError ? (error as PipelineError).code : 'INTERNAL',
               message: error instanceof Error ? error.message : String(error),
             },
           },
-          { status: error instanceof PipelineError ? 400 : 500 },
+          { status: pipelineError ? 400 : 500 },
         )
       }
       await writeResponse(response, responseStream, options.httpResponseStream)

@@ -1,6 +1,8 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch'
 import type { SQSRecord } from 'aws-lambda'
+import { hasA2Code } from '../../log/error-brand.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
+import { sleep } from '../../timing/sleep.ts'
 import { PipelineError } from '../errors.ts'
 import { parseWakeUpMessage, type QueueLane, queueOfLane } from '../wake-up-message.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
@@ -104,11 +106,11 @@ async function runWaitingForClaims(
     try {
       return await agent.runtime.run(wakeUp)
     } catch (error) {
-      // A `ClaimHeldError`, known by its shape: the agent module may bring its
-      // own copy of a2-aws, whose classes are not this bundle's.
-      const retryAt = (error as { retryAt?: unknown } | null)?.retryAt
+      // Known by its code, not its class: the agent module may bring its own
+      // copy of a2-aws, whose classes are not this bundle's.
+      const retryAt = hasA2Code(error, 'CLAIM_HELD') && (error as { retryAt?: unknown }).retryAt
       if (typeof retryAt !== 'number' || retryAt >= deadline) throw error
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, retryAt - Date.now()) + 5))
+      await sleep(Math.max(0, retryAt - Date.now()) + 5)
     }
   }
 }

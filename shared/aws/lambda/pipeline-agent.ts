@@ -28,14 +28,14 @@ export function agentFromModule(
     typeof candidate.runtime?.run !== 'function'
   ) {
     throw new PipelineError(
-      'MISSING_ENVIRONMENT',
+      'INVALID_AGENT_MODULE',
       `The agent module has no agent named "${exportName}" (exports: ${Object.keys(module).join(', ') || 'none'}); export the value agent() returns`,
     )
   }
   if (!candidate.options?.dispatcher) {
     throw new PipelineError(
-      'MISSING_ENVIRONMENT',
-      `Agent "${candidate.name}" has no dispatcher: on Lambda it needs the SQS dispatcher (see agentEnvironment())`,
+      'INVALID_AGENT_MODULE',
+      `Agent "${candidate.name}" has no dispatcher: on Lambda it needs the SQS dispatcher: build it with the parts awsAgentParts() reads from the environment`,
     )
   }
   return candidate as PipelineAgent
@@ -47,7 +47,7 @@ export function authorizeFromModule(module: Record<string, unknown>): Authorize 
   if (authorize === undefined) return undefined
   if (typeof authorize !== 'function') {
     throw new PipelineError(
-      'MISSING_ENVIRONMENT',
+      'INVALID_AGENT_MODULE',
       'The agent module exports "authorize", but not as a function',
     )
   }

@@ -1,3 +1,5 @@
+import { backoff } from '../../timing/backoff.ts'
+
 /**
  * How long an append without `expectedIndex` keeps trying after concurrent
  * appenders moved the session head first. Long enough to queue behind a
@@ -22,6 +24,6 @@ export function appendRetryDelay(
   roundTripMs: number,
   random: () => number = Math.random,
 ): number {
-  const window = Math.max(MIN_SLOT_MS, roundTripMs) * 2 ** Math.min(losses - 1, 16)
-  return random() * Math.min(MAX_DELAY_MS, window)
+  const initial = Math.max(MIN_SLOT_MS, roundTripMs)
+  return backoff(losses - 1, { initial, max: MAX_DELAY_MS, jitter: 'full' }, random)
 }

@@ -1,10 +1,10 @@
 import {
   CreateTableCommand,
   type DynamoDBClient,
-  ResourceInUseException,
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb'
+import { isAwsError } from './aws-error.ts'
 import { PK, SK, TTL_ATTRIBUTE } from './table-keys.ts'
 
 /**
@@ -33,7 +33,7 @@ export async function createEventLogTable(
       }),
     )
   } catch (error) {
-    if (error instanceof ResourceInUseException) return
+    if (isAwsError(error, 'ResourceInUseException')) return
     throw error
   }
   await waitUntilTableExists({ client, maxWaitTime: 120, minDelay: 1 }, { TableName: tableName })

@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb'
 import type { IdGuard } from '../../log/duplicate-batch.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import { decodePayload, type EncodedPayload } from '../payload-codec.ts'
-import { eventSk, GUARD_SK, guardPk, PK, SK, sessionPk } from './table-keys.ts'
+import { eventSk, GUARD_SK, guardPk, itemKey, PK, sessionItemKey } from './table-keys.ts'
 
 type Item = Record<string, AttributeValue>
 
@@ -15,8 +15,7 @@ export function eventItem(
   payload: EncodedPayload,
 ): Item {
   return {
-    [PK]: { S: sessionPk(sessionId) },
-    [SK]: { S: eventSk(index) },
+    ...sessionItemKey(sessionId, eventSk(index)),
     sid: { S: sessionId },
     i: { N: String(index) },
     id: { S: event.id },
@@ -39,8 +38,7 @@ export function storedEventFromItem(item: Item): StoredEvent {
 
 export function guardItem(guard: IdGuard): Item {
   return {
-    [PK]: { S: guardPk(guard.eventId) },
-    [SK]: { S: GUARD_SK },
+    ...itemKey(guardPk(guard.eventId), GUARD_SK),
     sid: { S: guard.sessionId },
     i: { N: String(guard.index) },
     c: { S: guard.content },
@@ -51,7 +49,7 @@ export function guardItem(guard: IdGuard): Item {
 
 export function guardFromItem(item: Item): IdGuard {
   return {
-    eventId: (item[PK]?.S ?? '').slice('ID#'.length),
+    eventId: (item[PK]?.S ?? '').slice(guardPk('').length),
     sessionId: item.sid?.S as string,
     index: Number(item.i?.N),
     content: item.c?.S as string,

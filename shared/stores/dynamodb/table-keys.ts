@@ -37,3 +37,11 @@ export const cursorSk = (name: string): string => `C#${name}`
 export const claimSk = (key: string): string => `K#${key}`
 export const guardPk = (eventId: string): string => `ID#${eventId}`
 export const GUARD_SK = '#ID'
+
+/** The key of an item, as every request names it. */
+export function itemKey(pk: string, sk: string): { [PK]: { S: string }; [SK]: { S: string } } {
+  return { [PK]: { S: pk }, [SK]: { S: sk } }
+}
+
+/** The key of one of a session's items (its head, an event, a snapshot, a cursor, a claim). */
+export const sessionItemKey = (sessionId: string, sk: string) => itemKey(sessionPk(sessionId), sk)

@@ -1,4 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
+import { admissionRound } from '../../../shared/ai/controller/admission-round.ts'
+import type { Decision } from '../../../shared/ai/controller/decide.ts'
+import { dueGeneration } from '../../../shared/ai/controller/due-work.ts'
 import {
   attemptOpening,
   generationCompleted,
@@ -7,10 +10,7 @@ import {
 import {
   type AIEventInput,
   type AIState,
-  admissionRound,
   type ControlCommandInput,
-  type Decision,
-  dueGeneration,
   initialAIState,
   reduceAIState,
 } from '../../../shared/ai/index.ts'

@@ -1,8 +1,8 @@
 import fc from 'fast-check'
+import { dueGeneration } from '../../../shared/ai/controller/due-work.ts'
 import {
   type AIState,
   type ControlCommandInput,
-  dueGeneration,
   inputs,
   type PendingApproval,
 } from '../../../shared/ai/index.ts'

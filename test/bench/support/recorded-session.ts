@@ -1,10 +1,10 @@
 import type { UIMessageChunk } from 'ai'
+import { advance } from '../../../shared/ai/controller/advance.ts'
+import { decide } from '../../../shared/ai/controller/decide.ts'
+import { dueGeneration } from '../../../shared/ai/controller/due-work.ts'
 import {
   type AIEventInput,
   type AIState,
-  advance,
-  decide,
-  dueGeneration,
   initialAIState,
   inputs,
   reduceAIState,

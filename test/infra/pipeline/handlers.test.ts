@@ -10,7 +10,7 @@ import { VISIBILITY_LEASE, type VisibilityLease } from '../../../shared/aws/pipe
 import { timerMessageBody } from '../../../shared/aws/timer-message.ts'
 import { ClaimHeldError } from '../../../shared/log/errors.ts'
 import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
-import { scriptedModel } from '../../support/scripted-model.ts'
+import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
 import { fakeClient } from './fake-clients.ts'
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }

@@ -57,3 +57,42 @@ describe('sendInputs', () => {
     expect(sqs.sent).toEqual([])
   })
 })
+
+describe('parseIngressMessage', () => {
+  it('reads { sessionId, events }, keeping every field of each event', () => {
+    const events = [{ id: 'e1', type: 'app.note', payload: null, extra: 1 }, note(2)]
+    expect(parseIngressMessage(JSON.stringify({ sessionId: 's1', events }))).toEqual({
+      sessionId: 's1',
+      events,
+    })
+  })
+
+  it.each([
+    ['not json', 'the body is not JSON'],
+    ['[1]', 'the body is not a JSON object'],
+    ['{"events":[{"type":"t","payload":1}]}', '"sessionId" must be a non-empty string'],
+    [
+      '{"sessionId":"","events":[{"type":"t","payload":1}]}',
+      '"sessionId" must be a non-empty string',
+    ],
+    ['{"sessionId":"s"}', '"events" must be a non-empty array'],
+    ['{"sessionId":"s","events":[]}', '"events" must be a non-empty array'],
+    ['{"sessionId":"s","events":[{"type":"t","payload":1},7]}', 'events[1] is not an object'],
+    ['{"sessionId":"s","events":[{"payload":1}]}', 'events[0].type must be a non-empty string'],
+    [
+      '{"sessionId":"s","events":[{"type":"t","payload":1,"id":3}]}',
+      'events[0].id must be a string',
+    ],
+    ['{"sessionId":"s","events":[{"type":"t"}]}', 'events[0].payload is missing'],
+  ])(
+    'refuses %s with MALFORMED_INGRESS_MESSAGE, saying what is wrong and what it expects',
+    (body, why) => {
+      expect(() => parseIngressMessage(body)).toThrow(
+        expect.objectContaining({
+          code: 'MALFORMED_INGRESS_MESSAGE',
+          message: `Ingress message refused: ${why}. Expected {"sessionId": "...", "events": [{"type": "...", "payload": ...}]}`,
+        }),
+      )
+    },
+  )
+})

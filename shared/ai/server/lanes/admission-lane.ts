@@ -1,4 +1,4 @@
-import { AppendConflictError } from '../../../log/errors.ts'
+import { hasA2Code } from '../../../log/error-brand.ts'
 import { admissionRound } from '../../controller/admission-round.ts'
 import { pausingToolCalls, toolInterrupted } from '../../controller/settle-work.ts'
 import type { AIState } from '../../state/ai-state.ts'
@@ -31,7 +31,7 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
     try {
       await lane.appendAsA2(sessionId, events, { expectedIndex: index })
     } catch (error) {
-      if (error instanceof AppendConflictError) continue
+      if (hasA2Code(error, 'APPEND_CONFLICT')) continue
       throw error
     }
   }

@@ -1,3 +1,4 @@
+import { hasA2Code } from '../../../log/error-brand.ts'
 import type { Claim, EventStore } from '../../../log/event-store.ts'
 
 /**
@@ -21,8 +22,7 @@ export function claimHeartbeat(
           current = renewed
         },
         (error: unknown) => {
-          if ((error as { code?: string }).code === 'FENCED_OUT')
-            controller.abort(new Error('superseded'))
+          if (hasA2Code(error, 'FENCED_OUT')) controller.abort(new Error('superseded'))
         },
       )
     },

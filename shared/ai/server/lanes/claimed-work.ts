@@ -1,4 +1,4 @@
-import { FencedOutError } from '../../../log/errors.ts'
+import { hasA2Code } from '../../../log/error-brand.ts'
 import type { Claim } from '../../../log/event-store.ts'
 import { claimHeartbeat } from './claim-heartbeat.ts'
 import type { LaneContext } from './lane-context.ts'
@@ -28,7 +28,7 @@ export async function runClaimedWork(
   try {
     await work(controller.signal)
   } catch (error) {
-    if (error instanceof FencedOutError || controller.signal.aborted) return
+    if (hasA2Code(error, 'FENCED_OUT') || controller.signal.aborted) return
     await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
     throw error
   } finally {

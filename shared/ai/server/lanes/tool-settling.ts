@@ -1,3 +1,4 @@
+import { hasA2Code } from '../../../log/error-brand.ts'
 import { toolClaimKey } from '../../controller/claim-keys.ts'
 import { toolInterrupted } from '../../controller/settle-work.ts'
 import { derivedId } from '../../ids.ts'
@@ -44,7 +45,7 @@ export async function pausedToolSettled(
     })
     .catch((error: unknown) => {
       // Set already (at this deadline, or another for the same pause).
-      if ((error as { code?: string }).code !== 'TIMER_CONFLICT') throw error
+      if (!hasA2Code(error, 'TIMER_CONFLICT')) throw error
     })
   if (live) {
     await lane.store.revokeClaim(sessionId, key)

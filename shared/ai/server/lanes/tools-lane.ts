@@ -1,6 +1,6 @@
 import { executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
 import type { Tool, ToolSet, UIMessage } from 'ai'
-import { FencedOutError } from '../../../log/errors.ts'
+import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { toolClaimKey } from '../../controller/claim-keys.ts'
@@ -170,7 +170,7 @@ async function runTool(
         },
       )
     } catch (error) {
-      if (error instanceof FencedOutError || signal.aborted) {
+      if (hasA2Code(error, 'FENCED_OUT') || signal.aborted) {
         cutShort = true
         return
       }
@@ -194,7 +194,7 @@ async function runTool(
         { fence },
       )
     } catch (error) {
-      if (error instanceof FencedOutError) cutShort = true
+      if (hasA2Code(error, 'FENCED_OUT')) cutShort = true
       throw error
     }
   })

@@ -1,7 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import { inputs } from '../inputs/inputs.ts'
 import type { AIState } from '../state/ai-state.ts'
-import type { AgentSession } from './agent-session.ts'
+import type { ClientSession } from './client-session.ts'
 import { messageChunks } from './message-chunks.ts'
 
 export interface ResponseTarget {
@@ -23,10 +23,10 @@ export interface ResponseTarget {
  * queued), which is what the chat's Stop button means.
  *
  * @example
- * const stream = responseStream(session, { responseMessageId: responseIdFor(message.id), inputId: message.id }, signal)
+ * const stream = responseChunkStream(session, { responseMessageId: responseIdFor(message.id), inputId: message.id }, signal)
  */
-export function responseStream(
-  session: AgentSession,
+export function responseChunkStream(
+  session: ClientSession,
   target: ResponseTarget,
   signal: AbortSignal | undefined,
 ): ReadableStream<UIMessageChunk> {

@@ -16,7 +16,7 @@ export type JournalEntry =
 // O(entries).
 const JOURNAL_BLOCK = 64
 
-export interface ResponseStream {
+export interface ActiveResponse {
   turnId: string
   messageId: string
   /** Index of the response in `state.messages`; -1 until its first chunk. */
@@ -29,7 +29,7 @@ export interface ResponseStream {
   journal: JournalEntry[][]
 }
 
-export function newResponseStream(turnId: string, messageId: string): ResponseStream {
+export function newActiveResponse(turnId: string, messageId: string): ActiveResponse {
   return {
     turnId,
     messageId,
@@ -55,11 +55,11 @@ export function emptyResponse<M extends UIMessage>(messageId: string): M {
 
 /** Applies chunks to the response message and journals them. */
 export function applyToResponse<M extends UIMessage>(
-  response: ResponseStream,
+  response: ActiveResponse,
   message: M,
   index: number,
   chunks: readonly UIMessageChunk[],
-): { response: ResponseStream; message: M } {
+): { response: ActiveResponse; message: M } {
   const applied = applyUIMessageChunks(message, response.cursor, chunks)
   return {
     message: applied.message,
@@ -73,11 +73,11 @@ export function applyToResponse<M extends UIMessage>(
 
 /** Cuts the response back to `length` parts (an unsuccessful step leaves). */
 export function truncateResponse<M extends UIMessage>(
-  response: ResponseStream,
+  response: ActiveResponse,
   message: M,
   index: number,
   length: number,
-): { response: ResponseStream; message: M } {
+): { response: ActiveResponse; message: M } {
   return {
     message: { ...message, parts: message.parts.slice(0, length) },
     response: {
@@ -89,7 +89,7 @@ export function truncateResponse<M extends UIMessage>(
 }
 
 /** The response message as it was after the log event at `frontier`. */
-export function responseAt<M extends UIMessage>(response: ResponseStream, frontier: number): M {
+export function responseAt<M extends UIMessage>(response: ActiveResponse, frontier: number): M {
   let message = emptyResponse<M>(response.messageId)
   let cursor = emptyCursor()
   for (const block of response.journal) {

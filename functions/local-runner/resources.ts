@@ -5,8 +5,7 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
-import { createEventLogTable } from '../../stores/dynamodb/create-table.ts'
-import type { AwsEnvironment } from '../agent-environment.ts'
+import type { AwsEnvironment } from '../../shared/aws/agent-environment.ts'
 import {
   DEAD_LETTER_RETENTION_SECONDS,
   DEFAULT_MAX_RECEIVE_COUNT,
@@ -14,7 +13,8 @@ import {
   QUEUE_FUNCTIONS,
   type QueueFunction,
   visibilityTimeoutSeconds,
-} from '../pipeline-functions.ts'
+} from '../../shared/aws/pipeline-functions.ts'
+import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 
 export interface LocalQueue {
   url: string

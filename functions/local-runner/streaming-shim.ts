@@ -5,7 +5,7 @@ import type {
   HttpResponseMetadata,
   ResponseStream,
   StreamingHandler,
-} from '../lambda/awslambda.ts'
+} from '../../shared/aws/lambda/awslambda.ts'
 
 /**
  * Lambda's `awslambda` global for local runs: `streamifyResponse` returns the
@@ -28,12 +28,6 @@ export const streamingShim: AwsLambdaGlobal = {
       return stream
     },
   },
-}
-
-/** Installs the shim as `globalThis.awslambda` unless a real one is there. */
-export function installStreamingShim(): void {
-  const global = globalThis as unknown as { awslambda?: AwsLambdaGlobal }
-  global.awslambda ??= streamingShim
 }
 
 /** 15 minutes: what API Gateway and Lambda allow a streamed response. */

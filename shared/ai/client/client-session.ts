@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from '../../log/reducer.ts'
+import { backoff } from '../../timing/backoff.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
 import { optimisticAIState } from '../optimistic/optimistic-state.ts'
 import type { AIState } from '../state/ai-state.ts'
@@ -10,13 +11,13 @@ import {
   type SessionState,
   splitSnapshot,
 } from '../state/session-state.ts'
-import { type BackoffOptions, backoffDelay } from './backoff.ts'
+import { type BackoffOptions, clientBackoff } from './backoff.ts'
 import type { AgentClientError } from './client-error.ts'
 import { type Endpoint, postEvents } from './endpoint.ts'
-import { type ConnectionStatus, openEventStream } from './event-stream.ts'
 import { PendingCommands } from './pending-commands.ts'
 import { type AgentActions, type PushResult, sessionActions } from './session-actions.ts'
 import { type AgentSnapshot, indicatorOf, statusOf } from './session-view.ts'
+import { type ConnectionStatus, openSseSubscription } from './sse-subscription.ts'
 
 /**
  * One session as a client holds it: an external store (`subscribe` /
@@ -24,7 +25,7 @@ import { type AgentSnapshot, indicatorOf, statusOf } from './session-view.ts'
  * SSE subscription that keeps it current, and the pending commands folded
  * over it, plus the actions.
  */
-export interface AgentSession<M extends UIMessage = UIMessage, State = AIState<M>>
+export interface ClientSession<M extends UIMessage = UIMessage, State = AIState<M>>
   extends AgentActions<M> {
   readonly id: string
   /** Listens for changes; the first listener opens the stream, the last one's leaving closes it. */
@@ -46,7 +47,7 @@ export interface SessionConfig {
   generateId: () => string
   reconnect: BackoffOptions | undefined
   /** Called whenever the session holds nothing (no listeners, no pushes in flight) and again when it does. */
-  onIdleChange(session: AgentSession, idle: boolean): void
+  onIdleChange(session: ClientSession, idle: boolean): void
 }
 
 /** Listeners leaving and a new one arriving in the same tick (React's StrictMode) keep the stream. */
@@ -60,7 +61,7 @@ const CLOSE_STREAM_AFTER_MS = 0
  * const session = createSession('s1', config)
  * const stop = session.subscribe(() => render(session.getSnapshot()))
  */
-export function createSession(id: string, config: SessionConfig): AgentSession {
+export function createSession(id: string, config: SessionConfig): ClientSession {
   const listeners = new Set<() => void>()
   const pending = new PendingCommands()
   const waiters = new Set<{ index: number; resolve: () => void }>()
@@ -119,7 +120,7 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
     if (wantsStream) {
       clearTimeout(closeTimer)
       closeTimer = undefined
-      stream ??= openEventStream({
+      stream ??= openSseSubscription({
         endpoint: config.endpoint,
         sessionId: id,
         lastIndex: () => confirmed.index,
@@ -175,7 +176,8 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
       inFlight++
       updateHolds()
       notify()
-      const retryDelay = (attempt: number) => backoffDelay(attempt, config.reconnect ?? {})
+      const retryDelay = (attempt: number) =>
+        backoff(attempt, clientBackoff(config.reconnect ?? {}))
       stored = postEvents(config.endpoint, id, withIds, { delay: retryDelay }).then(
         (result) => {
           for (const event of result) pending.placed(event.id, event.index)
@@ -231,7 +233,7 @@ export function createSession(id: string, config: SessionConfig): AgentSession {
     return { state: seen.state, frontier: seen.confirmed.index }
   }
 
-  const session: AgentSession = {
+  const session: ClientSession = {
     id,
     ...sessionActions(push, observe(getSnapshot), config.generateId),
     subscribe(listener) {

@@ -1,6 +1,8 @@
 import { createParser } from 'eventsource-parser'
 import type { StoredEvent } from '../../log/event.ts'
-import { type BackoffOptions, backoffDelay, DEFAULT_INITIAL_DELAY_MS } from './backoff.ts'
+import { backoff } from '../../timing/backoff.ts'
+import { sleep } from '../../timing/sleep.ts'
+import { type BackoffOptions, clientBackoff, DEFAULT_INITIAL_DELAY_MS } from './backoff.ts'
 import { type AgentClientError, errorFromResponse, networkError } from './client-error.ts'
 import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
 
@@ -11,7 +13,7 @@ import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
  */
 export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
 
-export interface EventStreamOptions {
+export interface SseSubscriptionOptions {
   endpoint: Endpoint
   sessionId: string
   /** The index of the last event applied; every (re)connect resumes after it. */
@@ -51,10 +53,10 @@ interface Attempt {
  * server turns out to hold another log (`onRewind`), it starts over from 0.
  *
  * @example
- * const stream = openEventStream({ endpoint, sessionId: 's1', lastIndex: () => index, onEvents: apply, onStatus: show })
+ * const stream = openSseSubscription({ endpoint, sessionId: 's1', lastIndex: () => index, onEvents: apply, onStatus: show })
  * stream.close()
  */
-export function openEventStream(options: EventStreamOptions): { close(): void } {
+export function openSseSubscription(options: SseSubscriptionOptions): { close(): void } {
   const closed = new AbortController()
   let retryHint: number | undefined
   void (async () => {
@@ -81,7 +83,10 @@ export function openEventStream(options: EventStreamOptions): { close(): void } 
       const initialDelayMs =
         options.backoff?.initialDelayMs ?? retryHint ?? DEFAULT_INITIAL_DELAY_MS
       options.onStatus('reconnecting', error)
-      await sleep(backoffDelay(attempt++, { ...options.backoff, initialDelayMs }), closed.signal)
+      await sleep(
+        backoff(attempt++, clientBackoff({ ...options.backoff, initialDelayMs })),
+        closed.signal,
+      )
     }
   })()
   return {
@@ -93,7 +98,7 @@ export function openEventStream(options: EventStreamOptions): { close(): void } 
 }
 
 async function readOnce(
-  options: EventStreamOptions,
+  options: SseSubscriptionOptions,
   closed: AbortSignal,
   onRetry: (ms: number) => void,
 ): Promise<Attempt> {
@@ -188,16 +193,4 @@ function parseId(json: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-    function done(): void {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-  })
 }

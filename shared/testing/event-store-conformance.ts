@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto'
-import { describe, expect, it } from 'vitest'
+import type { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   AppendConflictError,
@@ -17,17 +17,24 @@ import {
   type Reducer,
   ReservedEventIdError,
   type StoredEvent,
-} from '../../shared/index.ts'
-import {
-  MAX_APPEND_BYTES,
-  MAX_EVENT_BYTES,
-  MAX_EVENTS_PER_APPEND,
-} from '../../shared/log/limits.ts'
+} from '../index.ts'
+import { MAX_APPEND_BYTES, MAX_EVENT_BYTES, MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
+import { sleep } from '../timing/sleep.ts'
 
 export interface EventStoreHarness {
   store: EventStore
   /** Makes the stored snapshot of a reducer undecodable, as a damaged item would be. */
   corruptSnapshot(sessionId: string, reducerName: string): Promise<void>
+}
+
+/**
+ * The test functions the suite registers its tests with: vitest's own,
+ * passed in so that importing `a2-aws/test` never loads a test runner.
+ */
+export interface ConformanceTestApi {
+  describe: typeof describe
+  it: typeof it
+  expect: typeof expect
 }
 
 const session = (): string => `s-${randomUUID()}`
@@ -68,10 +75,19 @@ function countingReducer(name: string): Reducer<number[]> & { folds: number } {
 /**
  * One suite, every store: what the event log promises, checked against the
  * real component (the DynamoDB store runs it on an AWS-compatible endpoint).
+ * Run it on your own `EventStore` from a vitest file; `harness` is called
+ * once per test.
+ *
+ * @example
+ * import { describe, expect, it } from 'vitest'
+ * import { describeEventStoreConformance } from 'a2-aws/test'
+ *
+ * describeEventStoreConformance('my store', () => ({ store: myStore(), corruptSnapshot }), { describe, it, expect })
  */
 export function describeEventStoreConformance(
   name: string,
   harness: () => EventStoreHarness,
+  { describe, it, expect }: ConformanceTestApi,
 ): void {
   describe(`${name}: the event store contract`, () => {
     describe('append', () => {
@@ -324,9 +340,9 @@ export function describeEventStoreConformance(
         )
         const controller = new AbortController()
         const seen = collect(store.tail(s, { after: 1, signal: controller.signal }), 4)
-        await new Promise((resolve) => setTimeout(resolve, 60))
+        await sleep(60)
         await store.append(s, [ev(`${s}-t-4`)])
-        await new Promise((resolve) => setTimeout(resolve, 60))
+        await sleep(60)
         await store.append(s, [ev(`${s}-t-5`)])
         const events = await seen
         controller.abort()
@@ -342,7 +358,7 @@ export function describeEventStoreConformance(
           for await (const event of store.tail(s, { signal: controller.signal })) seen.push(event)
         })()
         await store.append(s, [ev(randomUUID())])
-        await new Promise((resolve) => setTimeout(resolve, 80))
+        await sleep(80)
         controller.abort()
         await done
         expect(indices(seen)).toEqual([1])
@@ -504,7 +520,7 @@ export function describeEventStoreConformance(
         await store.append(s, [ev(randomUUID())], {
           fence: { claim: 'gen:1', attempt: first.attempt },
         })
-        await new Promise((resolve) => setTimeout(resolve, 40))
+        await sleep(40)
         const second = await store.claim(s, 'gen:1', ttl)
         expect(second.attempt).toBe(2)
         const late = await store
@@ -522,7 +538,7 @@ export function describeEventStoreConformance(
         const { store } = harness()
         const s = session()
         expect((await store.claim(s, 'w', { ttlMs: 10 })).previous).toBeUndefined()
-        await new Promise((resolve) => setTimeout(resolve, 25))
+        await sleep(25)
         const second = await store.claim(s, 'w', ttl)
         expect(second).toMatchObject({ attempt: 2, previous: 'expired' })
         await store.releaseClaim(s, second)

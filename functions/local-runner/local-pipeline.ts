@@ -21,16 +21,20 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs'
 import type { Context, DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
-import type { AwsEnvironment } from '../agent-environment.ts'
-import type { PipelineLogger } from '../lambda/pipeline-agent.ts'
-import { type PipelineHandlers, pipelineHandlers } from '../lambda/pipeline-handlers.ts'
+import type { AwsEnvironment } from '../../shared/aws/agent-environment.ts'
+import type { PipelineLogger } from '../../shared/aws/lambda/pipeline-agent.ts'
+import {
+  type PipelineHandlers,
+  pipelineHandlers,
+} from '../../shared/aws/lambda/pipeline-handlers.ts'
 import {
   QUEUE_FUNCTION_NAMES,
   QUEUE_FUNCTIONS,
   type QueueFunction,
   type VisibilityLease,
-} from '../pipeline-functions.ts'
-import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../stream-filter.ts'
+} from '../../shared/aws/pipeline-functions.ts'
+import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../../shared/aws/stream-filter.ts'
+import { sleep } from '../../shared/timing/sleep.ts'
 import type { LocalQueues } from './resources.ts'
 import { serveStreamingHandler, streamingShim } from './streaming-shim.ts'
 
@@ -374,5 +378,3 @@ function sqsRecord(message: Message, queueArn: string): SQSRecord {
     awsRegion: queueArn.split(':')[3] ?? 'us-east-1',
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
+import { sleep } from '../../shared/timing/sleep.ts'
 
 export const MOTO_INSTALL_HINT =
-  "The integration tests need the moto server (Python). Install it with: pip install 'moto[server]'"
+  "The integration tests and `npm run local` need the moto server (Python). Install it with: pip install 'moto[server]'"
 
 // Single-threaded on purpose: the threaded server lets two concurrent
 // conditional writes both succeed, which would hide the races we test.
@@ -95,7 +96,7 @@ export async function startMotoServer({ timeoutMs = 30_000 } = {}): Promise<Moto
       }
       return { endpoint, clientConfig, pid: child.pid as number, stop }
     } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await sleep(100)
     }
   }
   stop()

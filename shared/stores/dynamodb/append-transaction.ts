@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto'
+import type {
+  CancellationReason,
+  TransactionCanceledException,
+  TransactWriteItem,
+} from '@aws-sdk/client-dynamodb'
+import type { NewEvent, StoredEvent } from '../../log/event.ts'
+import type { AppendOptions } from '../../log/event-store.ts'
+import { decodePayload, encodeBatch } from '../payload-codec.ts'
+import { eventItem, guardItem } from './event-items.ts'
+import { claimSk, cursorSk, HEAD_SK, PK, sessionItemKey } from './table-keys.ts'
+
+/**
+ * One append as one `TransactWriteItems`: a `Put` per ID guard, the `Update`
+ * of the session head conditioned on the index it expects, a `Put` per
+ * event, then the handler cursor and the claim fence when asked for. The
+ * conditions are the only lock. `positions` says which item is which, to read
+ * the cancellation reasons, which come in item order.
+ */
+export interface AppendTransaction {
+  items: TransactWriteItem[]
+  /** The events as they will be stored if the transaction commits. */
+  stored: StoredEvent[]
+  /** Item positions; -1 when the transaction has no such item. Guards are 0 to events - 1. */
+  positions: { head: number; cursor: number; fence: number }
+}
+
+export interface AppendRequest {
+  tableName: string
+  sessionId: string
+  /** The head the append expects: its events go at base + 1, base + 2, ... */
+  base: number
+  events: readonly NewEvent[]
+  /** Each event's content digest (`contentDigest`), as the guards keep it. */
+  contents: readonly string[]
+  timestamp: number
+  options: AppendOptions
+}
+
+export function appendTransaction({
+  tableName,
+  sessionId,
+  base,
+  events,
+  contents,
+  timestamp,
+  options: { cursor, fence },
+}: AppendRequest): AppendTransaction {
+  const encoded = encodeBatch(events)
+  const first = base + 1
+  const items: TransactWriteItem[] = []
+  const absent = {
+    ConditionExpression: 'attribute_not_exists(#pk)',
+    ExpressionAttributeNames: { '#pk': PK },
+  }
+  // Guards first: a replay is then reported even by an emulator that stops
+  // evaluating at the first failed condition.
+  events.forEach((event, position) => {
+    const guard = guardItem({
+      eventId: event.id,
+      sessionId,
+      index: first + position,
+      content: contents[position] as string,
+      batchFirstIndex: first,
+      batchSize: events.length,
+    })
+    items.push({ Put: { TableName: tableName, Item: guard, ...absent } })
+  })
+  const head = events.length === 0 ? -1 : items.length
+  if (events.length > 0)
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: sessionItemKey(sessionId, HEAD_SK),
+        UpdateExpression:
+          'SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)',
+        ...(base === 0 ? absent : { ConditionExpression: 'lastIndex = :base' }),
+        // A lost race then says where the head is, saving a read.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ExpressionAttributeValues: {
+          ':last': { N: String(base + events.length) },
+          ':now': { N: String(timestamp) },
+          ...(base === 0 ? {} : { ':base': { N: String(base) } }),
+        },
+      },
+    })
+  const stored = events.map((event, position): StoredEvent => {
+    const index = first + position
+    const payload = encoded[position] as (typeof encoded)[number]
+    items.push({
+      Put: {
+        TableName: tableName,
+        Item: eventItem(sessionId, index, timestamp, event, payload),
+        ...absent,
+      },
+    })
+    return {
+      ...event,
+      payload: decodePayload(
+        payload.kind === 'gzip' ? { gzip: payload.data } : { json: payload.json },
+      ),
+      sessionId,
+      index,
+      timestamp,
+    }
+  })
+  const cursorAt = cursor ? items.length : -1
+  if (cursor) {
+    items.push({
+      Update: {
+        TableName: tableName,
+        Key: sessionItemKey(sessionId, cursorSk(cursor.name)),
+        UpdateExpression: 'SET #position = :to',
+        ConditionExpression:
+          cursor.from === 0
+            ? 'attribute_not_exists(#position) OR #position = :from'
+            : '#position = :from',
+        ExpressionAttributeNames: { '#position': 'position' },
+        ExpressionAttributeValues: {
+          ':to': { N: String(cursor.to) },
+          ':from': { N: String(cursor.from) },
+        },
+      },
+    })
+  }
+  const fenceAt = fence ? items.length : -1
+  if (fence) {
+    items.push({
+      ConditionCheck: {
+        TableName: tableName,
+        Key: sessionItemKey(sessionId, claimSk(fence.claim)),
+        ConditionExpression: 'attempt = :attempt',
+        ExpressionAttributeValues: { ':attempt': { N: String(fence.attempt) } },
+      },
+    })
+  }
+  return { items, stored, positions: { head, cursor: cursorAt, fence: fenceAt } }
+}
+
+/** Why DynamoDB cancelled an append, read from its reasons (in item order). */
+export type AppendCancellation =
+  /** An event ID is taken: an exact replay, or a partial duplicate. */
+  | { reason: 'resubmission' }
+  /** A newer attempt holds the claim the append was fenced on. */
+  | { reason: 'fenced' }
+  /** Another worker moved the handler cursor first. */
+  | { reason: 'cursor-moved' }
+  /** Another transaction was writing the same items at that moment. */
+  | { reason: 'raced' }
+  /**
+   * Another appender took the index. `reportedHead` is where the head is,
+   * when DynamoDB returned it; `guardsPassed` is false when an emulator
+   * stopped evaluating before the guards, so one may still be taken.
+   */
+  | { reason: 'head-moved'; reportedHead: number | undefined; guardsPassed: boolean }
+  /** Nothing this store knows how to answer. */
+  | { reason: 'unexplained' }
+
+export function appendCancellation(
+  error: TransactionCanceledException,
+  transaction: AppendTransaction,
+  eventCount: number,
+): AppendCancellation {
+  const reasons: CancellationReason[] = error.CancellationReasons ?? []
+  const failed = (position: number): boolean => reasons[position]?.Code === 'ConditionalCheckFailed'
+  const { head, cursor, fence } = transaction.positions
+  const guards = Array.from({ length: eventCount }, (_, position) => position)
+  if (guards.some(failed)) return { reason: 'resubmission' }
+  if (fence !== -1 && failed(fence)) return { reason: 'fenced' }
+  if (cursor !== -1 && failed(cursor)) return { reason: 'cursor-moved' }
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { reason: 'raced' }
+  if (head === -1 || !failed(head)) return { reason: 'unexplained' }
+  const reported = reasons[head]?.Item?.lastIndex?.N
+  return {
+    reason: 'head-moved',
+    reportedHead: reported === undefined ? undefined : Number(reported),
+    guardsPassed: guards.every((position) => reasons[position]?.Code === 'None'),
+  }
+}
+
+/**
+ * The digest of an event's canonical content an ID guard keeps, to tell an
+ * exact replay from a reused ID. SHA-256 in base64url, from Node's native
+ * hash: a batch holds up to 3.8 MB, which the JavaScript one (the one ID
+ * hash, `idHash`) digests ten times slower; the two give the same digest.
+ */
+export function contentDigest(content: string): string {
+  return createHash('sha256').update(content).digest('base64url')
+}

@@ -1,0 +1,302 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import ts from 'typescript'
+import { describe, expect, it } from 'vitest'
+import packageJson from '../../package.json' with { type: 'json' }
+import { packagesLoadedBy } from '../support/runtime-imports.ts'
+
+// Each entry point's surface, written out: a new export (or a lost one) is a
+// deliberate change to this list. `values` are what `import()` returns,
+// `types` what only TypeScript sees.
+const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
+  'a2-aws': {
+    values: [
+      'AppendConflictError',
+      'AppendContendedError',
+      'BatchTooLargeError',
+      'ClaimHeldError',
+      'CursorConflictError',
+      'EventTooLargeError',
+      'FencedOutError',
+      'HttpError',
+      'InvalidEventError',
+      'InvalidSessionIdError',
+      'MAX_APPEND_BYTES',
+      'MAX_EVENTS_PER_APPEND',
+      'MAX_EVENT_BYTES',
+      'MAX_PAYLOAD_DEPTH',
+      'PartialDuplicateBatchError',
+      'ReservedEventIdError',
+      'contract',
+      'eventLog',
+      'foldEvents',
+      'hasA2Code',
+      'logEndpoint',
+      'memoryEventStore',
+    ],
+    types: [
+      'A2Code',
+      'A2ErrorCode',
+      'AppendOptions',
+      'AppendResult',
+      'Authorize',
+      'Claim',
+      'ClaimOptions',
+      'Contract',
+      'ContractDefinition',
+      'ContractEvent',
+      'ContractEventInput',
+      'ContractEvents',
+      'EventInput',
+      'EventLog',
+      'EventLogOptions',
+      'EventStore',
+      'FetchOptions',
+      'HttpErrorCode',
+      'LogEndpointOptions',
+      'MemoryEventStoreOptions',
+      'NewEvent',
+      'Operation',
+      'ReadOptions',
+      'Reducer',
+      'SessionAppendOptions',
+      'SessionLog',
+      'StateSnapshot',
+      'StoredEvent',
+      'StoredSnapshot',
+      'TailOptions',
+    ],
+  },
+  'a2-aws/ai': {
+    values: [
+      'AI_STATE_REDUCER',
+      'agentContract',
+      'deriveUIMessages',
+      'handlerContext',
+      'idempotentId',
+      'initialAIState',
+      'inputs',
+      'isCompactionPart',
+      'optimisticAIState',
+      'reasoningLevels',
+      'reduceAIState',
+      'turnAwaits',
+    ],
+    types: [
+      'AIEvent',
+      'AIEventInput',
+      'AIEventPayload',
+      'AIEventType',
+      'AIState',
+      'ActiveGeneration',
+      'ActiveTurn',
+      'AgentContract',
+      'AgentContractDefinition',
+      'AgentState',
+      'AwaitedWork',
+      'CommandOptions',
+      'CommandReceipt',
+      'CompactionData',
+      'CompactionPart',
+      'CompactionState',
+      'CompactionStatus',
+      'ControlAction',
+      'ControlChange',
+      'ControlCommand',
+      'ControlCommandInput',
+      'ControlRequest',
+      'HandlerContext',
+      'HandlerSession',
+      'InboxItem',
+      'ModelMetadata',
+      'ModelSettings',
+      'NoAIStateKeys',
+      'PendingApproval',
+      'PendingCommand',
+      'PendingInput',
+      'ReasoningLevel',
+      'RejectionReason',
+      'TimerWhen',
+      'ToolRecord',
+      'ToolStatus',
+      'TranscriptMessage',
+      'TurnPhase',
+    ],
+  },
+  'a2-aws/ai/server': {
+    values: ['TimerConflictError', 'agent', 'runWithHandlerContext'],
+    types: [
+      'Agent',
+      'AgentOptions',
+      'AgentRuntime',
+      'AgentSession',
+      'Dispatcher',
+      'GenerateContext',
+      'GenerationSettings',
+      'HarnessOptions',
+      'Lane',
+      'MessageMetadataContext',
+      'ModelChoice',
+      'ResolverContext',
+      'RetryPolicy',
+      'Scheduler',
+      'Timer',
+      'ToolApprovalPolicy',
+      'WakeUp',
+    ],
+  },
+  'a2-aws/ai/client': {
+    values: [
+      'AgentChatTransport',
+      'AgentClientError',
+      'DEFAULT_GC_TIME_MS',
+      'createAgentClient',
+      'hasA2Code',
+      'messageChunks',
+    ],
+    types: [
+      'A2Code',
+      'AgentActions',
+      'AgentChatTransportOptions',
+      'AgentClient',
+      'AgentClientErrorCode',
+      'AgentClientOptions',
+      'AgentIndicator',
+      'AgentLike',
+      'AgentSnapshot',
+      'AgentStatus',
+      'ApprovalRef',
+      'BackoffOptions',
+      'ClientSession',
+      'ConnectionStatus',
+      'ContractLike',
+      'HeadersOption',
+      'MessageOf',
+      'PushResult',
+    ],
+  },
+  'a2-aws/ai/react': {
+    values: ['useAgent'],
+    types: [
+      'AgentActions',
+      'AgentIndicator',
+      'AgentSnapshot',
+      'AgentStatus',
+      'PushResult',
+      'UseAgentResult',
+    ],
+  },
+  'a2-aws/aws': {
+    values: [
+      'awsAgentParts',
+      'createEventLogTable',
+      'dynamoDBEventStore',
+      'eventBridgeScheduler',
+      'sendInputs',
+      'sqsDispatcher',
+    ],
+    types: [
+      'AwsAgentParts',
+      'AwsClients',
+      'AwsEnvironment',
+      'DynamoDBEventStoreOptions',
+      'EventBridgeSchedulerOptions',
+      'IngressMessage',
+      'LaneQueueUrls',
+      'PipelineErrorCode',
+      'SqsDispatcherOptions',
+    ],
+  },
+  'a2-aws/cdk': {
+    values: ['A2Agent', 'A2ChatPage'],
+    types: ['A2AgentProps', 'A2ChatPageProps', 'LaneName', 'TimedFunction'],
+  },
+  'a2-aws/test': {
+    values: ['describeEventStoreConformance', 'scriptedModel', 'text', 'toolCalls'],
+    types: ['ConformanceTestApi', 'EventStoreHarness', 'ScriptedModel', 'Step'],
+  },
+}
+
+const root = join(import.meta.dirname, '..', '..')
+const exportsMap = packageJson.exports as Record<string, string | { 'a2-source'?: string }>
+const sourceOf = (entry: string): string => {
+  const target = exportsMap[`.${entry.slice('a2-aws'.length)}`]
+  if (typeof target !== 'object' || !target['a2-source']) throw new Error(`no source for ${entry}`)
+  return join(root, target['a2-source'])
+}
+
+/** An entry's exported names as written: each `export { ... } from` clause, types marked. */
+function declaredExports(file: string): { values: string[]; types: string[]; star: boolean } {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest)
+  const found = { values: [] as string[], types: [] as string[], star: false }
+  for (const statement of source.statements) {
+    if (!ts.isExportDeclaration(statement)) continue
+    const clause = statement.exportClause
+    if (!clause || !ts.isNamedExports(clause)) {
+      found.star = true
+      continue
+    }
+    for (const element of clause.elements) {
+      const type = statement.isTypeOnly || element.isTypeOnly
+      ;(type ? found.types : found.values).push(element.name.text)
+    }
+  }
+  return found
+}
+
+const sorted = (names: string[]): string[] => [...names].sort()
+
+describe('the entry points', () => {
+  it('are the ones package.json exports, each with its source built from its a2-source', () => {
+    expect(
+      Object.keys(exportsMap)
+        .filter((key) => key !== './package.json')
+        .map((key) => `a2-aws${key.slice(1)}`)
+        .sort(),
+    ).toEqual(Object.keys(ENTRIES).sort())
+  })
+
+  for (const [entry, expected] of Object.entries(ENTRIES)) {
+    it(`${entry} exports exactly its written list of values`, async () => {
+      const module = (await import(/* @vite-ignore */ entry)) as Record<string, unknown>
+      expect(Object.keys(module).sort()).toEqual(sorted(expected.values))
+    })
+
+    it(`${entry} declares exactly its written list of values and types, with no export *`, () => {
+      const declared = declaredExports(sourceOf(entry))
+      expect(declared.star).toBe(false)
+      expect(sorted(declared.values)).toEqual(sorted(expected.values))
+      expect(sorted(declared.types)).toEqual(sorted(expected.types))
+    })
+  }
+
+  it('a2-aws/ai/server, a2-aws, a2-aws/ai, the clients and a2-aws/test load no AWS SDK when imported', () => {
+    for (const entry of [
+      'a2-aws/ai/server',
+      'a2-aws',
+      'a2-aws/ai',
+      'a2-aws/ai/client',
+      'a2-aws/ai/react',
+      'a2-aws/test',
+    ]) {
+      const sdk = [...packagesLoadedBy(sourceOf(entry))].filter((name) =>
+        name.startsWith('@aws-sdk/'),
+      )
+      expect(sdk, entry).toEqual([])
+    }
+  })
+
+  it('a2-aws/cdk loads no AWS SDK client at synth: the construct imports constants, not adapters', () => {
+    const sdk = [...packagesLoadedBy(sourceOf('a2-aws/cdk'))].filter((name) =>
+      name.startsWith('@aws-sdk/'),
+    )
+    expect(sdk).toEqual([])
+  })
+
+  it('the browser entries (a2-aws/ai, a2-aws/ai/client, a2-aws/ai/react) load no Node module', () => {
+    for (const entry of ['a2-aws/ai', 'a2-aws/ai/client', 'a2-aws/ai/react']) {
+      const node = [...packagesLoadedBy(sourceOf(entry))].filter((name) => name.startsWith('node:'))
+      expect(node, entry).toEqual([])
+    }
+  })
+})
