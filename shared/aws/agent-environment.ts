@@ -115,12 +115,7 @@ export interface AwsAgentParts {
  * export default agent({ name: 'support-agent', model, ...awsAgentParts() })
  */
 export function awsAgentParts(
-  options: {
-    environment?: AwsEnvironment
-    clients?: AwsClients
-    /** Pass the agent's `toolLane` here too. */
-    toolLane?: 'tools'
-  } = {},
+  options: { environment?: AwsEnvironment; clients?: AwsClients } = {},
 ): AwsAgentParts {
   const environment = options.environment ?? readAwsEnvironment()
   const clients = options.clients ?? awsClients(environment)
@@ -134,7 +129,6 @@ export function awsAgentParts(
       client: clients.sqs,
       queueUrls: environment.queueUrls,
       watermark,
-      ...(options.toolLane ? { toolLane: options.toolLane } : {}),
     }),
     scheduler: eventBridgeScheduler({
       scheduler: clients.scheduler,

@@ -65,11 +65,7 @@ export function pipelineHandlers(
       ...(authorize ? { authorize } : {}),
     }),
     router: (event) =>
-      routerHandler(
-        agent as never,
-        { client: client(), queueUrls: environment.queueUrls },
-        logger,
-      )(event),
+      routerHandler(agent, { client: client(), queueUrls: environment.queueUrls }, logger)(event),
     admission: leased(laneHandler(agent, 'admission', lanes), environment.queueUrls.admission),
     generation: leased(laneHandler(agent, 'generation', lanes), environment.queueUrls.generation),
     tools: leased(laneHandler(agent, 'tools', lanes), environment.queueUrls.tools),
