@@ -253,7 +253,7 @@ async function streamStep(
   const progress = (chunks: UIMessageChunk[]): AIEventInput<UIMessage> => ({
     id: derivedId('progress', generationId, ++sequence),
     type: 'ai.generation.progress',
-    payload: { generationId, chunks: chunks as never },
+    payload: { generationId, chunks },
   })
   const batcher = progressBatcher(
     (chunks) => writer.write(progress(chunks)),
@@ -275,7 +275,7 @@ async function streamStep(
       ? { stream: await generate(context), usage: undefined }
       : defaultGenerate(context, model, lane.config.messageMetadata)
     usage = generated.usage
-    for await (const streamed of generated.stream as unknown as AsyncIterable<UIMessageChunk>) {
+    for await (const streamed of generated.stream) {
       if (signal.aborted) break
       // streamText validates tool input; a custom generate's calls get the same check.
       const chunk = generate ? await validatedToolInput(streamed, lane.config.tools) : streamed
