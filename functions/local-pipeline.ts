@@ -27,7 +27,7 @@ let pipeline: LocalPipeline | undefined
 
 async function main(): Promise<void> {
   moto = process.env.A2_AWS_ENDPOINT ? undefined : await startMotoServer()
-  const endpoint = process.env.A2_AWS_ENDPOINT ?? (moto?.endpoint as string)
+  const endpoint = process.env.A2_AWS_ENDPOINT || (moto?.endpoint as string)
   // Emulators take any credentials; the SDK still wants some.
   process.env.AWS_REGION ??= 'us-east-1'
   process.env.AWS_ACCESS_KEY_ID ??= 'test'
@@ -76,7 +76,7 @@ async function main(): Promise<void> {
 
   console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${url}
 agent module: ${modulePath}
-  chat in a browser: ${origin}/ (build it first: npm run build:web)
+  chat in a browser: ${origin}/
   stream a session:  curl -N '${url}?sessionId=demo'
   read its state:    curl '${origin}/api/state?sessionId=demo'
   send a message:    curl -X POST '${url}?sessionId=demo' -H 'content-type: application/json' \\

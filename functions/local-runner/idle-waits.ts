@@ -1,10 +1,10 @@
 /**
  * The pauses of the runner's pollers: each poller that finds nothing waits
  * twice as long as the last time (from `minMs` up to `maxMs`), so an idle
- * pipeline costs a few requests a second instead of hundreds; `wake()` (an
- * HTTP request, a finished invocation, a poller that found work) cuts every
- * pause short and starts each poller again from `minMs`, so a turn moves as
- * fast as before.
+ * pipeline costs a few requests a second instead of hundreds; while work is
+ * running (`working()`) nobody backs off, and `wake()` (an HTTP request, a
+ * finished invocation, a poller that found work) cuts every pause short and
+ * starts each poller again from `minMs`, so a turn moves as fast as before.
  */
 export interface IdleWaits {
   /** A poller's pause: `poller` names its own backoff. */
@@ -17,7 +17,16 @@ export interface IdleWaits {
   close(): void
 }
 
-export function idleWaits({ minMs, maxMs }: { minMs: number; maxMs: number }): IdleWaits {
+export function idleWaits({
+  minMs,
+  maxMs,
+  working = () => false,
+}: {
+  minMs: number
+  maxMs: number
+  /** While true (an invocation is running and may append at any moment) nobody backs off. */
+  working?: () => boolean
+}): IdleWaits {
   const delays = new Map<string, number>()
   const sleepers = new Set<() => void>()
   let closed = false
@@ -29,7 +38,7 @@ export function idleWaits({ minMs, maxMs }: { minMs: number; maxMs: number }): I
   return {
     pause(poller) {
       if (closed) return Promise.resolve()
-      const delay = delays.get(poller) ?? minMs
+      const delay = working() ? minMs : (delays.get(poller) ?? minMs)
       delays.set(poller, Math.min(delay * 2, maxMs))
       return new Promise((resolve) => {
         const done = (): void => {

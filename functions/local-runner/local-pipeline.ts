@@ -117,9 +117,14 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     schedulesFired: 0,
   }
   let running = true
+  const invocations = new Set<{ records: SQSRecord[]; kill: () => void }>()
   // Idle, the pollers back off (an emulator answering hundreds of empty
   // polls a second costs most of a core); work anywhere wakes them all.
-  const idle = idleWaits({ minMs: pollMs, maxMs: Math.max(pollMs, options.maxIdleMs ?? 1000) })
+  const idle = idleWaits({
+    minMs: pollMs,
+    maxMs: Math.max(pollMs, options.maxIdleMs ?? 1000),
+    working: () => invocations.size > 0,
+  })
   const loops: Promise<void>[] = []
   const loop = (name: string, step: () => Promise<boolean>) => {
     loops.push(
@@ -244,12 +249,15 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
         if (running) logger.warn(`a2 local runner: ${name} invocation failed: ${String(error)}`)
       })
       inFlight.add(invocation)
-      void invocation.finally(() => inFlight.delete(invocation))
+      void invocation.finally(() => {
+        inFlight.delete(invocation)
+        // What it appended and sent, and the message group its deleted
+        // messages held back, are work for the stream and the queues.
+        idle.wake()
+      })
       return true
     })
   }
-
-  const invocations = new Set<{ records: SQSRecord[]; kill: () => void }>()
 
   async function invoke(
     name: QueueFunction,
@@ -280,8 +288,6 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     const outcome = await Promise.race([handlers[name](event, context), ended]).finally(() => {
       clearTimeout(timer)
       invocations.delete(invocation)
-      // What it appended and sent is work for the stream and the queues.
-      idle.wake()
     })
     if (outcome === 'killed') {
       stats.kills[name] = (stats.kills[name] ?? 0) + 1
