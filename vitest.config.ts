@@ -14,12 +14,12 @@ const selfReferences = Object.entries(packageJson.exports)
     ),
   }))
 
-// Three projects: `unit` runs in parallel with no outside services; `integration`
+// Four projects: `unit` runs in parallel with no outside services; `integration`
 // runs against an AWS-compatible endpoint (a moto server started by the global
 // setup, or A2_TEST_ENDPOINT), one file at a time because the single-threaded
 // moto server is shared and reset between suites; `browser` drives Debian's
 // Chromium (/usr/bin/chromium) against the example chat page, built by its
-// global setup.
+// global setup; `package` packs and installs the package (`npm run test:package`).
 export default defineConfig({
   resolve: { conditions: ['a2-source'], alias: selfReferences },
   test: {
@@ -33,7 +33,12 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-          exclude: ['test/integration/**', 'test/browser/**', 'node_modules/**'],
+          exclude: [
+            'test/integration/**',
+            'test/browser/**',
+            'test/package/install/**',
+            'node_modules/**',
+          ],
         },
       },
       {
@@ -45,6 +50,16 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 30_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        // `npm run test:package`: packs the project and installs the tarball
+        // into a scratch project (a few minutes: it builds dist/ and runs npm).
+        test: {
+          name: 'package',
+          include: ['test/package/install/**/*.test.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 900_000,
         },
       },
       {

@@ -1,8 +1,11 @@
 // `npm run local`: the AWS pipeline on an AWS-compatible endpoint, with the
-// same handlers the Lambda functions run. By default it starts a moto server;
-// set A2_AWS_ENDPOINT for LocalStack (or any endpoint) and A2_AGENT_MODULE
-// for your own agent module (default: the example agent).
+// same handlers the Lambda functions run, served like `npm start`: the agent
+// at /api/agent, its folded state at /api/state, the example chat page at /.
+// By default it starts a moto server; set A2_AWS_ENDPOINT for LocalStack (or
+// any endpoint), A2_AGENT_MODULE for your own agent module (default: the
+// example agent), PORT and HOST for where it listens.
 
+import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
@@ -10,52 +13,88 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { environmentVariables } from '../shared/aws/agent-environment.ts'
-import { startLocalPipeline } from './local-runner/local-pipeline.ts'
-import { startMotoServer } from './local-runner/moto-server.ts'
+import { agentFromModule } from '../shared/aws/lambda/pipeline-agent.ts'
+import { staticFiles } from '../shared/node/static-files.ts'
+import { ClearError, exitClearly } from './exit-clearly.ts'
+import { type LocalPipeline, startLocalPipeline } from './local-runner/local-pipeline.ts'
+import { type MotoServer, startMotoServer } from './local-runner/moto-server.ts'
 import { createLocalResources } from './local-runner/resources.ts'
+import { WEB_ROOT } from './local-server.ts'
+import { stateRoute } from './state-route.ts'
 
-const moto = process.env.A2_AWS_ENDPOINT ? undefined : await startMotoServer()
-const endpoint = process.env.A2_AWS_ENDPOINT ?? (moto?.endpoint as string)
-// Emulators take any credentials; the SDK still wants some.
-process.env.AWS_REGION ??= 'us-east-1'
-process.env.AWS_ACCESS_KEY_ID ??= 'test'
-process.env.AWS_SECRET_ACCESS_KEY ??= 'test'
+let moto: MotoServer | undefined
+let pipeline: LocalPipeline | undefined
 
-const config = { endpoint }
-const clients = {
-  dynamodb: new DynamoDBClient(config),
-  streams: new DynamoDBStreamsClient(config),
-  sqs: new SQSClient(config),
-  scheduler: new SchedulerClient(config),
-}
-const { environment, queues } = await createLocalResources(clients)
-environment.endpoint = endpoint
-// The agent module reads its configuration from the environment, as on Lambda.
-Object.assign(process.env, environmentVariables(environment))
-const modulePath = resolve(process.env.A2_AGENT_MODULE ?? 'functions/example-agent.ts')
-const agentModule = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>
+async function main(): Promise<void> {
+  moto = process.env.A2_AWS_ENDPOINT ? undefined : await startMotoServer()
+  const endpoint = process.env.A2_AWS_ENDPOINT || (moto?.endpoint as string)
+  // Emulators take any credentials; the SDK still wants some.
+  process.env.AWS_REGION ??= 'us-east-1'
+  process.env.AWS_ACCESS_KEY_ID ??= 'test'
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'test'
 
-const pipeline = await startLocalPipeline({
-  agentModule,
-  environment,
-  queues,
-  clients,
-  port: Number(process.env.PORT ?? 3000),
-})
+  const config = { endpoint }
+  const clients = {
+    dynamodb: new DynamoDBClient(config),
+    streams: new DynamoDBStreamsClient(config),
+    sqs: new SQSClient(config),
+    scheduler: new SchedulerClient(config),
+  }
+  const { environment, queues } = await createLocalResources(clients)
+  environment.endpoint = endpoint
+  // The agent module reads its configuration from the environment, as on Lambda.
+  Object.assign(process.env, environmentVariables(environment))
+  const modulePath = resolve(process.env.A2_AGENT_MODULE ?? 'functions/example-agent.ts')
+  if (!existsSync(modulePath)) {
+    throw new ClearError(`A2_AGENT_MODULE: no file at ${modulePath}`)
+  }
+  const agentModule = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>
+  // The same reads as `npm start`: the folded state for curl, the chat page.
+  const state = stateRoute(
+    agentFromModule(agentModule, environment.agentExport) as unknown as Parameters<
+      typeof stateRoute
+    >[0],
+  )
+  const page = staticFiles(WEB_ROOT)
 
-console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${pipeline.url}
+  pipeline = await startLocalPipeline({
+    agentModule,
+    environment,
+    queues,
+    clients,
+    port: Number(process.env.PORT ?? 3000),
+    hostname: process.env.HOST ?? '127.0.0.1',
+    routes: (request) => {
+      const { pathname } = new URL(request.url)
+      if (pathname === '/api/state') return state(request)
+      if (pathname.startsWith('/api/') || pathname === '/agent') return undefined
+      return page(pathname)
+    },
+  })
+  const url = pipeline.url
+  const origin = new URL(url).origin
+
+  console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${url}
 agent module: ${modulePath}
-  stream a session:  curl -N '${pipeline.url}?sessionId=demo'
-  send a message:    curl -X POST '${pipeline.url}?sessionId=demo' -H 'content-type: application/json' \\
+  chat in a browser: ${origin}/
+  stream a session:  curl -N '${url}?sessionId=demo'
+  read its state:    curl '${origin}/api/state?sessionId=demo'
+  send a message:    curl -X POST '${url}?sessionId=demo' -H 'content-type: application/json' \\
                        -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'
   ingress queue:     aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
                        --message-group-id demo --message-body '{"sessionId":"demo","events":[...]}'`)
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void pipeline.stop().then(async () => {
-      await moto?.stop()
-      process.exit(0)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void stopAll().then(() => process.exit(0))
     })
-  })
+  }
 }
+
+async function stopAll(): Promise<void> {
+  await pipeline?.stop()
+  moto?.stop()
+}
+
+// Any failure to start stops the moto server it started (it would outlive us).
+await exitClearly('npm run local', main, stopAll)

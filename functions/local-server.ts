@@ -1,14 +1,15 @@
 // `npm start`: the example support agent on the embedded default (in-memory
 // store, in-process dispatch and timers), served at /api/agent, and the
 // example chat page (functions/example/web, built by `npm run build:web`) at /.
-import { readFile, stat } from 'node:fs/promises'
-import { extname, join, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import { agent } from '../shared/ai/server/index.ts'
 import type { EventStore } from '../shared/log/event-store.ts'
-import { type LocalServer, serveFetch } from '../shared/node/serve.ts'
+import type { LocalServer } from '../shared/node/serve.ts'
+import { serveAgent } from '../shared/node/serve-agent.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
+import { exitClearly } from './exit-clearly.ts'
+import { stateRoute } from './state-route.ts'
 
 /** Where `npm run build:web` puts the chat page. */
 export const WEB_ROOT = fileURLToPath(new URL('./example/web/dist/', import.meta.url))
@@ -46,38 +47,12 @@ export async function startLocalServer({
     ...(store ? { store } : {}),
     ...(claimTtlMs ? { claimTtlMs } : {}),
   })
-  const web = staticFiles(webRoot)
-
-  const server = await serveFetch(
-    async (request) => {
-      const { pathname, searchParams } = new URL(request.url)
-      if (pathname === '/api/agent') return assistant.fetch(request)
-      if (pathname === '/api/state' && request.method === 'GET') {
-        // A convenience for curl: the folded state the browser would build.
-        const sessionId = searchParams.get('sessionId') ?? ''
-        try {
-          return Response.json(await assistant.session(sessionId).state())
-        } catch (error) {
-          return Response.json(
-            { error: { code: 'INVALID_SESSION_ID', message: (error as Error).message } },
-            { status: 400 },
-          )
-        }
-      }
-      if (!pathname.startsWith('/api/') && (request.method === 'GET' || request.method === 'HEAD'))
-        return web(pathname)
-      return Response.json(
-        {
-          error: {
-            code: 'NOT_FOUND',
-            message: `Nothing at ${pathname}; the agent is at /api/agent`,
-          },
-        },
-        { status: 404 },
-      )
-    },
-    { port, hostname },
-  )
+  const server = await serveAgent(assistant, {
+    port,
+    hostname,
+    webRoot,
+    routes: { '/api/state': stateRoute(assistant) },
+  })
   return {
     url: server.url,
     online,
@@ -87,63 +62,6 @@ export async function startLocalServer({
       assistant.runtime.close()
       await server.close()
     },
-  }
-}
-
-const contentTypes: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-}
-
-/**
- * A tiny static handler: files under `root` with their content types, and
- * index.html for any other path (the page reads its session from the URL).
- * Paths that resolve outside `root` are refused.
- */
-export function staticFiles(root: string): (pathname: string) => Promise<Response> {
-  const base = resolve(root)
-  return async (pathname) => {
-    let decoded: string
-    try {
-      decoded = decodeURIComponent(pathname)
-    } catch {
-      return new Response('Bad path', { status: 400 })
-    }
-    const file = resolve(join(base, decoded))
-    if (file !== base && !file.startsWith(base + sep))
-      return new Response('Not found', { status: 404 })
-    const found = await isFile(file)
-    const path = found ? file : join(base, 'index.html')
-    try {
-      const body = await readFile(path)
-      const type = contentTypes[extname(path)] ?? 'application/octet-stream'
-      const cache = path.includes(`${sep}assets${sep}`)
-        ? 'public, max-age=31536000, immutable'
-        : 'no-cache'
-      return new Response(body, { headers: { 'content-type': type, 'cache-control': cache } })
-    } catch {
-      return new Response(
-        'The chat page is not built: run `npm run build:web` (`npm start` does it for you).',
-        { status: 503, headers: { 'content-type': 'text/plain; charset=utf-8' } },
-      )
-    }
-  }
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile()
-  } catch {
-    return false
   }
 }
 
@@ -170,4 +88,6 @@ model: ${server.online ? `${server.modelName}${server.modelName.startsWith('bedr
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main()
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await exitClearly('npm start', main)
+}

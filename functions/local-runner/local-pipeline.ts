@@ -35,8 +35,9 @@ import {
 } from '../../shared/aws/pipeline-functions.ts'
 import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../../shared/aws/stream-filter.ts'
 import { sleep } from '../../shared/timing/sleep.ts'
+import { idleWaits } from './idle-waits.ts'
 import type { LocalQueues } from './resources.ts'
-import { serveStreamingHandler, streamingShim } from './streaming-shim.ts'
+import { type LocalRoutes, serveStreamingHandler, streamingShim } from './streaming-shim.ts'
 
 export interface LocalPipelineOptions {
   /** The agent module (its `default` export, or `environment.agentExport`). */
@@ -49,18 +50,23 @@ export interface LocalPipelineOptions {
     sqs: SQSClient
     scheduler: SchedulerClient
   }
-  /** Pause between empty polls (default 50 ms). */
+  /** Pause after a poll finds nothing (default 50 ms); it doubles while nothing happens. */
   pollMs?: number
+  /** The longest pause between polls while nothing happens (default 1000 ms). */
+  maxIdleMs?: number
   /** Function timeouts in seconds, where a test needs them shorter than deployed (`QUEUE_FUNCTIONS`). */
   functionTimeouts?: Partial<Record<QueueFunction, number>>
   /** How the queue handlers lease their messages (default: as deployed, `VISIBILITY_LEASE`). */
   lease?: VisibilityLease
   port?: number
+  hostname?: string
+  /** Reads the server answers before the Lambda handler (the chat page, `/api/state`). */
+  routes?: LocalRoutes
   logger?: PipelineLogger
 }
 
 export interface LocalPipeline {
-  /** The agent's endpoint, as API Gateway would serve it. */
+  /** The agent's endpoint, as API Gateway would serve it (every path but `routes`' reaches the HTTP handler). */
   url: string
   handlers: PipelineHandlers
   /** Counts of what the runner did, for tests and benchmarks. */
@@ -111,6 +117,14 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     schedulesFired: 0,
   }
   let running = true
+  const invocations = new Set<{ records: SQSRecord[]; kill: () => void }>()
+  // Idle, the pollers back off (an emulator answering hundreds of empty
+  // polls a second costs most of a core); work anywhere wakes them all.
+  const idle = idleWaits({
+    minMs: pollMs,
+    maxMs: Math.max(pollMs, options.maxIdleMs ?? 1000),
+    working: () => invocations.size > 0,
+  })
   const loops: Promise<void>[] = []
   const loop = (name: string, step: () => Promise<boolean>) => {
     loops.push(
@@ -122,18 +136,42 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
           } catch (error) {
             if (running) logger.warn(`a2 local runner: ${name} poll failed: ${String(error)}`)
           }
-          if (!busy) await sleep(pollMs)
+          if (busy) idle.wake()
+          else await idle.pause(name)
         }
       })(),
     )
   }
+  // Requests append events (and end when they are stored): the stream and
+  // the queues have work to look for.
+  const http: typeof handlers.http = async (event, stream, context) => {
+    idle.wake()
+    try {
+      return await handlers.http(event, stream, context)
+    } finally {
+      idle.wake()
+    }
+  }
+  const server = await serveStreamingHandler(http, {
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.hostname === undefined ? {} : { hostname: options.hostname }),
+    ...(options.routes ? { routes: options.routes } : {}),
+  })
+  const stop = async (): Promise<void> => {
+    running = false
+    idle.close()
+    await server.close()
+    await Promise.all(loops)
+  }
 
   // The stream, as the DynamoDB event source mapping reads it.
-  const { Table } = await clients.dynamodb.send(
-    new DescribeTableCommand({ TableName: options.environment.tableName }),
+  const streamArn = await tableStreamArn(clients.dynamodb, options.environment.tableName).catch(
+    async (error: unknown) => {
+      // A pipeline that cannot start stops what it started.
+      await stop()
+      throw error
+    },
   )
-  const streamArn = Table?.LatestStreamArn
-  if (!streamArn) throw new Error(`Table ${options.environment.tableName} has no stream`)
   const checkpoints = new Map<string, string | undefined>()
   loop('stream', async () => {
     const { StreamDescription } = await clients.streams.send(
@@ -211,12 +249,15 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
         if (running) logger.warn(`a2 local runner: ${name} invocation failed: ${String(error)}`)
       })
       inFlight.add(invocation)
-      void invocation.finally(() => inFlight.delete(invocation))
+      void invocation.finally(() => {
+        inFlight.delete(invocation)
+        // What it appended and sent, and the message group its deleted
+        // messages held back, are work for the stream and the queues.
+        idle.wake()
+      })
       return true
     })
   }
-
-  const invocations = new Set<{ records: SQSRecord[]; kill: () => void }>()
 
   async function invoke(
     name: QueueFunction,
@@ -310,12 +351,8 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     return fired
   })
 
-  const server = await serveStreamingHandler(
-    handlers.http,
-    options.port === undefined ? {} : { port: options.port },
-  )
   return {
-    url: `${server.url}/agent`,
+    url: `${server.url}/api/agent`,
     handlers,
     stats,
     kill(matches) {
@@ -323,12 +360,14 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       for (const victim of victims) victim.kill()
       return victims.length
     },
-    async stop() {
-      running = false
-      await server.close()
-      await Promise.all(loops)
-    },
+    stop,
   }
+}
+
+async function tableStreamArn(dynamodb: DynamoDBClient, tableName: string): Promise<string> {
+  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: tableName }))
+  if (!Table?.LatestStreamArn) throw new Error(`Table ${tableName} has no stream`)
+  return Table.LatestStreamArn
 }
 
 /** A stream record as Lambda hands it over: attribute values as JSON, binaries as base64. */

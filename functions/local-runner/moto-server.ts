@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { sleep } from '../../shared/timing/sleep.ts'
+import { ClearError } from '../exit-clearly.ts'
 
 export const MOTO_INSTALL_HINT =
-  "The integration tests and `npm run local` need the moto server (Python). Install it with: pip install 'moto[server]'"
+  "The integration tests and `npm run local` need the moto server (Python). Install it with: pip install 'moto[server]' (or point `npm run local` at another endpoint with A2_AWS_ENDPOINT)"
 
 // Single-threaded on purpose: the threaded server lets two concurrent
 // conditional writes both succeed, which would hide the races we test.
@@ -83,6 +84,15 @@ export async function startMotoServer({ timeoutMs = 30_000 } = {}): Promise<Moto
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     if (exited !== undefined) {
+      const python = process.env.A2_PYTHON ?? 'python3'
+      if (/ENOENT/.test(exited)) {
+        throw new ClearError(
+          `${python} was not found, and the moto server runs on it. ${MOTO_INSTALL_HINT}`,
+        )
+      }
+      if (/No module named '?(moto|werkzeug)/.test(output)) {
+        throw new ClearError(`moto is not installed for ${python}. ${MOTO_INSTALL_HINT}`)
+      }
       throw new Error(
         `The moto server did not start (${exited}).\n${output.trim()}\n\n${MOTO_INSTALL_HINT}`,
       )

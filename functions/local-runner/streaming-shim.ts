@@ -6,6 +6,7 @@ import type {
   ResponseStream,
   StreamingHandler,
 } from '../../shared/aws/lambda/awslambda.ts'
+import { listenError } from '../../shared/node/serve-error.ts'
 
 /**
  * Lambda's `awslambda` global for local runs: `streamifyResponse` returns the
@@ -34,14 +35,38 @@ export const streamingShim: AwsLambdaGlobal = {
 const STREAM_LIMIT_MS = 15 * 60_000
 
 /**
+ * What the local server answers itself, before the Lambda handler: a GET or
+ * HEAD as a fetch `Request`, and `undefined` to pass it on (bodies are not
+ * read: these routes only read).
+ */
+export type LocalRoutes = (request: Request) => Promise<Response> | undefined
+
+/**
  * Serves a response-streaming Lambda handler on Node's HTTP server, with
- * each request turned into an API Gateway REST proxy event.
+ * each request turned into an API Gateway REST proxy event. `routes` may
+ * answer reads first (the chat page, `/api/state`), as `npm start` does.
+ * A busy port rejects with `PortInUseError`.
  */
 export async function serveStreamingHandler(
   handler: StreamingHandler<APIGatewayProxyEvent>,
-  { port = 0, hostname = '127.0.0.1' }: { port?: number; hostname?: string } = {},
+  {
+    port = 0,
+    hostname = '127.0.0.1',
+    routes,
+  }: { port?: number; hostname?: string; routes?: LocalRoutes } = {},
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((request, response) => {
+    const local = routes && localRequest(request)
+    const answer = local && routes(local)
+    if (answer) {
+      void answer
+        .then((reply) => writeFetchResponse(reply, response))
+        .catch((error: unknown) => {
+          if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' })
+          response.end(JSON.stringify({ error: { code: 'INTERNAL', message: String(error) } }))
+        })
+      return
+    }
     void handle(request, response).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' })
       response.end(JSON.stringify({ error: { code: 'INTERNAL', message: String(error) } }))
@@ -57,7 +82,7 @@ export async function serveStreamingHandler(
     await handler(proxyEvent(request, Buffer.concat(chunks)), response, context)
   }
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
+    server.once('error', (error) => reject(listenError(error, port, hostname)))
     server.listen(port, hostname, () => resolve())
   })
   const address = server.address() as { port: number }
@@ -69,6 +94,23 @@ export async function serveStreamingHandler(
         server.close(() => resolve())
       }),
   }
+}
+
+function localRequest(request: IncomingMessage): Request | undefined {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined
+  const headers = new Headers()
+  for (let at = 0; at < request.rawHeaders.length; at += 2) {
+    headers.append(request.rawHeaders[at] as string, request.rawHeaders[at + 1] as string)
+  }
+  return new Request(new URL(request.url ?? '/', 'http://local'), {
+    method: request.method,
+    headers,
+  })
+}
+
+async function writeFetchResponse(reply: Response, response: ServerResponse): Promise<void> {
+  response.writeHead(reply.status, Object.fromEntries(reply.headers))
+  response.end(Buffer.from(await reply.arrayBuffer()))
 }
 
 function proxyEvent(request: IncomingMessage, body: Buffer): APIGatewayProxyEvent {

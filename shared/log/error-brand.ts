@@ -1,10 +1,16 @@
 import type { AgentClientErrorCode } from '../ai/client/client-error.ts'
 import type { PipelineErrorCode } from '../aws/errors.ts'
 import type { HttpErrorCode } from '../http/http-error.ts'
+import type { ServeErrorCode } from '../node/serve-error.ts'
 import type { A2ErrorCode } from './errors.ts'
 
 /** Every code an error of this package carries, whichever part threw it. */
-export type A2Code = A2ErrorCode | HttpErrorCode | PipelineErrorCode | AgentClientErrorCode
+export type A2Code =
+  | A2ErrorCode
+  | HttpErrorCode
+  | PipelineErrorCode
+  | AgentClientErrorCode
+  | ServeErrorCode
 
 /** Which family a branded error belongs to: the log's, the HTTP edge's, the AWS pipeline's, the client's. */
 export type A2ErrorKind = 'log' | 'http' | 'pipeline' | 'client'

@@ -1,17 +1,29 @@
 import { type ServerType, serve } from '@hono/node-server'
+import { listenError } from './serve-error.ts'
 
+/** A running server: where it listens, and how to stop it. */
 export interface LocalServer {
+  /** `http://<hostname>:<port>`, with the port it got (for `port: 0`). */
   url: string
+  /** Stops listening and ends open connections (SSE streams included). */
   close(): Promise<void>
+}
+
+export interface ServeFetchOptions {
+  /** Default 0: a free port. */
+  port?: number
+  /** Default `127.0.0.1` (loopback only); `0.0.0.0` listens on every interface. */
+  hostname?: string
 }
 
 /**
  * Serves a fetch handler on Node's HTTP server (through @hono/node-server,
  * which maps client disconnects to `request.signal`, so SSE streams end).
+ * A busy port rejects with `PortInUseError` (code `PORT_IN_USE`).
  */
 export function serveFetch(
-  fetch: (request: Request) => Promise<Response>,
-  { port = 0, hostname = '127.0.0.1' }: { port?: number; hostname?: string } = {},
+  fetch: (request: Request) => Response | Promise<Response>,
+  { port = 0, hostname = '127.0.0.1' }: ServeFetchOptions = {},
 ): Promise<LocalServer> {
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined
@@ -27,9 +39,9 @@ export function serveFetch(
             }),
         })
       })
-      server.once('error', reject)
+      server.once('error', (error) => reject(listenError(error, port, hostname)))
     } catch (error) {
-      reject(error)
+      reject(listenError(error, port, hostname))
     }
   })
 }

@@ -220,6 +220,16 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'TimedFunction',
     ],
   },
+  'a2-aws/node': {
+    values: ['PortInUseError', 'serveAgent', 'serveFetch'],
+    types: [
+      'LocalServer',
+      'ServableAgent',
+      'ServeAgentOptions',
+      'ServeErrorCode',
+      'ServeFetchOptions',
+    ],
+  },
   'a2-aws/test': {
     values: ['describeEventStoreConformance', 'scriptedModel', 'text', 'toolCalls'],
     types: ['ConformanceTestApi', 'EventStoreHarness', 'ScriptedModel', 'Step'],
@@ -286,6 +296,7 @@ describe('the entry points', () => {
       'a2-aws/ai',
       'a2-aws/ai/client',
       'a2-aws/ai/react',
+      'a2-aws/node',
       'a2-aws/test',
     ]) {
       const sdk = [...packagesLoadedBy(sourceOf(entry))].filter((name) =>
