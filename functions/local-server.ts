@@ -5,7 +5,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { extname, join, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
-import { agent } from '../shared/ai/server/index.ts'
+import { type AgentOptions, agent } from '../shared/ai/server/index.ts'
 import type { EventStore } from '../shared/log/event-store.ts'
 import { type LocalServer, serveFetch } from '../shared/node/serve.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
@@ -25,6 +25,8 @@ export interface LocalServerOptions {
   store?: EventStore
   /** How long a dead worker's claim blocks its work (tests shorten it). */
   claimTtlMs?: number
+  /** The SSE stream's options (tests shorten the quiet period). */
+  stream?: AgentOptions['stream']
 }
 
 /** Starts the example agent and the chat page; `close()` stops both. */
@@ -36,6 +38,7 @@ export async function startLocalServer({
   webRoot = WEB_ROOT,
   store,
   claimTtlMs,
+  stream,
 }: LocalServerOptions = {}): Promise<
   LocalServer & { online: boolean; name: string; modelName: string }
 > {
@@ -45,6 +48,7 @@ export async function startLocalServer({
     ...(model ? { model } : {}),
     ...(store ? { store } : {}),
     ...(claimTtlMs ? { claimTtlMs } : {}),
+    ...(stream ? { stream } : {}),
   })
   const web = staticFiles(webRoot)
 
