@@ -332,7 +332,7 @@ export class A2Agent extends Construct {
         retryAttempts: 10,
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(this.routerFailureQueue),
-        filters: [lambda.FilterCriteria.filter(ROUTER_FILTER_PATTERN as never)],
+        filters: [lambda.FilterCriteria.filter(ROUTER_FILTER_PATTERN)],
       }),
     )
     for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(functions.router)

@@ -2,10 +2,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import type { EventStore } from '../log/event-store.ts'
+import { QUEUE_LANES } from '../runtime/lanes.ts'
 import type { Scheduler } from '../runtime/scheduler.ts'
 import type { Dispatcher } from '../runtime/wake-up.ts'
 import { dynamoDBEventStore } from '../stores/dynamodb/dynamodb-event-store.ts'
-import { ENVIRONMENT_VARIABLES } from './environment-variables.ts'
+import { ENVIRONMENT_VARIABLES, laneQueueUrlVariable } from './environment-variables.ts'
 import { PipelineError } from './errors.ts'
 import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
 import { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
@@ -49,12 +50,9 @@ export function readAwsEnvironment(
   const v = ENVIRONMENT_VARIABLES
   const environment: AwsEnvironment = {
     tableName: required(v.tableName),
-    queueUrls: {
-      admission: required(v.admissionQueueUrl),
-      generation: required(v.generationQueueUrl),
-      tools: required(v.toolsQueueUrl),
-      handlers: required(v.handlersQueueUrl),
-    },
+    queueUrls: Object.fromEntries(
+      QUEUE_LANES.map((lane) => [lane, required(laneQueueUrlVariable(lane))]),
+    ) as LaneQueueUrls,
     ingressQueueUrl: required(v.ingressQueueUrl),
     timers: {
       queueUrl: required(v.timerQueueUrl),
@@ -115,12 +113,7 @@ export interface AwsAgentParts {
  * export default agent({ name: 'support-agent', model, ...awsAgentParts() })
  */
 export function awsAgentParts(
-  options: {
-    environment?: AwsEnvironment
-    clients?: AwsClients
-    /** Pass the agent's `toolLane` here too. */
-    toolLane?: 'tools'
-  } = {},
+  options: { environment?: AwsEnvironment; clients?: AwsClients } = {},
 ): AwsAgentParts {
   const environment = options.environment ?? readAwsEnvironment()
   const clients = options.clients ?? awsClients(environment)
@@ -134,7 +127,6 @@ export function awsAgentParts(
       client: clients.sqs,
       queueUrls: environment.queueUrls,
       watermark,
-      ...(options.toolLane ? { toolLane: options.toolLane } : {}),
     }),
     scheduler: eventBridgeScheduler({
       scheduler: clients.scheduler,

@@ -1,13 +1,14 @@
-// Type-only imports: the CDK construct reads these at synth time.
+// No SDK imports: the CDK construct reads these at synth time.
+import { QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
 import type { AwsEnvironment } from './agent-environment.ts'
 
-/** The environment variables the construct sets on every function. */
+/** The variable holding a lane queue's URL, one per queue lane of the lane table. */
+export const laneQueueUrlVariable = (lane: QueueLane): string =>
+  `A2_${lane.toUpperCase()}_QUEUE_URL`
+
+/** The environment variables the construct sets on every function, besides the lane queues'. */
 export const ENVIRONMENT_VARIABLES = {
   tableName: 'A2_TABLE_NAME',
-  admissionQueueUrl: 'A2_ADMISSION_QUEUE_URL',
-  generationQueueUrl: 'A2_GENERATION_QUEUE_URL',
-  toolsQueueUrl: 'A2_TOOLS_QUEUE_URL',
-  handlersQueueUrl: 'A2_HANDLERS_QUEUE_URL',
   ingressQueueUrl: 'A2_INGRESS_QUEUE_URL',
   timerQueueUrl: 'A2_TIMER_QUEUE_URL',
   timerQueueArn: 'A2_TIMER_QUEUE_ARN',
@@ -27,10 +28,9 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
   const v = ENVIRONMENT_VARIABLES
   return {
     [v.tableName]: environment.tableName,
-    [v.admissionQueueUrl]: environment.queueUrls.admission,
-    [v.generationQueueUrl]: environment.queueUrls.generation,
-    [v.toolsQueueUrl]: environment.queueUrls.tools,
-    [v.handlersQueueUrl]: environment.queueUrls.handlers,
+    ...Object.fromEntries(
+      QUEUE_LANES.map((lane) => [laneQueueUrlVariable(lane), environment.queueUrls[lane]]),
+    ),
     [v.ingressQueueUrl]: environment.ingressQueueUrl,
     [v.timerQueueUrl]: environment.timers.queueUrl,
     [v.timerQueueArn]: environment.timers.queueArn,

@@ -19,8 +19,6 @@ export interface SqsDispatcherOptions {
   client: SQSClient
   /** One FIFO queue per lane. */
   queueUrls: LaneQueueUrls
-  /** `'tools'` when the agent runs its tools one at a time (`agent({ toolLane: 'tools' })`). */
-  toolLane?: 'tools'
   /**
    * Where the dispatcher learns the index behind a wake-up, for deterministic
    * deduplication IDs (see `indexWatermark`). Without it every message gets a
@@ -62,7 +60,7 @@ export function sqsDispatcher(options: SqsDispatcherOptions): Dispatcher {
  * `PipelineError` naming what could not be sent (after the sends that could).
  */
 export async function sendWakeUps(
-  options: Pick<SqsDispatcherOptions, 'client' | 'queueUrls' | 'toolLane'>,
+  options: Pick<SqsDispatcherOptions, 'client' | 'queueUrls'>,
   wakeUps: readonly IndexedWakeUp[],
 ): Promise<void> {
   const byLane = new Map<QueueLane, WakeUpMessage[]>()
@@ -70,7 +68,6 @@ export async function sendWakeUps(
   for (const { wakeUp, index } of wakeUps) {
     const message = wakeUpMessage(wakeUp, {
       ...(index === undefined ? {} : { index }),
-      ...(options.toolLane ? { toolLane: options.toolLane } : {}),
     })
     // A batch may not repeat a deduplication ID's message; one copy is enough.
     const identity = `${message.lane}\u0000${message.groupId}\u0000${message.body}\u0000${index ?? message.deduplicationId}`

@@ -31,14 +31,14 @@ export interface WakeUpMessageOptions {
    * so SQS delivers one. Unknown: a random ID, never collapsed.
    */
   index?: number
-  /** `'tools'`: every tool run of a session shares one message group (runs one at a time). */
-  toolLane?: 'tools'
 }
 
 /**
- * How a wake-up travels: a message group per session and lane (per tool call
- * for keyed tool runs, unless `toolLane` serializes them), so a lane's work
- * for one session runs one at a time while sessions run in parallel.
+ * How a wake-up travels: a message group per session and lane, and per key
+ * for keyed tool runs, so a lane's work for one session runs one at a time
+ * while sessions (and a session's tool calls) run in parallel. An agent with
+ * `toolLane: 'tools'` wakes every tool run under one key, so its runs share
+ * one group: the dispatcher needs no setting for it.
  *
  * @example
  * wakeUpMessage({ sessionId: 's1', lane: 'admission' }, { index: 7 })
@@ -46,7 +46,7 @@ export interface WakeUpMessageOptions {
  */
 export function wakeUpMessage(wakeUp: WakeUp, options: WakeUpMessageOptions = {}): WakeUpMessage {
   const lane = queueOfLane(wakeUp.lane)
-  const keyed = lane === 'tools' && wakeUp.key !== undefined && options.toolLane !== 'tools'
+  const keyed = lane === 'tools' && wakeUp.key !== undefined
   const groupId = sqsGroupId(keyed ? `${wakeUp.sessionId}/${wakeUp.key}` : wakeUp.sessionId)
   const deduplicationId =
     options.index === undefined

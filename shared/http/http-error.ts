@@ -43,6 +43,7 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   // Only an append with an expected index conflicts; one without it waited
   // its turn and ran out of time, which a retry can fix.
   APPEND_CONTENDED: 503,
+  INVALID_APPEND: 500,
   PARTIAL_DUPLICATE_BATCH: 409,
   EVENT_TOO_LARGE: 413,
   BATCH_TOO_LARGE: 413,
@@ -88,7 +89,7 @@ function logErrorAsHttp(error: Error & { code: A2ErrorCode }): HttpError {
 
 function detailsOf(error: Error): Record<string, unknown> | undefined {
   const { eventType, path, duplicateIds, expectedIndex, actualIndex, limitBytes, eventId } =
-    error as unknown as Record<string, unknown>
+    error as Error & Record<string, unknown>
   const details = Object.fromEntries(
     Object.entries({
       eventType,

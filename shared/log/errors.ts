@@ -21,6 +21,7 @@ export type A2ErrorCode =
   | 'TIMER_CONFLICT'
   | 'INVALID_TIMER'
   | 'NO_HANDLER_CONTEXT'
+  | 'INVALID_APPEND'
 
 export class A2Error extends Error {
   readonly code: A2ErrorCode
@@ -220,5 +221,25 @@ export class ClaimHeldError extends A2Error {
   /** When to look again: a dead holder's claim has expired by then. */
   get retryAt(): number {
     return this.expiresAt
+  }
+}
+
+/** Append options that cannot work together (`guardIds: false` without `expectedIndex`). */
+export class InvalidAppendError extends A2Error {
+  constructor(message: string) {
+    super('INVALID_APPEND', message)
+    this.name = 'InvalidAppendError'
+  }
+}
+
+/** What an unguarded append needs: the index that stands in for its ID guards. */
+export function checkUnguardedAppend(options: {
+  guardIds?: boolean
+  expectedIndex?: number
+}): void {
+  if (options.guardIds === false && options.expectedIndex === undefined) {
+    throw new InvalidAppendError(
+      'An append with guardIds: false needs expectedIndex: it is what keeps a repeated append from writing twice',
+    )
   }
 }

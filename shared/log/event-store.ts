@@ -19,6 +19,17 @@ export interface AppendOptions {
    * late writes throw `FencedOutError` and write nothing.
    */
   fence?: { claim: string; attempt: number }
+  /**
+   * `false`: the events' IDs are neither checked against earlier events nor
+   * recorded for later ones, which saves an item per event (on DynamoDB, half
+   * an event's write units). Only for IDs nobody else writes (A2's streamed
+   * progress, derived from its generation attempt), and only with
+   * `expectedIndex`, which then does the guards' job: a repeated append (after
+   * an unknown outcome) throws `AppendConflictError` instead of writing twice,
+   * and the caller reads back whether its events landed. Without
+   * `expectedIndex` it throws `InvalidAppendError`. Default `true`.
+   */
+  guardIds?: boolean
 }
 
 /** A claim on a piece of work (a generation, a tool call): who holds it, until when. */
@@ -77,7 +88,9 @@ export interface StoredSnapshot {
  *   or none does.
  * - Event IDs are unique across the store. An exact replay (same IDs, same
  *   content, same session, same batch) returns the first answer and writes
- *   nothing; any other reuse throws `PartialDuplicateBatchError`.
+ *   nothing; any other reuse throws `PartialDuplicateBatchError`. Events
+ *   appended with `guardIds: false` are the exception: their IDs are the
+ *   caller's to keep unique.
  * - Every event is checked against the store's size limit before anything is
  *   written.
  */

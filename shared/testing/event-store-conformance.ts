@@ -255,6 +255,42 @@ export function describeEventStoreConformance(
         })
       }
 
+      it('appends without ID guards (guardIds: false) only at an expected index, where a repeat conflicts instead of writing twice', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.append(s, [ev(randomUUID())])
+        const progress = ev(randomUUID())
+        const refused = await store.append(s, [progress], { guardIds: false }).catch((e) => e)
+        expect(refused).toMatchObject({ code: 'INVALID_APPEND' })
+        expect(await store.head(s)).toBe(1)
+        const first = await store.append(s, [progress], { expectedIndex: 1, guardIds: false })
+        expect(first.replayed).toBe(false)
+        expect(indices(first.events)).toEqual([2])
+        // Sent again after an unknown outcome: the index it expected is taken.
+        const again = await store
+          .append(s, [progress], { expectedIndex: 1, guardIds: false })
+          .catch((e) => e)
+        expect(again).toBeInstanceOf(AppendConflictError)
+        expect(again).toMatchObject({ expectedIndex: 1, actualIndex: 2 })
+        expect(ids(await store.read(s))).toEqual([expect.any(String), progress.id])
+      })
+
+      it('still honours a fence on an unguarded append', async () => {
+        const { store } = harness()
+        const s = session()
+        const claim = await store.claim(s, 'gen:u', { ttlMs: 60_000 })
+        await store.revokeClaim(s, 'gen:u')
+        const late = await store
+          .append(s, [ev(randomUUID())], {
+            expectedIndex: 0,
+            guardIds: false,
+            fence: { claim: 'gen:u', attempt: claim.attempt },
+          })
+          .catch((e) => e)
+        expect(late).toBeInstanceOf(FencedOutError)
+        expect(await store.head(s)).toBe(0)
+      })
+
       it('rejects a batch that repeats an ID within itself', async () => {
         const { store } = harness()
         const s = session()

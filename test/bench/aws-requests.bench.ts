@@ -747,6 +747,8 @@ interface Figures {
   wru: number
   rru: number
   progressWru: number
+  /** Appends of streamed progress alone (no other event): their count and WRU. */
+  progressOnly: { appends: number; wru: number }
   transactions: number
   cancelled: number
   events: number
@@ -897,6 +899,13 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
     progressWru: wruOf(
       transactions.filter((call) => call.events.includes('ai.generation.progress')),
     ),
+    progressOnly: (() => {
+      const only = transactions.filter(
+        (call) =>
+          call.events.length > 0 && call.events.every((type) => type === 'ai.generation.progress'),
+      )
+      return { appends: only.length, wru: wruOf(only) }
+    })(),
     transactions: transactions.length,
     cancelled: transactions.filter((call) => call.error).length,
     events: events.length,
@@ -963,6 +972,10 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
   row('DynamoDB requests', (f) => f.dynamoRequests)
   row('DynamoDB write request units (WRU)', (f) => f.wru)
   row('  of which appends of progress events', (f) => f.progressWru)
+  row('appends of progress alone', (f) => f.progressOnly.appends)
+  row('  WRU per append of progress alone', (f) =>
+    f.progressOnly.appends === 0 ? 0 : f.progressOnly.wru / f.progressOnly.appends,
+  )
   row('DynamoDB read request units (RRU)', (f) => f.rru)
   row('DynamoDB transactions', (f) => f.transactions)
   row('  of which cancelled', (f) => f.cancelled)

@@ -1,3 +1,4 @@
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type {
   LanguageModel,
   LanguageModelUsage,
@@ -60,7 +61,7 @@ export interface GenerationSettings {
   toolApproval?: Record<string, ToolApprovalPolicy>
   maxOutputTokens?: number
   temperature?: number
-  providerOptions?: Record<string, Record<string, unknown>>
+  providerOptions?: ProviderOptions
   /**
    * How streamed chunks become `ai.generation.progress` events: the first
    * content chunk is written at once, later ones after a window that starts

@@ -107,7 +107,7 @@ export function agent<
   }
   const store = options.store ?? memoryEventStore({ now: config.now })
   const log = eventLog({ store, contract: validation })
-  const reducer = sessionReducer(options.contract as never)
+  const reducer = sessionReducer(options.contract)
   const work = localWork()
   const state = stateCache(log, reducer)
 

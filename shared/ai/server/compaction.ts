@@ -1,3 +1,4 @@
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import { type ModelMessage, streamText, type ToolSet, type UIMessage } from 'ai'
 import type { AIState } from '../state/ai-state.ts'
 import type { ResolvedModel } from './resolve-model.ts'
@@ -148,7 +149,7 @@ export async function requestSummary(args: {
   modelMessages: ModelMessage[]
   tools: ToolSet
   extra: string | undefined
-  providerOptions: Record<string, Record<string, unknown>> | undefined
+  providerOptions: ProviderOptions | undefined
   signal: AbortSignal
 }): Promise<{ summary: string; usage: Record<string, unknown> | undefined }> {
   const result = streamText({
@@ -164,7 +165,7 @@ export async function requestSummary(args: {
     ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
     ...(args.model.reasoning === undefined ? {} : { reasoning: args.model.reasoning }),
     ...(args.providerOptions || args.model.providerOptions
-      ? { providerOptions: { ...args.model.providerOptions, ...args.providerOptions } as never }
+      ? { providerOptions: { ...args.model.providerOptions, ...args.providerOptions } }
       : {}),
   })
   const [text, toolCalls, usage] = await Promise.all([result.text, result.toolCalls, result.usage])

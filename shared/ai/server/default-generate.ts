@@ -27,7 +27,7 @@ export function defaultGenerate(
       : { maxOutputTokens: settings.maxOutputTokens }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     ...(settings.providerOptions || resolved.providerOptions
-      ? { providerOptions: { ...resolved.providerOptions, ...settings.providerOptions } as never }
+      ? { providerOptions: { ...resolved.providerOptions, ...settings.providerOptions } }
       : {}),
   })
   const stream = result.toUIMessageStream({

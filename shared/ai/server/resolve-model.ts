@@ -1,3 +1,4 @@
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import type { ModelSettings } from '../state/model-settings.ts'
 import type { ModelChoice } from './agent-options.ts'
@@ -9,7 +10,7 @@ export interface ResolvedModel {
   /** Whether AI Gateway serves it (a model ID), so its catalog knows its limits. */
   gateway: boolean
   reasoning?: ModelSettings['reasoning']
-  providerOptions?: Record<string, Record<string, unknown>>
+  providerOptions?: ProviderOptions
 }
 
 /**

@@ -29,7 +29,9 @@ const AI_KEYS = new Set(Object.keys(initialAIState()))
  * const reducer = sessionReducer(supportDesk)
  * const next = reducer.fold(reducer.initialState, storedEvent)
  */
-export function sessionReducer(contract: ContractLike | undefined): Reducer<SessionState> {
+export function sessionReducer<App>(
+  contract: ContractLike<App> | undefined,
+): Reducer<SessionState> {
   const app = contract?.reducer as Reducer<unknown, StoredEvent> | undefined
   return {
     name: app ? `${AI_STATE_REDUCER.name}+${app.name}` : AI_STATE_REDUCER.name,
@@ -46,7 +48,7 @@ export function sessionReducer(contract: ContractLike | undefined): Reducer<Sess
 export function mergeState(ai: AIState, app: unknown): Record<string, unknown> {
   return typeof app === 'object' && app !== null && Object.keys(app).length > 0
     ? { ...(app as object), ...ai }
-    : (ai as unknown as Record<string, unknown>)
+    : (ai as AIState & Record<string, unknown>)
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
+import { QUEUE_LANES, type QueueLane } from '../../runtime/lanes.ts'
 import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
 import {
   type QueueFunction,
@@ -65,15 +66,14 @@ export function pipelineHandlers(
       ...(authorize ? { authorize } : {}),
     }),
     router: (event) =>
-      routerHandler(
-        agent as never,
-        { client: client(), queueUrls: environment.queueUrls },
-        logger,
-      )(event),
-    admission: leased(laneHandler(agent, 'admission', lanes), environment.queueUrls.admission),
-    generation: leased(laneHandler(agent, 'generation', lanes), environment.queueUrls.generation),
-    tools: leased(laneHandler(agent, 'tools', lanes), environment.queueUrls.tools),
-    handlers: leased(laneHandler(agent, 'handlers', lanes), environment.queueUrls.handlers),
+      routerHandler(agent, { client: client(), queueUrls: environment.queueUrls }, logger)(event),
+    // One per queue lane of the lane table (shared/runtime/lanes.ts).
+    ...(Object.fromEntries(
+      QUEUE_LANES.map((lane) => [
+        lane,
+        leased(laneHandler(agent, lane, lanes), environment.queueUrls[lane]),
+      ]),
+    ) as Record<QueueLane, SqsHandler>),
     ingress: leased(ingressHandler(agent, logger), environment.ingressQueueUrl),
     timers: leased(timerHandler(agent, logger), environment.timers.queueUrl),
   }

@@ -5,15 +5,14 @@ import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
 
 /** The table stream's handler: new events become wake-ups on the lane queues. */
 export function routerHandler(
-  agent: PipelineAgent & { options: { toolLane?: 'tools' } },
+  agent: PipelineAgent,
   queues: Pick<SqsDispatcherOptions, 'client' | 'queueUrls'>,
   logger: PipelineLogger,
 ): (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse> {
-  const toolLane = agent.options.toolLane
   return (event) =>
     routeStreamRecords(event.Records ?? [], {
       wakeUpsFor: agent.runtime.wakeUpsFor,
-      send: (wakeUps) => sendWakeUps({ ...queues, ...(toolLane ? { toolLane } : {}) }, wakeUps),
+      send: (wakeUps) => sendWakeUps(queues, wakeUps),
       logger,
     })
 }

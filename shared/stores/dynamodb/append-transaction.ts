@@ -21,8 +21,11 @@ export interface AppendTransaction {
   items: TransactWriteItem[]
   /** The events as they will be stored if the transaction commits. */
   stored: StoredEvent[]
-  /** Item positions; -1 when the transaction has no such item. Guards are 0 to events - 1. */
-  positions: { head: number; cursor: number; fence: number }
+  /**
+   * Item positions; -1 when the transaction has no such item. The guards
+   * come first, `guards` of them (none with `guardIds: false`).
+   */
+  positions: { guards: number; head: number; cursor: number; fence: number }
 }
 
 export interface AppendRequest {
@@ -44,7 +47,7 @@ export function appendTransaction({
   events,
   contents,
   timestamp,
-  options: { cursor, fence },
+  options: { cursor, fence, guardIds = true },
 }: AppendRequest): AppendTransaction {
   const encoded = encodeBatch(events)
   const first = base + 1
@@ -54,8 +57,9 @@ export function appendTransaction({
     ExpressionAttributeNames: { '#pk': PK },
   }
   // Guards first: a replay is then reported even by an emulator that stops
-  // evaluating at the first failed condition.
-  events.forEach((event, position) => {
+  // evaluating at the first failed condition. Without them (`guardIds:
+  // false`) the head's expected index is what refuses a repeated append.
+  for (const [position, event] of guardIds ? events.entries() : []) {
     const guard = guardItem({
       eventId: event.id,
       sessionId,
@@ -65,7 +69,8 @@ export function appendTransaction({
       batchSize: events.length,
     })
     items.push({ Put: { TableName: tableName, Item: guard, ...absent } })
-  })
+  }
+  const guards = items.length
   const head = events.length === 0 ? -1 : items.length
   if (events.length > 0)
     items.push({
@@ -134,7 +139,7 @@ export function appendTransaction({
       },
     })
   }
-  return { items, stored, positions: { head, cursor: cursorAt, fence: fenceAt } }
+  return { items, stored, positions: { guards, head, cursor: cursorAt, fence: fenceAt } }
 }
 
 /** Why DynamoDB cancelled an append, read from its reasons (in item order). */
@@ -159,12 +164,11 @@ export type AppendCancellation =
 export function appendCancellation(
   error: TransactionCanceledException,
   transaction: AppendTransaction,
-  eventCount: number,
 ): AppendCancellation {
   const reasons: CancellationReason[] = error.CancellationReasons ?? []
   const failed = (position: number): boolean => reasons[position]?.Code === 'ConditionalCheckFailed'
   const { head, cursor, fence } = transaction.positions
-  const guards = Array.from({ length: eventCount }, (_, position) => position)
+  const guards = Array.from({ length: transaction.positions.guards }, (_, position) => position)
   if (guards.some(failed)) return { reason: 'resubmission' }
   if (fence !== -1 && failed(fence)) return { reason: 'fenced' }
   if (cursor !== -1 && failed(cursor)) return { reason: 'cursor-moved' }

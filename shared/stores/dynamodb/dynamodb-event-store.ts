@@ -13,6 +13,7 @@ import {
   AppendConflictError,
   AppendContendedError,
   CursorConflictError,
+  checkUnguardedAppend,
   FencedOutError,
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
@@ -189,6 +190,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     const repeated = repeatedIds(events)
     if (repeated.length > 0)
       throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
+    checkUnguardedAppend(appendOptions)
     encodeBatch(events) // size limits, before any request
     const contents = events.map((event) => contentDigest(eventContent(event)))
     let base = expectedIndex ?? knownHeads.get(sessionId) ?? 0
@@ -210,7 +212,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       } catch (error) {
         if (!isAwsError<TransactionCanceledException>(error, 'TransactionCanceledException'))
           throw error
-        const cancelled = appendCancellation(error, transaction, events.length)
+        const cancelled = appendCancellation(error, transaction)
         if (cancelled.reason === 'resubmission') {
           return answerResubmission(sessionId, events, contents)
         }
@@ -230,7 +232,11 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         // some emulators report only the first failed condition, so look.
         // When every guard is reported as passed, no ID was known; otherwise
         // (an emulator that stops at the first failure) look.
-        if (!cancelled.guardsPassed && (await readGuards([events[0]?.id as string])).size > 0) {
+        if (
+          appendOptions.guardIds !== false &&
+          !cancelled.guardsPassed &&
+          (await readGuards([events[0]?.id as string])).size > 0
+        ) {
           return answerResubmission(sessionId, events, contents)
         }
         const actual = cancelled.reportedHead ?? (await head(sessionId))

@@ -4,6 +4,7 @@ import {
   AppendConflictError,
   ClaimHeldError,
   CursorConflictError,
+  checkUnguardedAppend,
   FencedOutError,
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
@@ -62,9 +63,11 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       const repeated = repeatedIds(events)
       if (repeated.length > 0)
         throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
+      checkUnguardedAppend(appendOptions)
+      const guarded = appendOptions.guardIds !== false
       const encoded = encodeBatch(events)
       const contents = events.map(eventContent)
-      if (events.some((event) => guards.has(event.id))) {
+      if (guarded && events.some((event) => guards.has(event.id))) {
         const { firstIndex, lastIndex } = judgeResubmission(sessionId, events, contents, guards)
         return { events: clone(logOf(sessionId).slice(firstIndex - 1, lastIndex)), replayed: true }
       }
@@ -97,7 +100,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
           timestamp,
         }
       })
-      for (const [position, event] of stored.entries()) {
+      for (const [position, event] of guarded ? stored.entries() : []) {
         guards.set(event.id, {
           eventId: event.id,
           sessionId,

@@ -5,6 +5,7 @@ import {
   environmentVariables,
   readAwsEnvironment,
 } from '../../../shared/aws/agent-environment.ts'
+import { laneQueueUrlVariable } from '../../../shared/aws/environment-variables.ts'
 
 const environment: AwsEnvironment = {
   tableName: 'events',
@@ -39,7 +40,7 @@ describe('the pipeline environment', () => {
   it('names every missing or malformed variable in one MISSING_ENVIRONMENT error', () => {
     const variables = environmentVariables(environment)
     delete variables[ENVIRONMENT_VARIABLES.tableName]
-    delete variables[ENVIRONMENT_VARIABLES.toolsQueueUrl]
+    delete variables[laneQueueUrlVariable('tools')]
     variables[ENVIRONMENT_VARIABLES.maxReceiveCount] = 'five'
     expect(() => readAwsEnvironment(variables)).toThrow(
       expect.objectContaining({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { SERIAL_TOOL_KEY } from '../../../shared/ai/server/lanes/tools-lane.ts'
 import { PipelineError } from '../../../shared/aws/errors.ts'
 import { parseWakeUpMessage, wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
 import { LANE_NAMES } from '../../../shared/runtime/lanes.ts'
@@ -12,13 +13,14 @@ describe('wake-up messages', () => {
     expect(wakeUpMessage({ sessionId: 's1', lane: 'tools' }).groupId).toBe('s1')
   })
 
-  it('put every tool run of a session in one group with toolLane "tools"', () => {
-    const message = wakeUpMessage(
-      { sessionId: 's1', lane: 'tools', key: 'call-1' },
-      { toolLane: 'tools' },
-    )
-    expect(message.groupId).toBe('s1')
-    expect(JSON.parse(message.body)).toEqual({ sessionId: 's1', lane: 'tools', key: 'call-1' })
+  it("put every tool run of an agent with toolLane 'tools' in one group: they share one key", () => {
+    const message = wakeUpMessage({ sessionId: 's1', lane: 'tools', key: SERIAL_TOOL_KEY })
+    expect(message.groupId).toBe(`s1/${SERIAL_TOOL_KEY}`)
+    expect(JSON.parse(message.body)).toEqual({
+      sessionId: 's1',
+      lane: 'tools',
+      key: SERIAL_TOOL_KEY,
+    })
   })
 
   it('give the same wake-up at the same index the same deduplication ID, and another index another', () => {

@@ -30,7 +30,7 @@ const cancelled = (
       : {}),
   }))
   const error = { CancellationReasons: reasons } as TransactionCanceledException
-  return appendCancellation(error, transaction, events.length)
+  return appendCancellation(error, transaction)
 }
 
 describe('an append transaction', () => {
@@ -44,9 +44,34 @@ describe('an append transaction', () => {
       'Update',
       'ConditionCheck',
     ])
-    expect(transaction.positions).toEqual({ head: 2, cursor: 5, fence: 6 })
+    expect(transaction.positions).toEqual({ guards: 2, head: 2, cursor: 5, fence: 6 })
     expect(transaction.items[2]?.Update?.Key).toEqual(sessionItemKey('s1', '#HEAD'))
     expect(transaction.stored.map((event) => event.index)).toEqual([5, 6])
+  })
+
+  it('with guardIds: false, writes no guards: the head and the events alone (a progress append: 2 items, 4 WRU)', () => {
+    const unguarded = appendTransaction({
+      tableName: 'events',
+      sessionId: 's1',
+      base: 4,
+      events: events.slice(0, 1),
+      contents: ['c1'],
+      timestamp: 1_000,
+      options: { expectedIndex: 4, guardIds: false },
+    })
+    expect(unguarded.items.map((item) => Object.keys(item)[0])).toEqual(['Update', 'Put'])
+    expect(unguarded.positions).toEqual({ guards: 0, head: 0, cursor: -1, fence: -1 })
+    const error = {
+      CancellationReasons: [
+        { Code: 'ConditionalCheckFailed', Item: { lastIndex: { N: '7' } } },
+        { Code: 'None' },
+      ],
+    } as TransactionCanceledException
+    expect(appendCancellation(error, unguarded)).toEqual({
+      reason: 'head-moved',
+      reportedHead: 7,
+      guardsPassed: true,
+    })
   })
 
   it('reads its cancellation reasons in item order, a taken ID first', () => {

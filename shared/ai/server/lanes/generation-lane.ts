@@ -25,6 +25,7 @@ import { validatedToolInput } from '../validated-tool-input.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
+import { type ProgressWriter, progressWriter } from './progress-writer.ts'
 import { storedEventAt } from './stored-event.ts'
 
 type Append = (events: AIEventInput<UIMessage>[]) => Promise<unknown>
@@ -54,7 +55,15 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
   const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
   const generationId = attemptGenerationId(serve.requestId, claim.attempt)
   const fence = { claim: claimKey, attempt: claim.attempt }
-  const append: Append = (events) => lane.appendAsA2(sessionId, events, { fence })
+  const writer = progressWriter(lane, sessionId, { generationId, ...fence })
+  // Everything but streamed progress is written fenced and guarded; the
+  // progress writer goes on from where these left the log.
+  const append: Append = async (events) => {
+    const stored = await lane.appendAsA2(sessionId, events, { fence })
+    const last = stored.at(-1)
+    if (last) writer.at(last.index)
+    return stored
+  }
   const close = (outcome: StepOutcome) =>
     append([generationCompleted(generationId, serve.requestId, outcome)])
   // The log says why for clients; the logger says it for operators.
@@ -95,7 +104,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       signal,
       settings: lane.config.generation,
     }
-    const streamed = await streamStep(lane, context, step.model, state, append)
+    const streamed = await streamStep(lane, context, step.model, state, append, writer)
     if (signal.aborted) return
     if (streamed.error !== undefined) return void (await fail(streamed.error))
     await close({
@@ -236,6 +245,7 @@ async function streamStep(
   model: ResolvedModel,
   state: AIState,
   append: Append,
+  writer: ProgressWriter,
 ): Promise<{ finishReason?: string; error?: string; usage?: Record<string, unknown> }> {
   const { generationId, signal } = context
   const active = state.active as NonNullable<AIState['active']>
@@ -243,11 +253,12 @@ async function streamStep(
   const progress = (chunks: UIMessageChunk[]): AIEventInput<UIMessage> => ({
     id: derivedId('progress', generationId, ++sequence),
     type: 'ai.generation.progress',
-    payload: { generationId, chunks: chunks as never },
+    payload: { generationId, chunks },
   })
-  const batcher = progressBatcher(async (chunks) => {
-    await append([progress(chunks)])
-  }, lane.config.generation.progress)
+  const batcher = progressBatcher(
+    (chunks) => writer.write(progress(chunks)),
+    lane.config.generation.progress,
+  )
   const factsOf = stepFacts(
     lane.config.tools,
     lane.config.toolApproval,
@@ -264,7 +275,7 @@ async function streamStep(
       ? { stream: await generate(context), usage: undefined }
       : defaultGenerate(context, model, lane.config.messageMetadata)
     usage = generated.usage
-    for await (const streamed of generated.stream as unknown as AsyncIterable<UIMessageChunk>) {
+    for await (const streamed of generated.stream) {
       if (signal.aborted) break
       // streamText validates tool input; a custom generate's calls get the same check.
       const chunk = generate ? await validatedToolInput(streamed, lane.config.tools) : streamed
