@@ -3,13 +3,28 @@
 // an esbuild alias in the construct, the example agent for typechecking.
 
 import { Logger } from '@aws-lambda-powertools/logger'
-import * as agentModule from 'a2-aws-agent-module'
 import { readAwsEnvironment } from '../shared/aws/agent-environment.ts'
 import { lambdaGlobal } from '../shared/aws/lambda/awslambda.ts'
+import { loadSecrets } from '../shared/aws/lambda/cold-start-secrets.ts'
 import { withLambdaContext } from '../shared/aws/lambda/lambda-context.ts'
 import { pipelineHandlers } from '../shared/aws/lambda/pipeline-handlers.ts'
 
 const logger = new Logger({ serviceName: 'a2' })
+
+// At cold start, before the agent module loads (it may read process.env as
+// it loads) and before any handler runs: the secrets the construct named
+// become the environment variables model providers read. A secret that
+// cannot be read fails the cold start, logged with its code first.
+try {
+  await loadSecrets()
+} catch (error) {
+  logger.error('a2: cold start failed reading the secrets', {
+    code: (error as { code?: string }).code,
+    error: error instanceof Error ? error.message : String(error),
+  })
+  throw error
+}
+const agentModule = await import('a2-aws-agent-module')
 
 const handlers = pipelineHandlers(agentModule as Record<string, unknown>, {
   environment: readAwsEnvironment(),

@@ -34,7 +34,12 @@ export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMes
   sessionId: string
 }
 
-/** A Gateway model ID, `ModelSettings`, or (for tests and custom providers) an AI SDK model. */
+/**
+ * A model ID (AI Gateway's `provider/model`, or `bedrock:<model or inference
+ * profile ID>` for Amazon Bedrock with the environment's AWS credentials),
+ * `ModelSettings`, or an AI SDK model object (any provider's, e.g.
+ * `@ai-sdk/amazon-bedrock`'s).
+ */
 export type ModelChoice = string | ModelSettings | Exclude<LanguageModel, string>
 
 export type Resolvable<T, AppState, M extends UIMessage> =

@@ -257,6 +257,8 @@ export function agent<
     options,
     fetch: (request, fetchOptions) => endpoint(request, fetchOptions),
     session(id) {
+      // The lanes hold state erased to `unknown` (see resolveAgentConfig);
+      // it is this agent's AgentState, folded by its own reducer.
       return agentSession(lane, id) as never
     },
     runtime: {

@@ -171,5 +171,5 @@ export async function requestSummary(args: {
   const [text, toolCalls, usage] = await Promise.all([result.text, result.toolCalls, result.usage])
   if (toolCalls.length > 0) throw new Error('The summary request answered with a tool call')
   if (text.trim() === '') throw new Error('The summary request answered with an empty summary')
-  return { summary: text.trim(), usage: usage as unknown as Record<string, unknown> }
+  return { summary: text.trim(), usage: { ...usage } }
 }

@@ -56,6 +56,7 @@ export function reduceCompactionEnded<M extends UIMessage>(
           status: 'completed',
           summary: payload.summary,
           upToMessageId: payload.upToMessageId,
+          // Stored as the record the SDK's usage serialised to; read back as it.
           ...(payload.usage === undefined ? {} : { usage: payload.usage as never }),
         }
       : { ...current, status: payload.status }

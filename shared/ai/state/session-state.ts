@@ -45,10 +45,10 @@ export function sessionReducer<App>(
 }
 
 /** The state a session exposes: the app's merged under AIState (AIState wins a clash). */
-export function mergeState(ai: AIState, app: unknown): Record<string, unknown> {
+export function mergeState<A extends AIState>(ai: A, app: unknown): A & Record<string, unknown> {
   return typeof app === 'object' && app !== null && Object.keys(app).length > 0
-    ? { ...(app as object), ...ai }
-    : (ai as AIState & Record<string, unknown>)
+    ? { ...(app as Record<string, unknown>), ...ai }
+    : (ai as A & Record<string, unknown>)
 }
 
 /**

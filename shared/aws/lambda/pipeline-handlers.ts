@@ -1,4 +1,9 @@
-import type { APIGatewayProxyEvent, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
+import type {
+  APIGatewayProxyEvent,
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBStreamEvent,
+} from 'aws-lambda'
 import { QUEUE_LANES, type QueueLane } from '../../runtime/lanes.ts'
 import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
 import {
@@ -17,7 +22,7 @@ import { leasingMessages, type SqsHandler } from './visibility-lease.ts'
 export interface PipelineHandlers extends Record<QueueFunction, SqsHandler> {
   /** Unwrapped: Lambda needs `awslambda.streamifyResponse(http)`. */
   http: StreamingHandler<APIGatewayProxyEvent>
-  router: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>
+  router: (event: DynamoDBStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse>
 }
 
 /**

@@ -169,7 +169,7 @@ async function prepareStep(
   let model: ResolvedModel | undefined
   let compaction: StepCompaction | undefined
   try {
-    model = resolveModel(await lane.config.model(resolverContext))
+    model = await resolveModel(await lane.config.model(resolverContext))
     const instructions = await lane.config.instructions(resolverContext)
     compaction = await lane.config.compaction(resolverContext)
     return {

@@ -139,7 +139,7 @@ async function runTool(
               messages,
               abortSignal: signal,
               // Tools here take no AI SDK context (handlerContext() carries
-              // ours); an untyped Tool infers its context as never.
+              // ours); an untyped Tool infers its context type to be `never`.
               context: {} as never,
             },
           })) {
