@@ -3,7 +3,7 @@
 // example chat page (functions/example/web, built by `npm run build:web`) at /.
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
-import { agent } from '../shared/ai/server/index.ts'
+import { type AgentOptions, agent } from '../shared/ai/server/index.ts'
 import type { EventStore } from '../shared/log/event-store.ts'
 import type { LocalServer } from '../shared/node/serve.ts'
 import { serveAgent } from '../shared/node/serve-agent.ts'
@@ -26,6 +26,8 @@ export interface LocalServerOptions {
   store?: EventStore
   /** How long a dead worker's claim blocks its work (tests shorten it). */
   claimTtlMs?: number
+  /** The SSE stream's options (tests shorten the quiet period). */
+  stream?: AgentOptions['stream']
 }
 
 /** Starts the example agent and the chat page; `close()` stops both. */
@@ -37,6 +39,7 @@ export async function startLocalServer({
   webRoot = WEB_ROOT,
   store,
   claimTtlMs,
+  stream,
 }: LocalServerOptions = {}): Promise<
   LocalServer & { online: boolean; name: string; modelName: string }
 > {
@@ -46,6 +49,7 @@ export async function startLocalServer({
     ...(model ? { model } : {}),
     ...(store ? { store } : {}),
     ...(claimTtlMs ? { claimTtlMs } : {}),
+    ...(stream ? { stream } : {}),
   })
   const server = await serveAgent(assistant, {
     port,

@@ -39,8 +39,15 @@ export type TimedFunction = QueueFunction | 'router'
 const ROUTER_TIMEOUT = Duration.minutes(1)
 /** POST appends and wakes lanes; API Gateway gives it 29 s anyway. */
 const HTTP_TIMEOUT = Duration.seconds(30)
-/** A GET streams for up to API Gateway's 15 minutes. */
-const STREAM_TIMEOUT = Duration.minutes(15)
+/**
+ * A GET stream ends when its session has been quiet for 10 s, and the HTTP
+ * handler ends it 10 s before the deadline anyway (so at most 20 s, then the
+ * client resumes): an invocation whose client left ends within 30 s even
+ * when Lambda never signals the disconnect. The GET integration matches it.
+ */
+const STREAM_TIMEOUT = Duration.seconds(30)
+/** The stream function waits on the log, it does not compute: 256 MB. */
+export const DEFAULT_STREAM_MEMORY_MB = 256
 
 /** Open SSE streams reserved (and capped) by default, when the account can spare them. */
 export const DEFAULT_STREAM_CONCURRENCY = 100
@@ -80,8 +87,14 @@ export interface A2AgentProps {
    * functions: ['generation', 'tools'] }` names the functions.
    */
   secrets?: Record<string, AgentSecret>
-  /** Memory of every function in MB (default 1024). */
+  /** Memory of every function in MB but the stream function (default 1024). */
   memorySize?: number
+  /**
+   * Memory of the function that serves GET (streams and head checks) in MB
+   * (default 256): it waits on the log and writes frames, and an open tab
+   * pays for it by the second.
+   */
+  streamMemorySize?: number
   /** Function timeouts; queue visibility timeouts follow at 6x. */
   timeouts?: Partial<Record<TimedFunction, Duration>>
   /** Deliveries of a queue message before it goes to its dead-letter queue (default 5). */
@@ -96,8 +109,9 @@ export interface A2AgentProps {
   /**
    * Concurrency reserved for the function that serves GET streams (default
    * 100), which also caps how many SSE streams are open at once: each holds
-   * a Lambda invocation for up to 15 minutes, and without a cap they could
-   * take the concurrency the lanes need. Applied at deploy time only when
+   * a Lambda invocation for up to 30 s (a client resumes it after that, or
+   * checks the head while the session is quiet), and without a cap they
+   * could take the concurrency the lanes need. Applied at deploy time only when
    * the account can spare it (a new account's quota is often 10); `false`
    * reserves nothing.
    */
@@ -269,7 +283,12 @@ export class A2Agent extends Construct {
     const projectRoot = resolve(props.projectRoot ?? process.cwd())
     const agentEntry = resolve(projectRoot, props.entry)
     const aliasTarget = `./${relative(projectRoot, agentEntry).split('\\').join('/')}`
-    const fn = (name: string, handler: string, timeout: Duration): nodejs.NodejsFunction =>
+    const fn = (
+      name: string,
+      handler: string,
+      timeout: Duration,
+      memorySize = props.memorySize ?? 1024,
+    ): nodejs.NodejsFunction =>
       new nodejs.NodejsFunction(this, name, {
         entry: lambdaEntry(),
         handler,
@@ -277,7 +296,7 @@ export class A2Agent extends Construct {
         depsLockFilePath: lockFile(projectRoot),
         runtime: lambda.Runtime.NODEJS_22_X,
         architecture: lambda.Architecture.ARM_64,
-        memorySize: props.memorySize ?? 1024,
+        memorySize,
         timeout,
         environment,
         loggingFormat: lambda.LoggingFormat.JSON,
@@ -311,7 +330,12 @@ export class A2Agent extends Construct {
     ) as Record<QueueFunction, nodejs.NodejsFunction>
     const functions = {
       http: fn('HttpFunction', 'http', HTTP_TIMEOUT),
-      stream: fn('StreamFunction', 'http', STREAM_TIMEOUT),
+      stream: fn(
+        'StreamFunction',
+        'http',
+        STREAM_TIMEOUT,
+        props.streamMemorySize ?? DEFAULT_STREAM_MEMORY_MB,
+      ),
       router: fn('RouterFunction', 'router', timeoutOf('router')),
       ...queueFunctions,
     }

@@ -6,7 +6,7 @@ export const VERIFY_USAGE = `Usage: a2-aws verify --stack <name> [--agent <path 
        a2-aws verify --url <agent url>
 
 Checks a deployed agent: a message answered (answer), SSE frames arriving as
-written (streaming), a quiet stream kept open by heartbeats (heartbeat), a
+written (streaming), a quiet stream kept open by heartbeats or ended cleanly (heartbeat), a
 timer through EventBridge Scheduler (timer), a closed client ending its
 Lambda invocation (closed). One PASS/FAIL/SKIP line per check; exits 1 on a FAIL.
 

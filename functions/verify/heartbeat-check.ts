@@ -5,8 +5,8 @@ import { errorText, sessionUrl, type VerifyTarget } from './verify-target.ts'
 
 /**
  * The heartbeat check: holds a GET open on a session nothing happens in for
- * `quietMs` and notes every `: heartbeat` comment and whether the stream
- * ended on its own.
+ * `quietMs` and notes every `: heartbeat` comment, whether the stream ended
+ * on its own, and whether it said so (`retry:`, then `: quiet`).
  */
 export async function runHeartbeatCheck(
   target: VerifyTarget,
@@ -22,6 +22,8 @@ export async function runHeartbeatCheck(
     // Nothing matches: this waits for the window to pass or the stream to end.
     await connection.next(() => false, quietMs)
     const endedAt = connection.endedAt()
+    const [retry, last] = connection.frames.slice(-2)
+    const saidQuiet = last?.kind === 'comment' && last.comment === 'quiet'
     return judgeHeartbeat({
       quietMs,
       openedAt: connection.requestedAt,
@@ -29,6 +31,9 @@ export async function runHeartbeatCheck(
         frame.kind === 'comment' && frame.comment === 'heartbeat' ? [frame.at] : [],
       ),
       ...(endedAt === undefined ? {} : { endedAt }),
+      ...(endedAt !== undefined && saidQuiet
+        ? { quietEnd: retry?.kind === 'retry' ? { retryMs: retry.ms } : {} }
+        : {}),
     })
   } finally {
     connection.close()

@@ -9,13 +9,21 @@ export interface QuietStreamObservation {
   endedAt?: number
   /** When each `: heartbeat` comment arrived. */
   heartbeats: readonly number[]
+  /**
+   * The stream ended saying the session was quiet (a `: quiet` comment), and
+   * the `retry:` just before it, if there was one.
+   */
+  quietEnd?: { retryMs?: number }
 }
 
 /**
- * A quiet stream kept alive: it stayed open for the whole window and
- * heartbeats arrived in it. Ending early means something on the way (a
- * proxy's idle timeout, the function's deadline) cut it; no heartbeat means
- * nothing keeps proxies from idling it out.
+ * A quiet stream kept alive, or ended cleanly: it stayed open for the whole
+ * window and heartbeats arrived in it, or the server ended it because the
+ * session was quiet and said so (`retry:` then `: quiet`, as an agent does
+ * after `stream.quietMs`, 10 s by default), before any silence a proxy would
+ * cut. Ending early without saying so means something on the way (a proxy's
+ * idle timeout, the function's deadline) cut it; no heartbeat in a stream
+ * that stays open means nothing keeps proxies from idling it out.
  *
  * @example
  * judgeHeartbeat({ quietMs: 75_000, openedAt: 0, heartbeats: [15_000, 30_000] }).status // 'PASS'
@@ -29,6 +37,19 @@ export function judgeHeartbeat(observation: QuietStreamObservation): CheckOutcom
     heldMs: (endedAt ?? openedAt + quietMs) - openedAt,
     heartbeats: heartbeats.length,
     longestSilenceMs,
+  }
+  if (endedAt !== undefined && endedAt - openedAt < quietMs && observation.quietEnd) {
+    const { retryMs } = observation.quietEnd
+    if (retryMs === undefined) {
+      return fail(
+        `the quiet stream ended after ${duration(endedAt - openedAt)} with ': quiet' but no 'retry:' before it: a plain EventSource would not know when to come back`,
+        figures,
+      )
+    }
+    return pass(
+      `a quiet stream ended cleanly after ${duration(endedAt - openedAt)} (': quiet', retry ${duration(retryMs)}; clients resume with Last-Event-ID), ${heartbeats.length} heartbeat(s), at most ${duration(longestSilenceMs)} of silence`,
+      { ...figures, quietEndRetryMs: retryMs },
+    )
   }
   if (endedAt !== undefined && endedAt - openedAt < quietMs) {
     return fail(

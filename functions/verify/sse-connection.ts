@@ -5,6 +5,7 @@ import type { StoredEvent } from '../../shared/log/event.ts'
 export type SseFrame =
   | { kind: 'event'; at: number; event: StoredEvent }
   | { kind: 'comment'; at: number; comment: string }
+  | { kind: 'retry'; at: number; ms: number }
 
 export interface SseConnection {
   /** When the request was sent. */
@@ -84,6 +85,7 @@ export async function openSse(url: string, options: SseOptions = {}): Promise<Ss
       push({ kind: 'event', at: readAt, event })
     },
     onComment: (comment) => push({ kind: 'comment', at: readAt, comment: comment.trim() }),
+    onRetry: (ms) => push({ kind: 'retry', at: readAt, ms }),
   })
 
   const reader = response.body.getReader()

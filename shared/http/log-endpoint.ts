@@ -29,7 +29,7 @@ export interface LogEndpointOptions {
   onAppended?: (sessionId: string, events: StoredEvent[]) => Promise<void>
   /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
   maxBodyBytes?: number
-  stream?: Omit<SseResponseOptions, 'signal'>
+  stream?: Omit<SseResponseOptions, 'signal' | 'head' | 'after'>
 }
 
 export interface FetchOptions {
@@ -43,7 +43,10 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  * `Response` out) that any server, route file or Lambda adapter can mount:
  *
  * - `GET ?sessionId=S[&after=N]` streams the session's events as SSE; `id:` is
- *   the log index and `Last-Event-ID` resumes after it.
+ *   the log index and `Last-Event-ID` resumes after it. The stream ends with
+ *   a `: quiet` comment once the session has been quiet for a while.
+ * - `GET ?sessionId=S&head` answers `{ "head": N }`, the session's last
+ *   index: a cheap check for news while no stream is open.
  * - `POST ?sessionId=S` with `{ "events": [...] }` (or `{ sessionId, events }`)
  *   appends them and answers `{ events }` as stored; a replayed batch gets
  *   the original answer.
@@ -73,19 +76,34 @@ export function logEndpoint(options: LogEndpointOptions) {
     authorize: Authorize | undefined,
   ): Promise<Response> {
     const session = log.session(sessionIdOf(url))
+    if (url.searchParams.has('head')) {
+      await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
+      // One read of the head item: no wake-up, no stream.
+      return Response.json(
+        { head: await session.head() },
+        { headers: { 'cache-control': 'no-store' } },
+      )
+    }
     const after = resumeIndex(request, url)
     await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
     const head = await session.head()
     // Best effort: a failed wake-up must not cost the reader its stream.
     await options.onRead?.(session.sessionId).catch(() => undefined)
-    // The tail starts at the resume index's own event, so the stream can name it.
+    // Read from the resume index's own event, so the stream can name it.
     const from = after > 0 ? after - 1 : 0
-    const body = sseResponseBody((signal) => session.tail({ after: from, signal }), {
-      ...options.stream,
-      head,
-      ...(after > 0 ? { after } : {}),
-      signal: request.signal,
-    })
+    const body = sseResponseBody(
+      {
+        read: (cursor, limit) => session.read({ after: cursor, limit }),
+        tail: (cursor, signal) => session.tail({ after: cursor, signal }),
+      },
+      from,
+      {
+        ...options.stream,
+        head,
+        ...(after > 0 ? { after } : {}),
+        signal: request.signal,
+      },
+    )
     return new Response(body, {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',

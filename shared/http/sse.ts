@@ -13,6 +13,13 @@ export function eventFrame(event: StoredEvent): Uint8Array {
 /** A comment line: keeps proxies (API Gateway idles out after 5 minutes) from closing the stream. */
 export const HEARTBEAT_FRAME = encoder.encode(': heartbeat\n\n')
 
+/**
+ * The last frame of a stream the server ends because the session was quiet:
+ * a client tells this planned end from a drop, and resumes when there is
+ * news (an `EventSource` simply reconnects after the `retry:` before it).
+ */
+export const QUIET_FRAME = encoder.encode(': quiet\n\n')
+
 export function retryFrame(ms: number): Uint8Array {
   return encoder.encode(`retry: ${ms}\n\n`)
 }
@@ -34,17 +41,42 @@ export function afterFrame(event: StoredEvent): Uint8Array {
   return encoder.encode(`: after ${event.index} ${JSON.stringify(event.id)}\n\n`)
 }
 
+/** Where a stream's events come from: pages of the log, and its live tail. */
+export interface SseSource {
+  /** At most `limit` events after `after`, in order. */
+  read(after: number, limit: number): Promise<StoredEvent[]>
+  /** The events after `after`, then every one appended later, until `signal` aborts. */
+  tail(after: number, signal: AbortSignal): AsyncIterable<StoredEvent>
+}
+
+/** The session has been quiet this long: the stream ends (default 10 s). */
+export const DEFAULT_QUIET_MS = 10_000
+/** What a plain `EventSource` waits after a quiet end before it reconnects (default 5 s). */
+export const DEFAULT_QUIET_RETRY_MS = 5_000
+/** Frames queued for a reader that is behind, at most (then the log is not read). */
+export const DEFAULT_BUFFER_BYTES = 64 * 1024
+/** Events read at once while a reader catches up. */
+export const DEFAULT_PAGE_EVENTS = 100
+
 export interface SseResponseOptions {
   /** Sent first as a `: head N` comment, when known. */
   head?: number
   /**
-   * The index the client resumes after. `open` starts at the event there
-   * (one earlier), which is announced by ID (`afterFrame`) instead of sent
-   * again: one more item in the first read, a few bytes on the wire.
+   * The index the client resumes after. The stream reads from the event
+   * there, which is announced by ID (`afterFrame`) instead of sent again:
+   * one more item in the first read, a few bytes on the wire.
    */
   after?: number
   /** Comment frame interval (default 15 s). */
   heartbeatMs?: number
+  /**
+   * End the stream once the session has been quiet this long (nothing
+   * appended while the reader was caught up), with `retry: quietRetryMs`
+   * and a `: quiet` comment. Default 10 s; `false` never ends for quiet.
+   */
+  quietMs?: number | false
+  /** The `retry:` sent with a quiet end, for plain `EventSource` clients (default 5 s). */
+  quietRetryMs?: number
   /**
    * End the response after this long so the client reconnects with
    * `Last-Event-ID` before a platform limit cuts it (API Gateway: 15 min).
@@ -52,47 +84,171 @@ export interface SseResponseOptions {
   maxDurationMs?: number
   /** Reconnect delay the client is told to use. */
   retryMs?: number
+  /**
+   * Bytes of frames queued for a reader that does not keep up; past them the
+   * log is not read until it does (default 64 KiB). A reader that stalls
+   * costs this plus one page, whatever the session's size.
+   */
+  bufferBytes?: number
+  /** Events per read while catching up (default 100). */
+  pageEvents?: number
   signal?: AbortSignal
 }
 
-/** Streams events as SSE until the client leaves, `maxDurationMs` passes, or the source ends. */
+/**
+ * Streams events as SSE until the client leaves, `maxDurationMs` passes, the
+ * session is quiet for `quietMs`, or the source ends.
+ *
+ * It reads the log at its reader's pace: a page at a time while catching
+ * up, then the live tail while the reader keeps up. When the reader falls
+ * behind (`bufferBytes` queued), the tail is dropped and the stream goes
+ * back to pages once the reader pulls again, so no read ever returns what
+ * piled up while it stalled.
+ */
 export function sseResponseBody(
-  open: (signal: AbortSignal) => AsyncIterable<StoredEvent>,
+  source: SseSource,
+  from: number,
   options: SseResponseOptions = {},
 ): ReadableStream<Uint8Array> {
-  const { heartbeatMs = 15_000, maxDurationMs, retryMs = 1_000 } = options
+  const {
+    heartbeatMs = 15_000,
+    maxDurationMs,
+    retryMs = 1_000,
+    quietMs = DEFAULT_QUIET_MS,
+    quietRetryMs = DEFAULT_QUIET_RETRY_MS,
+    bufferBytes = DEFAULT_BUFFER_BYTES,
+    pageEvents = DEFAULT_PAGE_EVENTS,
+  } = options
+  /** Aborted when the stream ends, for whatever reason: stops every read. */
   const stop = new AbortController()
   const timers: ReturnType<typeof setTimeout>[] = []
-  const finish = (): void => {
-    stop.abort()
-    for (const timer of timers) clearTimeout(timer)
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  let ended = false
+
+  let cursor = from
+  /** Events read by page and not yet sent. */
+  let page: StoredEvent[] = []
+  /** Set once a page came back short: the tail takes over from there. */
+  let caughtUp = false
+  let tail: { iterator: AsyncIterator<StoredEvent>; abort: AbortController } | undefined
+
+  function dropTail(): void {
+    if (!tail) return
+    tail.abort.abort()
+    void tail.iterator.return?.().catch(() => undefined)
+    tail = undefined
   }
-  options.signal?.addEventListener('abort', finish, { once: true })
-  return new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const send = (frame: Uint8Array): void => {
-        if (!stop.signal.aborted) controller.enqueue(frame)
+
+  function end(how: 'close' | 'quiet' | 'leave'): void {
+    if (ended) return
+    ended = true
+    stop.abort()
+    dropTail()
+    for (const timer of timers) clearTimeout(timer)
+    if (how === 'leave') return
+    try {
+      if (how === 'quiet') {
+        controller.enqueue(retryFrame(quietRetryMs))
+        controller.enqueue(QUIET_FRAME)
       }
-      send(retryFrame(retryMs))
-      if (options.head !== undefined) send(headFrame(options.head))
-      timers.push(setInterval(() => send(HEARTBEAT_FRAME), heartbeatMs))
-      if (maxDurationMs !== undefined) timers.push(setTimeout(finish, maxDurationMs))
-      try {
-        for await (const event of open(stop.signal)) {
-          if (options.after !== undefined && event.index <= options.after) {
-            if (event.index === options.after) send(afterFrame(event))
-            continue
-          }
-          send(eventFrame(event))
-        }
-      } catch (error) {
-        if (!stop.signal.aborted) controller.error(error)
-        finish()
-        return
-      }
-      finish()
       controller.close()
+    } catch {
+      // Already closed or errored.
+    }
+  }
+
+  function fail(error: unknown): void {
+    if (ended) return
+    end('leave')
+    controller.error(error)
+  }
+
+  function send(frame: Uint8Array): void {
+    if (!ended) controller.enqueue(frame)
+  }
+
+  /** The next event to send, or undefined once the stream ended. */
+  async function next(): Promise<StoredEvent | undefined> {
+    while (!ended) {
+      const paged = page.shift()
+      if (paged) return paged
+      if (!caughtUp) {
+        const read = await source.read(cursor, pageEvents)
+        page = read.filter((event) => event.index > cursor)
+        if (read.length < pageEvents) caughtUp = true
+        continue
+      }
+      if (!tail) {
+        const abort = new AbortController()
+        stop.signal.addEventListener('abort', () => abort.abort(), {
+          once: true,
+          signal: abort.signal,
+        })
+        tail = { iterator: source.tail(cursor, abort.signal)[Symbol.asyncIterator](), abort }
+      }
+      const current = tail
+      const quiet =
+        quietMs === false ? undefined : setTimeout(() => end('quiet'), Math.max(0, quietMs))
+      try {
+        const result = await current.iterator.next()
+        if (result.done) {
+          if (tail === current) end('close')
+          continue
+        }
+        if (result.value.index > cursor) return result.value
+      } finally {
+        clearTimeout(quiet)
+      }
+    }
+    return undefined
+  }
+
+  options.signal?.addEventListener('abort', () => end('close'), { once: true })
+  return new ReadableStream<Uint8Array>(
+    {
+      start(streamController) {
+        controller = streamController
+        send(retryFrame(retryMs))
+        if (options.head !== undefined) send(headFrame(options.head))
+        // A queue already full means the reader is not reading: a heartbeat would not help.
+        timers.push(
+          setInterval(() => {
+            if ((controller.desiredSize ?? 0) > 0) send(HEARTBEAT_FRAME)
+          }, heartbeatMs),
+        )
+        if (maxDurationMs !== undefined) timers.push(setTimeout(() => end('close'), maxDurationMs))
+        if (options.signal?.aborted) end('close')
+      },
+      // Every pull sends at least one frame (or ends the stream): a pull that
+      // sent nothing would not be called again.
+      async pull() {
+        for (;;) {
+          let event: StoredEvent | undefined
+          try {
+            event = await next()
+          } catch (error) {
+            fail(error)
+            return
+          }
+          if (!event || ended) return
+          cursor = event.index
+          if (options.after !== undefined && event.index <= options.after) {
+            if (event.index !== options.after) continue
+            send(afterFrame(event))
+          } else {
+            send(eventFrame(event))
+          }
+          // The reader is behind: stop reading the tail, which would hold (and
+          // then read in one go) whatever is appended until the reader pulls.
+          if ((controller.desiredSize ?? 0) <= 0 && tail) {
+            dropTail()
+            caughtUp = false
+          }
+          return
+        }
+      },
+      cancel: () => end('leave'),
     },
-    cancel: finish,
-  })
+    new ByteLengthQueuingStrategy({ highWaterMark: bufferBytes }),
+  )
 }

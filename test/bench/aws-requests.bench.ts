@@ -9,12 +9,20 @@
  * dispatcher (no SQS, no Lambda, no router), driven through `agent.fetch`.
  * What the pipeline adds is the difference.
  *
+ * Then a browser tab left open (issue 12): what an idle tab costs in an hour
+ * (the quiet end of its stream, then head checks, counted over a shortened
+ * period and priced per hour at the client's defaults), and how long the GET
+ * invocation of a closed tab runs on when Lambda never signals the
+ * disconnect. Their baseline, measured in the same run: the stream as it
+ * was (no quiet end, 1024 MB, a 900 s timeout) held open by a tab that left.
+ *
  *   npm run bench -- aws-requests
  *
  * Method and the figures of a run: docs/benchmarks.md, "AWS requests and
  * cost per turn".
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { Writable } from 'node:stream'
 import { type AttributeValue, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb'
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
@@ -25,10 +33,16 @@ import { z } from 'zod'
 import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
 import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
 import { createLocalResources } from '../../functions/local-runner/resources.ts'
+import { streamingShim } from '../../functions/local-runner/streaming-shim.ts'
+import { createAgentClient, DEFAULT_IDLE_CHECK_MS } from '../../shared/ai/client/index.ts'
+import { HIDDEN_CHECK_MS } from '../../shared/ai/client/sse-subscription.ts'
 import { inputs } from '../../shared/ai/index.ts'
 import { type Agent, agent } from '../../shared/ai/server/index.ts'
 import { sessionReducer } from '../../shared/ai/state/session-state.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import { DEADLINE_MARGIN_MS, httpHandler } from '../../shared/aws/lambda/http-handler.ts'
+import { STREAM_ENDED } from '../../shared/aws/lambda/stream-log-lines.ts'
+import { DEFAULT_QUIET_MS } from '../../shared/http/sse.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
 import { foldEvents } from '../../shared/log/reducer.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
@@ -62,8 +76,10 @@ const SQS_CHUNK_BYTES = 64 * 1024
 /** Lambda requests, and Arm duration (first 7.5 billion GB-s a month): https://aws.amazon.com/lambda/pricing/ */
 const USD_PER_LAMBDA_REQUEST = 0.2 / 1e6
 const USD_PER_ARM_GB_SECOND = 0.0000133334
-/** Memory of every function: the construct's default (`memorySize` 1024 MB, Arm). */
+/** Memory of every function but the stream function: the construct's default (`memorySize` 1024 MB, Arm). */
 const LAMBDA_GB = 1
+/** The stream function (GET: streams and head checks) as deployed: 256 MB (`streamMemorySize`). */
+const STREAM_GB = 0.25
 /** EventBridge Scheduler, per invocation after 14 million free a month: https://aws.amazon.com/eventbridge/pricing/ */
 const USD_PER_SCHEDULER_INVOCATION = 1 / 1e6
 /**
@@ -85,6 +101,8 @@ const ASSUMED_REQUEST_MS = 10
 const ASSUMED_INVOCATION_MS = 5
 /** The model's streaming time in this script: the generation function waits for it. */
 const MODEL_MS = CHUNKS * CHUNK_DELAY_MS
+/** A browser's request to API Gateway and its answer's first byte back (a tab's head check, its stream). */
+const ASSUMED_ROUND_TRIP_MS = 100
 /** A browser watches the turn from its POST to the end of the answer. */
 const ASSUMED_WATCH_MS = MODEL_MS + 1_000
 
@@ -709,6 +727,7 @@ async function main(): Promise<void> {
       baseline.push(...(await baselineSession(session)))
     }
     report(pipeline, baseline)
+    reportTabs(await measureTabs(config, setup, { finishedTurn }))
   } finally {
     moto.stop()
   }
@@ -853,7 +872,7 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
                     ASSUMED_REQUEST_MS)) /
               1000
             : 0,
-        stream: (LAMBDA_GB * (measured.kind === 'turn' ? ASSUMED_WATCH_MS : 0)) / 1000,
+        stream: (STREAM_GB * (measured.kind === 'turn' ? ASSUMED_WATCH_MS : 0)) / 1000,
       }
     : { code: 0, generation: 0, stream: 0 }
   const restRequests = pipeline ? http : 0
@@ -1072,6 +1091,498 @@ function printFunctions(list: Figures[]): void {
       `  ${name.padEnd(18)} ${ops.map((op) => `${op.replace(/^DynamoDB |^SQS /, '')} ${fmt(mean(list.map((f) => f.functions.get(name)?.get(op) ?? 0)))}`).join(', ')}`,
     )
   }
+}
+
+// ---------------------------------------------------------------------------
+// A tab left open, and a tab closed (issue 12).
+
+/** The stream function's timeout as deployed. */
+const STREAM_TIMEOUT_MS = 30_000
+/** Head checks in the run: shortened, then priced at the client's default interval. */
+const RUN_CHECK_MS = 250
+const RUN_CHECKS = 20
+/**
+ * The baseline, measured in the same run: the GET stream as it was before
+ * (no quiet end, the 1024 MB function, a 900 s timeout), a tab that keeps it
+ * open, and a tab that left it without Lambda saying so, watched this long.
+ */
+const TODAY_GB = LAMBDA_GB
+const TODAY_TIMEOUT_MS = 900_000
+const TODAY_WATCH_MS = 35_000
+/** An API Gateway request, a Lambda request: what every head check pays besides its work. */
+const USD_PER_CHECK_REQUESTS = USD_PER_REST_REQUEST + USD_PER_LAMBDA_REQUEST
+
+interface TabRequest {
+  kind: 'stream' | 'head' | 'post'
+  at: number
+  endedAt?: number
+}
+
+interface TabFigures {
+  /** The stream's end for quiet after the answer: how long it ran, what it read. */
+  quietTail: { seconds: number; calls: Call[] }
+  /** Head checks while resting: how many, and every request in that window. */
+  rest: { checks: number; calls: Call[]; streams: number; seconds: number }
+  /** News from another client: ms from its POST to the tab, and from the check that saw it. */
+  news: {
+    totalMs: number
+    afterCheckMs: number
+    /** The requests the tab's functions made from that check to the news shown. */
+    dynamoRequests: number
+    dynamoMs: number
+  }[]
+  /** A closed tab's GET invocation: how long it ran on after the client left. */
+  closed: { idleMs: number; busyMs: number; signalledMs: number }
+  /** The stream as it was: one held open by a tab that left, watched `TODAY_WATCH_MS`. */
+  today: { watchedMs: number; endedMs: number | undefined; deadlineMs: number; calls: Call[] }
+}
+
+async function measureTabs(
+  config: ConstructorParameters<typeof DynamoDBClient>[0],
+  setup: { dynamodb: DynamoDBClient; sqs: SQSClient; scheduler: SchedulerClient },
+  helpers: {
+    finishedTurn: (tableName: string, sessionId: string, turn: number) => Promise<number>
+  },
+): Promise<TabFigures> {
+  const resources = await createLocalResources(setup, {
+    prefix: `a2-tabs-${Date.now().toString(36)}`,
+  })
+  const agentClients = {
+    dynamodb: new DynamoDBClient(config ?? {}),
+    sqs: new SQSClient(config ?? {}),
+    scheduler: new SchedulerClient(config ?? {}),
+  }
+  const runnerClients = {
+    dynamodb: new DynamoDBClient(config ?? {}),
+    streams: new DynamoDBStreamsClient(config ?? {}),
+    sqs: new SQSClient(config ?? {}),
+    scheduler: new SchedulerClient(config ?? {}),
+  }
+  instrument(agentClients.dynamodb, 'agent', 'DynamoDB')
+  instrument(agentClients.sqs, 'agent', 'SQS')
+  instrument(runnerClients.dynamodb, 'runner', 'DynamoDB')
+  instrument(runnerClients.sqs, 'runner', 'SQS')
+  const aws = awsAgentParts({ environment: resources.environment, clients: agentClients })
+  // The agent's stream options as shipped: quiet for 10 s ends a stream.
+  const served: Agent = agent({
+    name: 'bench',
+    model: scriptedAgentModel(),
+    tools,
+    store: aws.store,
+    dispatcher: aws.dispatcher,
+    scheduler: aws.scheduler,
+    logger: silent,
+  })
+  // The baseline: the same agent as the stream was before, its GET stream never ended for quiet.
+  const today: Agent = agent({
+    name: 'bench',
+    model: scriptedAgentModel(),
+    tools,
+    store: aws.store,
+    dispatcher: aws.dispatcher,
+    scheduler: aws.scheduler,
+    logger: silent,
+    stream: { quietMs: false },
+  })
+  const todayHttp = httpHandler(
+    {
+      ...today,
+      fetch: (request: Request, options?: Parameters<Agent['fetch']>[1]) =>
+        context.run({ fn: 'baseline GET' }, () => today.fetch(request, options)),
+    },
+    { logger: silent, httpResponseStream: streamingShim.HttpResponseStream },
+  )
+  let running = 0
+  const fnOf = (request: Request) =>
+    request.method !== 'GET'
+      ? `http ${request.method}`
+      : new URL(request.url).searchParams.has('head')
+        ? 'head check'
+        : 'http GET'
+  const attributed = {
+    ...served,
+    fetch: (request: Request, options?: Parameters<Agent['fetch']>[1]) =>
+      context.run({ fn: fnOf(request) }, () => served.fetch(request, options)),
+    runtime: {
+      ...served.runtime,
+      run: (wakeUp: Parameters<Agent['runtime']['run']>[0]) =>
+        context.run({ fn: `lane:${wakeUp.lane}` }, async () => {
+          running++
+          try {
+            await served.runtime.run(wakeUp)
+          } finally {
+            running--
+          }
+        }),
+    },
+  }
+  const streamEnds: { at: number; sessionId: string; durationMs: number; reason: string }[] = []
+  const pipeline = await startLocalPipeline({
+    agentModule: { default: attributed },
+    environment: resources.environment,
+    queues: resources.queues,
+    clients: runnerClients,
+    logger: {
+      ...silent,
+      info: (message: string, fields?: Record<string, unknown>) => {
+        if (message === STREAM_ENDED) {
+          streamEnds.push({
+            at: Date.now(),
+            sessionId: String(fields?.sessionId),
+            durationMs: Number(fields?.durationMs),
+            reason: String(fields?.reason),
+          })
+        }
+      },
+    },
+  })
+  // Quiet but for the tab's own head checks.
+  const settle = async () => {
+    const deadline = Date.now() + TURN_TIMEOUT_MS
+    for (;;) {
+      const last = calls.findLast((call) => deployed(call) && call.fn !== 'head check')?.at ?? 0
+      if (running === 0 && Date.now() - last >= QUIET_MS) return
+      if (Date.now() > deadline) throw new Error('the pipeline never went quiet')
+      await sleep(100)
+    }
+  }
+  try {
+    // The tab: a client as the chat page holds it, checking every RUN_CHECK_MS.
+    const requests: TabRequest[] = []
+    const tab = createAgentClient({
+      api: pipeline.url,
+      idleCheckMs: RUN_CHECK_MS,
+      fetch: async (input, init) => {
+        const url = new URL(String(input))
+        const request: TabRequest = {
+          kind: init?.method === 'POST' ? 'post' : url.searchParams.has('head') ? 'head' : 'stream',
+          at: Date.now(),
+        }
+        requests.push(request)
+        const response = await fetch(input, init)
+        if (request.kind !== 'stream' || !response.body) {
+          request.endedAt = Date.now()
+          return response
+        }
+        const body = response.body.pipeThrough(
+          new TransformStream({
+            flush: () => {
+              request.endedAt = Date.now()
+            },
+          }),
+        )
+        return new Response(body, { status: response.status, headers: response.headers })
+      },
+    })
+    const answeredChecks = () => requests.filter((r) => r.kind === 'head' && r.endedAt).length
+    const session = tab.session('tab')
+    session.subscribe(() => {})
+    await session.sendMessage('Where is my order A-42?')
+    await helpers.finishedTurn(resources.environment.tableName, 'tab', 1)
+    const answered = Date.now()
+    const fromAnswer = calls.length
+    await until(() => requests.some((r) => r.kind === 'stream' && r.endedAt !== undefined), 30_000)
+    const quietTail = {
+      seconds: ((requests.find((r) => r.endedAt)?.endedAt ?? answered) - answered) / 1000,
+      calls: calls.slice(fromAnswer).filter((call) => call.fn === 'http GET'),
+    }
+    await settle()
+
+    // Resting: head checks only.
+    // From one answered check to another: every request between them is the resting tab's.
+    const checksBefore = answeredChecks()
+    await until(() => answeredChecks() > checksBefore, 30_000)
+    const restFrom = calls.length
+    const restStarted = Date.now()
+    await until(() => answeredChecks() >= checksBefore + 1 + RUN_CHECKS, 30_000)
+    const rest = {
+      checks: answeredChecks() - checksBefore - 1,
+      calls: calls.slice(restFrom),
+      streams: requests.filter((r) => r.kind === 'stream' && r.at >= restStarted).length,
+      seconds: (Date.now() - restStarted) / 1000,
+    }
+
+    // News from elsewhere: another client appends a message that starts no turn.
+    const other = createAgentClient({ api: pipeline.url })
+    const news: TabFigures['news'] = []
+    for (let trial = 1; trial <= 2; trial++) {
+      const before = session.getSnapshot().messages.length
+      const sentAt = Date.now()
+      await other.session('tab').sendMessage(`A note from elsewhere, ${trial}`, { generate: false })
+      await until(() => session.getSnapshot().messages.length > before, 30_000)
+      const seenAt = Date.now()
+      const check = requests.findLast((r) => r.kind === 'head' && r.at <= seenAt)
+      const checkAt = check?.at ?? sentAt
+      const path = calls.filter(
+        (call) =>
+          call.service === 'DynamoDB' &&
+          (call.fn === 'head check' || call.fn === 'http GET') &&
+          call.at >= checkAt &&
+          call.at <= seenAt,
+      )
+      news.push({
+        totalMs: seenAt - sentAt,
+        afterCheckMs: seenAt - checkAt,
+        dynamoRequests: path.length,
+        dynamoMs: Math.round(sum(path.map((call) => call.ms))),
+      })
+      // Back to rest: the reopened stream ends for quiet.
+      const opened = requests.findLast((r) => r.kind === 'stream') as TabRequest
+      await until(() => opened.endedAt !== undefined, 30_000)
+      await settle()
+    }
+    other.dispose()
+    tab.dispose()
+
+    // Closed tabs, as Lambda may run them: the client is gone but nothing says
+    // so; the frames go nowhere. One on a quiet session, one on a session an
+    // internal service keeps appending to; and one whose disconnect is signalled.
+    const store = dynamoDBEventStore({
+      client: setup.dynamodb,
+      tableName: resources.environment.tableName,
+    })
+    let ticking = true
+    const ticker = (async () => {
+      for (let n = 1; ticking; n++) {
+        await store.append('busy', [{ id: `tick-${n}`, type: 'bench.tick', payload: { n } }])
+        await sleep(1_000)
+      }
+    })()
+    const [idle, busy, signalledMs, todayClosed] = await Promise.all([
+      closedUnsignalled(pipeline.handlers.http, 'tab'),
+      closedUnsignalled(pipeline.handlers.http, 'busy'),
+      closedSignalled(pipeline.url, 'tab', streamEnds),
+      closedUnsignalled(todayHttp, 'tab', { timeoutMs: TODAY_TIMEOUT_MS, watchMs: TODAY_WATCH_MS }),
+    ])
+    ticking = false
+    await ticker
+    return {
+      quietTail,
+      rest,
+      news,
+      closed: { idleMs: idle.endedMs ?? 0, busyMs: busy.endedMs ?? 0, signalledMs },
+      today: {
+        watchedMs: TODAY_WATCH_MS,
+        endedMs: todayClosed.endedMs,
+        deadlineMs: TODAY_TIMEOUT_MS - DEADLINE_MARGIN_MS,
+        calls: calls.filter(
+          (call) =>
+            call.fn === 'baseline GET' &&
+            call.at >= todayClosed.closedAt &&
+            call.at <= todayClosed.closedAt + TODAY_WATCH_MS,
+        ),
+      },
+    }
+  } finally {
+    await pipeline.stop()
+  }
+}
+
+/**
+ * Runs the stream function's handler as Lambda may: a deadline, and a
+ * response stream that takes every frame and never reports the client
+ * leaving. The client "closes" once it has the head marker. Returns when
+ * that was and how long the invocation ran on after it; with `watchMs`, an
+ * invocation still running then is stopped (its stream reports a close)
+ * and `endedMs` is left out.
+ */
+async function closedUnsignalled(
+  http: Awaited<ReturnType<typeof startLocalPipeline>>['handlers']['http'],
+  sessionId: string,
+  options: { timeoutMs?: number; watchMs?: number } = {},
+): Promise<{ closedAt: number; endedMs?: number }> {
+  const timeoutMs = options.timeoutMs ?? STREAM_TIMEOUT_MS
+  const started = Date.now()
+  let text = ''
+  let closedAt: number | undefined
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString()
+      if (closedAt === undefined && text.includes(': head ')) closedAt = Date.now()
+      done()
+    },
+  })
+  const event = {
+    httpMethod: 'GET',
+    path: '/agent',
+    resource: '/agent',
+    headers: { host: 'bench.local', accept: 'text/event-stream' },
+    multiValueHeaders: {},
+    queryStringParameters: { sessionId },
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {},
+  }
+  const lambdaContext = {
+    getRemainingTimeInMillis: () => timeoutMs - (Date.now() - started),
+  }
+  let ended = false
+  const invocation = http(event as never, sink as never, lambdaContext as never).finally(() => {
+    ended = true
+  })
+  if (options.watchMs !== undefined) {
+    await until(() => closedAt !== undefined || ended, 30_000)
+    const watchEnd = (closedAt ?? started) + options.watchMs
+    while (!ended && Date.now() < watchEnd) await sleep(100)
+    if (!ended) {
+      sink.destroy()
+      await invocation
+      return { closedAt: closedAt ?? started }
+    }
+  }
+  await invocation
+  return { closedAt: closedAt ?? started, endedMs: Date.now() - (closedAt ?? started) }
+}
+
+/** A client that leaves a stream over HTTP (the runner's server sees the socket close). */
+async function closedSignalled(
+  url: string,
+  sessionId: string,
+  ends: { at: number; sessionId: string }[],
+): Promise<number> {
+  const leave = new AbortController()
+  const response = await fetch(`${url}?sessionId=${sessionId}`, { signal: leave.signal })
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+  let text = ''
+  while (!text.includes(': head ')) {
+    const next = await reader.read()
+    if (next.done) break
+    text += new TextDecoder().decode(next.value)
+  }
+  const seen = ends.length
+  const closedAt = Date.now()
+  leave.abort()
+  await until(() => ends.slice(seen).some((end) => end.sessionId === sessionId), 30_000)
+  const end = ends.slice(seen).find((candidate) => candidate.sessionId === sessionId)
+  return (end?.at ?? closedAt) - closedAt
+}
+
+async function until<T>(check: () => T, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await sleep(20)
+  }
+}
+
+function reportTabs(tabs: TabFigures): void {
+  const billed = (list: Call[]) => list.filter(deployed)
+  const dynamo = (list: Call[]) => billed(list).filter((call) => call.service === 'DynamoDB')
+  const others = billed(tabs.rest.calls).filter((call) => call.fn !== 'head check')
+  const checkCalls = dynamo(tabs.rest.calls).filter((call) => call.fn === 'head check')
+  const perCheck = {
+    dynamoRequests: checkCalls.length / tabs.rest.checks,
+    rru: sum(checkCalls.map((call) => call.rru)) / tabs.rest.checks,
+  }
+  const checkGbSeconds =
+    (STREAM_GB * (ASSUMED_INVOCATION_MS + perCheck.dynamoRequests * ASSUMED_REQUEST_MS)) / 1000
+  const usdPerCheck =
+    USD_PER_CHECK_REQUESTS + checkGbSeconds * USD_PER_ARM_GB_SECOND + perCheck.rru * USD_PER_RRU
+  const tail = dynamo(tabs.quietTail.calls)
+  const tailRru = sum(tail.map((call) => call.rru))
+  const usdTail = tabs.quietTail.seconds * STREAM_GB * USD_PER_ARM_GB_SECOND + tailRru * USD_PER_RRU
+  const checksPerHour = 3_600_000 / DEFAULT_IDLE_CHECK_MS
+  const hiddenChecksPerHour = 3_600_000 / HIDDEN_CHECK_MS
+  const usdSteadyHour = checksPerHour * usdPerCheck
+  const usdFirstHour = usdSteadyHour + usdTail
+  const usdHiddenHour = hiddenChecksPerHour * usdPerCheck
+  const usd6 = (value: number) => `$${value.toFixed(6)}`
+  // The baseline: the old stream held open for the hour, its tail polling
+  // DynamoDB, a new invocation (and API Gateway request) at every deadline.
+  const todayPolls = dynamo(tabs.today.calls)
+  const perHour = 3_600_000 / tabs.today.watchedMs
+  const todayInvocations = 3_600_000 / tabs.today.deadlineMs
+  const todayHour = {
+    duration: 3600 * TODAY_GB * USD_PER_ARM_GB_SECOND,
+    reads: sum(todayPolls.map((call) => call.rru)) * perHour * USD_PER_RRU,
+    requests: todayInvocations * USD_PER_CHECK_REQUESTS,
+  }
+  const usdTodayHour = todayHour.duration + todayHour.reads + todayHour.requests
+  // From the check that sees the head moved to the news on the page, as
+  // deployed: two round trips (the check, the stream), two invocations, the
+  // DynamoDB requests on the way; moto's own latency is not AWS's.
+  const deployedAfterCheckMs = (n: TabFigures['news'][number]) =>
+    2 * ASSUMED_ROUND_TRIP_MS + 2 * ASSUMED_INVOCATION_MS + n.dynamoRequests * ASSUMED_REQUEST_MS
+  const worstNewsMs = DEFAULT_IDLE_CHECK_MS + Math.max(...tabs.news.map(deployedAfterCheckMs))
+  const worstNewsOnMotoMs =
+    DEFAULT_IDLE_CHECK_MS + Math.max(...tabs.news.map((n) => n.afterCheckMs))
+
+  console.log('\nAn open, idle browser tab (the chat page client, the stream function at 256 MB):')
+  console.log(
+    `  the stream after the answer: ended for quiet after ${fmt(tabs.quietTail.seconds, 2)} s (stream.quietMs ${DEFAULT_QUIET_MS / 1000} s), ${tail.length} DynamoDB requests (its tail polls), ${fmt(tailRru)} RRU: ${usd6(usdTail)}`,
+  )
+  console.log(
+    `  resting, ${tabs.rest.checks} head checks over ${fmt(tabs.rest.seconds, 2)} s (every ${RUN_CHECK_MS} ms in this run): ${fmt(perCheck.dynamoRequests, 2)} DynamoDB request and ${fmt(perCheck.rru, 2)} RRU per check, ${tabs.rest.streams} streams opened, ${others.length} requests by anything else`,
+  )
+  console.log(
+    `  per check: 1 API Gateway request, 1 Lambda invocation (${fmt(checkGbSeconds * 1000, 2)} GB-ms assumed at 256 MB), the reads above: ${usd6(usdPerCheck)}`,
+  )
+  console.log(
+    `  an hour, checking every ${DEFAULT_IDLE_CHECK_MS / 1000} s (${checksPerHour} checks): ${usd6(usdSteadyHour)}; the hour after a conversation (with the quiet end): ${usd6(usdFirstHour)}; a hidden tab (a check a minute): ${usd6(usdHiddenHour)}`,
+  )
+  console.log(
+    `  baseline, the stream as it was (no quiet end, ${TODAY_GB * 1024} MB, ended at its deadline): ${todayPolls.length} DynamoDB requests (tail polls) in ${fmt(tabs.today.watchedMs / 1000)} s, ${fmt(todayPolls.length * perHour, 0)} an hour; an hour: duration ${usd6(todayHour.duration)} + reads ${usd6(todayHour.reads)} + ${fmt(todayInvocations, 2)} invocations ${usd6(todayHour.requests)} = ${usd6(usdTodayHour)}`,
+  )
+  console.log(
+    `  against the baseline: ${(usdFirstHour / usdTodayHour).toFixed(3)}x, 1/${fmt(usdTodayHour / usdFirstHour, 0)} (steady ${(usdSteadyHour / usdTodayHour).toFixed(3)}x, hidden ${(usdHiddenHour / usdTodayHour).toFixed(4)}x); target at most $0.002 an hour: ${usdFirstHour <= 0.002 ? 'met' : 'MISSED'}`,
+  )
+  console.log(
+    `  news from another client reached the resting tab ${tabs.news.map((n) => `${n.totalMs} ms after its POST (${n.afterCheckMs} ms after the check that saw it, ${n.dynamoRequests} DynamoDB requests taking ${n.dynamoMs} ms on moto)`).join(', ')}`,
+  )
+  console.log(
+    `  at the default interval, news waits at most ${DEFAULT_IDLE_CHECK_MS / 1000} s for a check, then as deployed (assumed: ${ASSUMED_ROUND_TRIP_MS} ms a round trip, the requests above) ${Math.max(...tabs.news.map(deployedAfterCheckMs))} ms: within ${fmt(worstNewsMs / 1000, 2)} s (target 10 s: ${worstNewsMs <= 10_000 ? 'met' : 'MISSED'}; with moto's latency ${fmt(worstNewsOnMotoMs / 1000, 2)} s)`,
+  )
+  console.log('\nA closed tab (the client leaves once it has the head marker):')
+  console.log(
+    `  Lambda never signals the disconnect: a quiet session's invocation ran on ${fmt(tabs.closed.idleMs / 1000, 2)} s (its quiet end), a session still being written ${fmt(tabs.closed.busyMs / 1000, 2)} s (the deadline, ${(STREAM_TIMEOUT_MS - DEADLINE_MARGIN_MS) / 1000} s after it opened); the function's 30 s timeout caps either`,
+  )
+  console.log(
+    `  the disconnect signalled (the runner's HTTP server): ended ${tabs.closed.signalledMs} ms after the client left`,
+  )
+  const todayEnded =
+    tabs.today.endedMs === undefined
+      ? `still running after ${fmt(tabs.today.watchedMs / 1000)} s (stopped there; it ends at its deadline, ${tabs.today.deadlineMs / 1000} s after it opened)`
+      : `ended after ${fmt(tabs.today.endedMs / 1000, 2)} s`
+  const longestMs = Math.max(tabs.closed.idleMs, tabs.closed.busyMs)
+  console.log(`  baseline, the stream as it was (no quiet end, 900 s timeout): ${todayEnded}`)
+  console.log(
+    `  Lambda duration of the longest: ${usd6((longestMs / 1000) * STREAM_GB * USD_PER_ARM_GB_SECOND)} (baseline ${tabs.today.deadlineMs / 1000} s at ${TODAY_GB * 1024} MB: ${usd6((tabs.today.deadlineMs / 1000) * TODAY_GB * USD_PER_ARM_GB_SECOND)}); target within 30 s: ${longestMs <= 30_000 ? 'met' : 'MISSED'}`,
+  )
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({
+      bench: 'aws-requests-tabs',
+      idle: {
+        quietTailSeconds: tabs.quietTail.seconds,
+        quietTailDynamoRequests: tail.length,
+        checksInRun: tabs.rest.checks,
+        dynamoRequestsPerCheck: perCheck.dynamoRequests,
+        rruPerCheck: perCheck.rru,
+        streamsWhileResting: tabs.rest.streams,
+        otherRequestsWhileResting: others.length,
+        usdPerCheck,
+        usdSteadyHour,
+        usdFirstHour,
+        usdHiddenHour,
+        usdBaselineHour: usdTodayHour,
+        baselinePollsPerHour: todayPolls.length * perHour,
+        ratioToBaseline: usdFirstHour / usdTodayHour,
+        news: tabs.news,
+        worstNewsMs,
+        worstNewsOnMotoMs,
+      },
+      closed: {
+        ...tabs.closed,
+        baselineEndedMs: tabs.today.endedMs ?? null,
+        baselineWatchedMs: tabs.today.watchedMs,
+        baselineDeadlineMs: tabs.today.deadlineMs,
+      },
+    })}`,
+  )
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

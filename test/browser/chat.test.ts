@@ -1,7 +1,8 @@
-import type { Page } from 'playwright-core'
+import type { Page, Request as PlaywrightRequest } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { demoModel } from '../../functions/example/demo-model.ts'
 import { startLocalServer } from '../../functions/local-server.ts'
+import { createAgentClient } from '../../shared/ai/client/index.ts'
 import type { LocalServer } from '../../shared/node/serve.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { agentText, demoAnswer, launchBrowser, send, startApp } from './browser.ts'
@@ -327,6 +328,54 @@ describe('the example chat page', () => {
       await server.close()
     }
   }, 60_000)
+
+  it('an idle tab holds no stream, and shows a turn another client started within 10 s', async () => {
+    // Streams end after 0.5 s of quiet; the page checks the head every 8 s (its default).
+    const server = await startApp(inject('webRoot'), 20, { stream: { quietMs: 500 } })
+    const session = `idle-${crypto.randomUUID().slice(0, 6)}`
+    const page = await browser.newPage()
+    const requests = new Map<PlaywrightRequest, { head: boolean; at: number; finished?: number }>()
+    page.on('request', (request) => {
+      if (!request.url().includes('/api/agent')) return
+      requests.set(request, {
+        head: new URL(request.url()).searchParams.has('head'),
+        at: Date.now(),
+      })
+    })
+    // The client aborts a stream it finished reading: Chromium reports that as failed.
+    const ended = (request: PlaywrightRequest): void => {
+      const entry = requests.get(request)
+      if (entry) entry.finished ??= Date.now()
+    }
+    page.on('requestfinished', ended)
+    page.on('requestfailed', ended)
+    const other = createAgentClient({ api: `${server.url}/api/agent` })
+    try {
+      await page.goto(`${server.url}/?session=${session}`)
+      await page.getByRole('textbox', { name: 'Message' }).waitFor()
+      // The page's stream ended for quiet: it rests.
+      await expect
+        .poll(() => [...requests.values()].some((r) => !r.head && r.finished), poll)
+        .toBe(true)
+      const restingSince = Date.now()
+      const sentAt = Date.now()
+      await other.session(session).sendMessage('Hello from another tab')
+      await page
+        .getByRole('article', { name: 'You' })
+        .filter({ hasText: 'Hello from another tab' })
+        .waitFor({ timeout: 10_000 })
+      expect(Date.now() - sentAt).toBeLessThan(10_000)
+      await expect.poll(() => agentText(page), poll).toBe(demoAnswer('Hello from another tab'))
+      // While it rested: head checks only, then one stream when the head moved.
+      const rested = [...requests.values()].filter((r) => r.at >= restingSince)
+      expect(rested[0]?.head).toBe(true)
+      expect(rested.some((r) => !r.head)).toBe(true)
+    } finally {
+      other.dispose()
+      await page.close()
+      await server.close()
+    }
+  }, 30_000)
 })
 
 /** A tool value's fields as shown (`dt` → `dd`). */

@@ -389,6 +389,92 @@ describe('GET: the SSE stream', () => {
     expect(read.ended).toBe(true)
   })
 
+  it("ends a quiet stream with a `retry:` then a ': quiet' comment, after stream.quietMs with nothing appended", async () => {
+    const { post, get } = setup({ stream: { quietMs: 60, quietRetryMs: 3_000 } })
+    await post({ events: [note('n1')] })
+    const started = Date.now()
+    const body = await (await get('sessionId=s1')).text()
+    expect(Date.now() - started).toBeGreaterThanOrEqual(55)
+    expect(body.startsWith('retry: 1000\n\n: head 1\n\nid: 1\n')).toBe(true)
+    expect(body.endsWith('\n\nretry: 3000\n\n: quiet\n\n')).toBe(true)
+  })
+
+  it('counts the quiet period from the last event: a session in use keeps its stream', async () => {
+    const { post, get } = setup({ stream: { quietMs: 150 } })
+    const response = await get('sessionId=s1')
+    const pushes = (async () => {
+      for (let n = 1; n <= 6; n++) {
+        await new Promise((resolve) => setTimeout(resolve, 60))
+        await post({ events: [note(`n${n}`)] })
+      }
+    })()
+    const read = await readSse(response, { timeoutMs: 3_000 })
+    await pushes
+    expect(read.ended).toBe(true)
+    expect(read.messages.map((m) => m.id)).toEqual(['1', '2', '3', '4', '5', '6'])
+    expect(read.comments.at(-1)?.trim()).toBe('quiet')
+  })
+
+  it('a stream resumed after a quiet end gets what was appended since, nothing twice', async () => {
+    const { post, get } = setup({ stream: { quietMs: 30 } })
+    await post({ events: [note('n1')] })
+    const first = await readSse(await get('sessionId=s1'), { timeoutMs: 2_000 })
+    expect(first.ended).toBe(true)
+    await post({ events: [note('n2')] })
+    const lastId = first.messages.at(-1)?.id as string
+    const resumed = await readSse(await get('sessionId=s1', { 'last-event-id': lastId }), {
+      timeoutMs: 2_000,
+    })
+    expect([...first.messages, ...resumed.messages].map((m) => m.id)).toEqual(['1', '2'])
+  })
+
+  it('answers ?head with the session head as JSON: one read, no stream, no wake-up', async () => {
+    const reads: string[] = []
+    const store = memoryEventStore()
+    const counted = {
+      ...store,
+      head: (sessionId: string) => {
+        reads.push('head')
+        return store.head(sessionId)
+      },
+      read: (...args: Parameters<typeof store.read>) => {
+        reads.push('read')
+        return store.read(...args)
+      },
+      tail: (...args: Parameters<typeof store.tail>) => {
+        reads.push('tail')
+        return store.tail(...args)
+      },
+    }
+    const log = eventLog({ store: counted, contract: notes })
+    const woken: string[] = []
+    const fetch = logEndpoint({ log, onRead: async (sessionId) => void woken.push(sessionId) })
+    await log.session('s1').append([note('n1'), note('n2')])
+    const authorized: string[] = []
+    const response = await fetch(new Request('http://a2.test/api/agent?sessionId=s1&head'), {
+      authorize: (operation) => authorized.push(operation.type) > 0,
+    })
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('application/json')
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    expect(await response.json()).toEqual({ head: 2 })
+    expect(reads).toEqual(['head'])
+    expect(authorized).toEqual(['read'])
+    expect(woken).toEqual([])
+    const empty = await fetch(new Request('http://a2.test/api/agent?sessionId=nobody&head='))
+    expect(await empty.json()).toEqual({ head: 0 })
+  })
+
+  it('answers 403 for a head check authorize refuses, and 400 for a bad session ID', async () => {
+    const { fetch, base, get } = setup()
+    const response = await fetch(new Request(`${base}?sessionId=s1&head`), {
+      authorize: (op) => op.type !== 'read',
+    })
+    await expectError(response, 403, 'FORBIDDEN')
+    await expectError(await get('sessionId=a%0Ab&head'), 400, 'INVALID_SESSION_ID')
+    await expectError(await get('head'), 400, 'MALFORMED_REQUEST')
+  })
+
   it('answers 400 for a resume index that is not a log index', async () => {
     const { get } = setup()
     await expectError(

@@ -26,6 +26,8 @@ new A2Agent(customStack, 'Agent', {
   throttle: { rateLimit: 5, burstLimit: 10 },
   streamConcurrency: false,
   maxConcurrency: { generation: 7 },
+  memorySize: 2048,
+  streamMemorySize: 128,
 })
 const customized = Template.fromStack(customStack)
 
@@ -195,7 +197,7 @@ describe('the A2Agent template', () => {
     ])
   })
 
-  it('serves GET (streamed SSE, 15 minutes, its own function) and POST on one REGIONAL REST resource', () => {
+  it('serves GET (streamed SSE, 30 s, its own function) and POST on one REGIONAL REST resource', () => {
     template.hasResourceProperties('AWS::ApiGateway::RestApi', {
       EndpointConfiguration: { Types: ['REGIONAL'] },
     })
@@ -211,7 +213,7 @@ describe('the A2Agent template', () => {
       Integration: {
         Type: 'AWS_PROXY',
         ResponseTransferMode: 'STREAM',
-        TimeoutInMillis: 900_000,
+        TimeoutInMillis: 30_000,
         Uri: {
           'Fn::Join': [
             '',
@@ -227,6 +229,19 @@ describe('the A2Agent template', () => {
     expect(integrationOf('GET')).toContain(logicalId(agent.functions.stream))
     expect(integrationOf('POST')).toContain(logicalId(agent.functions.http))
     expect(integrationOf('POST')).not.toContain(logicalId(agent.functions.stream))
+  })
+
+  it('gives the stream function 256 MB and 30 s (a closed tab ends within 30 s), every other function 1024 MB', () => {
+    expect(propertiesOf(agent.functions.stream)).toMatchObject({ MemorySize: 256, Timeout: 30 })
+    for (const [name, fn] of Object.entries(agent.functions)) {
+      if (name !== 'stream') expect(propertiesOf(fn).MemorySize, name).toBe(1024)
+    }
+    expect(propertiesOf(agent.functions.http).Timeout).toBe(30)
+    const sizes = Object.entries(customized.findResources('AWS::Lambda::Function'))
+      .filter(([id]) => id.startsWith('Agent'))
+      .map(([id, fn]) => [id.replace(/[0-9A-F]{8}$/, ''), fn.Properties.MemorySize])
+    expect(sizes).toContainEqual(['AgentStreamFunction', 128])
+    expect(sizes).toContainEqual(['AgentHttpFunction', 2048])
   })
 
   it("creates the account's API Gateway CloudWatch role before the stage that logs, so a fresh account deploys", () => {

@@ -150,6 +150,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'AgentChatTransport',
       'AgentClientError',
       'DEFAULT_GC_TIME_MS',
+      'DEFAULT_IDLE_CHECK_MS',
       'createAgentClient',
       'hasA2Code',
       'messageChunks',

@@ -47,3 +47,32 @@ describe('the heartbeat check: a quiet stream stays open past 60 s', () => {
     ).toBe('PASS')
   })
 })
+
+describe('the heartbeat check: a quiet stream the server ends, saying so', () => {
+  it("passes a stream that ended with a 'retry:' then ': quiet' (the agent's quiet end)", () => {
+    const result = judgeHeartbeat({
+      quietMs: 75_000,
+      openedAt: 0,
+      endedAt: 10_200,
+      heartbeats: [],
+      quietEnd: { retryMs: 5_000 },
+    })
+    expect(result.status).toBe('PASS')
+    expect(result.detail).toBe(
+      "a quiet stream ended cleanly after 10.2 s (': quiet', retry 5.0 s; clients resume with Last-Event-ID), 0 heartbeat(s), at most 10.2 s of silence",
+    )
+    expect(result.figures).toMatchObject({ heldMs: 10_200, quietEndRetryMs: 5_000 })
+  })
+
+  it("fails a quiet end with no 'retry:' before it", () => {
+    const result = judgeHeartbeat({
+      quietMs: 75_000,
+      openedAt: 0,
+      endedAt: 10_000,
+      heartbeats: [],
+      quietEnd: {},
+    })
+    expect(result.status).toBe('FAIL')
+    expect(result.detail).toMatch(/no 'retry:' before it/)
+  })
+})

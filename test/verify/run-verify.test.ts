@@ -139,4 +139,34 @@ describe('verify against an agent (in process)', () => {
     expect(report.results[2]?.detail).toMatch(/give --stack/)
     expect(report).toMatchObject({ ok: false, passed: 1, failed: 1, skipped: 2 })
   })
+
+  it("passes the heartbeat check on an agent that ends quiet streams, saying so (': quiet' after a 'retry:')", async () => {
+    const quietEnding = agent({
+      name: 'verify-quiet',
+      model: script.model,
+      logger: silent,
+      stream: { quietMs: 300, quietRetryMs: 2_000 },
+    })
+    try {
+      const report = await runVerify({
+        url: URL,
+        headers: [],
+        fetch: async (input, init) => quietEnding.fetch(new Request(input as string, init)),
+        sessionId: 'verify-quiet-end',
+        checks: ['heartbeat'],
+        quietMs: 2_000,
+      })
+      expect(report.results).toEqual([
+        expect.objectContaining({
+          check: 'heartbeat',
+          status: 'PASS',
+          detail: expect.stringMatching(
+            /^a quiet stream ended cleanly after 3\d\d ms \(': quiet', retry 2\.0 s;/,
+          ),
+        }),
+      ])
+    } finally {
+      quietEnding.runtime.close()
+    }
+  })
 })

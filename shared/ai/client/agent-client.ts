@@ -23,6 +23,14 @@ export interface AgentClientOptions {
   generateId?: () => string
   /** Stream reconnect and push retry backoff. The first delay defaults to the server's `retry:` hint. */
   reconnect?: BackoffOptions
+  /**
+   * After the server ended a session's stream for quiet, how often the
+   * session checks the log's head for news (`?head`) while nothing is
+   * expected (default 8 s, `DEFAULT_IDLE_CHECK_MS`; every minute while the
+   * page is hidden). The stream opens again when the head moved, on a send,
+   * and when the page is shown or focused.
+   */
+  idleCheckMs?: number
 }
 
 export interface AgentClient<M extends UIMessage = UIMessage, State = AIState<M>> {
@@ -106,6 +114,7 @@ export function untypedAgentClient(
           contract,
           generateId,
           reconnect: options.reconnect,
+          idleCheckMs: options.idleCheckMs,
           onIdleChange,
         })
         sessions.set(id, session)

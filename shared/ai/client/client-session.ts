@@ -14,10 +14,15 @@ import {
 import { type BackoffOptions, clientBackoff } from './backoff.ts'
 import type { AgentClientError } from './client-error.ts'
 import { type Endpoint, postEvents } from './endpoint.ts'
+import { expectsNews } from './expects-news.ts'
 import { PendingCommands } from './pending-commands.ts'
 import { type AgentActions, type PushResult, sessionActions } from './session-actions.ts'
 import { type AgentSnapshot, indicatorOf, statusOf } from './session-view.ts'
-import { type ConnectionStatus, openSseSubscription } from './sse-subscription.ts'
+import {
+  type ConnectionStatus,
+  openSseSubscription,
+  type SseSubscription,
+} from './sse-subscription.ts'
 
 /**
  * One session as a client holds it: an external store (`subscribe` /
@@ -46,6 +51,8 @@ export interface SessionConfig {
   contract: ContractLike | undefined
   generateId: () => string
   reconnect: BackoffOptions | undefined
+  /** Head checks while the stream rests after a quiet end (default `DEFAULT_IDLE_CHECK_MS`). */
+  idleCheckMs?: number | undefined
   /** Called whenever the session holds nothing (no listeners, no pushes in flight) and again when it does. */
   onIdleChange(session: ClientSession, idle: boolean): void
 }
@@ -73,7 +80,7 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
   let streamHead: number | undefined
   let streamError: AgentClientError | null = null
   let inFlight = 0
-  let stream: { close(): void } | undefined
+  let stream: SseSubscription | undefined
   let closeTimer: ReturnType<typeof setTimeout> | undefined
   let snapshot: AgentSnapshot | undefined
   let idle = true
@@ -128,9 +135,16 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
         onEvents: apply,
         onRewind: rewind,
         onHead: (index) => {
+          if (index === streamHead) return
           streamHead = index
           notify()
         },
+        // After a quiet end: open the next stream at once while anything is on its way.
+        expectsNews: () =>
+          inFlight > 0 ||
+          waiters.size > 0 ||
+          pending.size > 0 ||
+          expectsNews(confirmed.state.ai as AIState),
         onStatus: (status, error) => {
           if (status === connection && error === streamError) return
           // A new connection announces its own head.
@@ -140,6 +154,7 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
           notify()
         },
         ...(config.reconnect ? { backoff: config.reconnect } : {}),
+        ...(config.idleCheckMs === undefined ? {} : { idleCheckMs: config.idleCheckMs }),
       })
     } else if (stream && closeTimer === undefined) {
       closeTimer = setTimeout(() => {
@@ -175,6 +190,8 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
       pending.add(withIds)
       inFlight++
       updateHolds()
+      // A resting stream opens now: what this push starts streams back at once.
+      stream?.wake()
       notify()
       const retryDelay = (attempt: number) =>
         backoff(attempt, clientBackoff(config.reconnect ?? {}))
@@ -238,6 +255,8 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
     ...sessionActions(push, observe(getSnapshot), config.generateId),
     subscribe(listener) {
       listeners.add(listener)
+      // A stream already resting opens again: a new reader wants current state.
+      stream?.wake()
       updateHolds()
       return () => {
         listeners.delete(listener)

@@ -8,8 +8,10 @@ import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
 
 /**
  * The SSE subscription's state: `connecting` before the first answer,
- * `open` while events flow, `reconnecting` while it waits to resume after a
- * drop, `failed` when the server refused it for good (a 4xx such as 403).
+ * `open` while it follows the log (over a stream, or between streams after
+ * the server ended one for quiet, by checking the head), `reconnecting`
+ * while it waits to resume after a drop, `failed` when the server refused it
+ * for good (a 4xx such as 403).
  */
 export type ConnectionStatus = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'failed'
 
@@ -30,16 +32,47 @@ export interface SseSubscriptionOptions {
   /** Receives events in log order, each exactly the next index: never twice, never a gap. */
   onEvents(events: StoredEvent[]): void
   onStatus(status: ConnectionStatus, error: AgentClientError | null): void
-  /** The log's index when this connection opened (the server's `: head N`). */
-  onHead?(index: number): void
+  /**
+   * The log's index when this connection opened (the server's `: head N`),
+   * or as a head check found it; `undefined` when a new stream opens after
+   * a quiet end, until it says.
+   */
+  onHead?(index: number | undefined): void
+  /**
+   * After the server ended the stream for quiet: whether news is expected
+   * (a turn at work, this client's pushes in flight), so the stream opens
+   * again at once. Otherwise the subscription rests, checking the head.
+   */
+  expectsNews?(): boolean
+  /** How often a resting subscription checks the head while the page is visible (default 8 s). */
+  idleCheckMs?: number
   backoff?: BackoffOptions
 }
+
+export interface SseSubscription {
+  /** Opens the stream now if it is resting (a send, the page shown or focused, a new listener). */
+  wake(): void
+  close(): void
+}
+
+/**
+ * Head checks while resting, visible page: one every 8 s keeps news within
+ * 10 s of reaching a page (8 s, plus a check and a stream opening) for
+ * about $0.0017 an hour on AWS (docs/benchmarks.md, the idle tab).
+ */
+export const DEFAULT_IDLE_CHECK_MS = 8_000
+/** Head checks while the page is hidden: it opens the stream as soon as it is shown. */
+export const HIDDEN_CHECK_MS = 60_000
+/** A stream that ended for quiet sooner than this after it opened is not reopened sooner. */
+const MIN_STREAM_MS = 250
 
 interface Attempt {
   /** Events or heartbeats arrived, so the connection was healthy: reset the backoff. */
   progress: boolean
   /** The server holds another log: read it from the start, at once. */
   rewound: boolean
+  /** The server ended the stream because the session was quiet (`: quiet`). */
+  quiet: boolean
   error: AgentClientError | null
   /** A refusal that retrying cannot fix. */
   fatal: boolean
@@ -52,18 +85,69 @@ interface Attempt {
  * is skipped, so the consumer sees the log exactly once, in order. When the
  * server turns out to hold another log (`onRewind`), it starts over from 0.
  *
+ * When the server ends the stream because the session was quiet, it opens
+ * the next one at once if news is expected (`expectsNews`); otherwise it
+ * rests: no stream, a cheap head check (`?head`) every `idleCheckMs`, and
+ * a new stream when the head moved, on `wake()`, or when the page is shown
+ * or focused. The status stays `open` throughout.
+ *
  * @example
  * const stream = openSseSubscription({ endpoint, sessionId: 's1', lastIndex: () => index, onEvents: apply, onStatus: show })
  * stream.close()
  */
-export function openSseSubscription(options: SseSubscriptionOptions): { close(): void } {
+export function openSseSubscription(options: SseSubscriptionOptions): SseSubscription {
   const closed = new AbortController()
   let retryHint: number | undefined
+  /** Resolves the rest in progress, if any. */
+  let wakeRest: (() => void) | undefined
+  const page = browserPage()
+  const onShown = (): void => {
+    if (!page?.hidden()) wakeRest?.()
+  }
+  page?.listen(onShown)
+
+  /** Rests after a quiet end until there is news, a wake-up or a failed check. */
+  async function rest(): Promise<void> {
+    const interval = options.idleCheckMs ?? DEFAULT_IDLE_CHECK_MS
+    while (!closed.signal.aborted) {
+      const wait = page?.hidden() ? Math.max(interval, HIDDEN_CHECK_MS) : interval
+      const woken = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => done(false), wait)
+        const onClose = (): void => done(false)
+        closed.signal.addEventListener('abort', onClose, { once: true })
+        wakeRest = () => done(true)
+        function done(byWake: boolean): void {
+          clearTimeout(timer)
+          closed.signal.removeEventListener('abort', onClose)
+          wakeRest = undefined
+          resolve(byWake)
+        }
+      })
+      if (closed.signal.aborted || woken) return
+      const head = await checkHead(options, closed.signal)
+      if (closed.signal.aborted) return
+      // A failed check is the stream's to report (and back off from).
+      if (head === undefined) return
+      const applied = options.lastIndex()
+      if (head === applied) {
+        options.onHead?.(head)
+        continue
+      }
+      // Behind: not caught up until the stream delivers. Below: another log, which the stream finds.
+      if (head > applied) options.onHead?.(head)
+      return
+    }
+  }
+
   void (async () => {
     let attempt = 0
     let error: AgentClientError | null = null
+    /** The stream reopens after a quiet end: still `open` as far as the consumer knows. */
+    let resuming = false
     while (!closed.signal.aborted) {
-      options.onStatus(attempt === 0 && error === null ? 'connecting' : 'reconnecting', error)
+      if (resuming) options.onHead?.(undefined)
+      else options.onStatus(attempt === 0 && error === null ? 'connecting' : 'reconnecting', error)
+      const openedAt = Date.now()
       const result = await readOnce(options, closed.signal, (ms) => {
         retryHint = ms
       })
@@ -72,8 +156,21 @@ export function openSseSubscription(options: SseSubscriptionOptions): { close():
         options.onRewind?.()
         attempt = 0
         error = null
+        resuming = false
         continue
       }
+      if (result.quiet) {
+        attempt = 0
+        error = null
+        resuming = true
+        if (options.expectsNews?.()) {
+          await sleep(Math.max(0, MIN_STREAM_MS - (Date.now() - openedAt)), closed.signal)
+        } else {
+          await rest()
+        }
+        continue
+      }
+      resuming = false
       error = result.error
       if (result.fatal) {
         options.onStatus('failed', error)
@@ -90,9 +187,52 @@ export function openSseSubscription(options: SseSubscriptionOptions): { close():
     }
   })()
   return {
+    wake: () => wakeRest?.(),
     close: () => {
       closed.abort()
+      page?.unlisten(onShown)
       options.onStatus('idle', null)
+    },
+  }
+}
+
+/** The session's head, by `?head`, or undefined when the check failed. */
+async function checkHead(
+  options: SseSubscriptionOptions,
+  closed: AbortSignal,
+): Promise<number | undefined> {
+  try {
+    const headers = await resolveHeaders(options.endpoint.headers)
+    headers.set('accept', 'application/json')
+    const url = `${sessionUrl(options.endpoint.api, options.sessionId)}&head`
+    const response = await options.endpoint.fetch(url, { headers, signal: closed })
+    const body = (await response.json().catch(() => undefined)) as { head?: unknown } | undefined
+    const head = body?.head
+    return response.ok && typeof head === 'number' && Number.isSafeInteger(head) ? head : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The page's visibility and focus, in a browser; undefined elsewhere (Node services). */
+function browserPage():
+  | { hidden(): boolean; listen(on: () => void): void; unlisten(on: () => void): void }
+  | undefined {
+  const scope = globalThis as {
+    document?: Pick<Document, 'visibilityState' | 'addEventListener' | 'removeEventListener'>
+    window?: Pick<Window, 'addEventListener' | 'removeEventListener'>
+  }
+  const { document, window } = scope
+  if (!document || !window) return undefined
+  return {
+    hidden: () => document.visibilityState === 'hidden',
+    listen(on) {
+      document.addEventListener('visibilitychange', on)
+      window.addEventListener('focus', on)
+    },
+    unlisten(on) {
+      document.removeEventListener('visibilitychange', on)
+      window.removeEventListener('focus', on)
     },
   }
 }
@@ -105,7 +245,13 @@ async function readOnce(
   const connection = new AbortController()
   const abort = (): void => connection.abort()
   closed.addEventListener('abort', abort, { once: true })
-  const attempt: Attempt = { progress: false, rewound: false, error: null, fatal: false }
+  const attempt: Attempt = {
+    progress: false,
+    rewound: false,
+    quiet: false,
+    error: null,
+    fatal: false,
+  }
   try {
     const headers = await resolveHeaders(options.endpoint.headers)
     headers.set('accept', 'text/event-stream')
@@ -122,6 +268,7 @@ async function readOnce(
     }
     options.onStatus('open', null)
     let gap = false
+    let headSeen = false
     let received: StoredEvent[] = []
     const parser = createParser({
       onEvent: (message) => {
@@ -130,8 +277,10 @@ async function readOnce(
       onComment: (comment) => {
         attempt.progress = true
         if (attempt.rewound) return
+        if (/^\s*quiet\s*$/.test(comment)) attempt.quiet = true
         const head = /^\s*head (\d+)\s*$/.exec(comment)
         if (head) {
+          headSeen = true
           // A log never shrinks: a head below what was applied is another log.
           if (options.onRewind && Number(head[1]) < options.lastIndex()) attempt.rewound = true
           else options.onHead?.(Number(head[1]))
@@ -143,7 +292,10 @@ async function readOnce(
           if (known !== undefined && named !== undefined && named !== known) attempt.rewound = true
         }
       },
-      onRetry,
+      // The `retry:` of a quiet end (after the head) is for plain EventSources.
+      onRetry: (ms) => {
+        if (!headSeen) onRetry(ms)
+      },
     })
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
     try {

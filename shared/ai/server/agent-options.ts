@@ -128,11 +128,18 @@ export interface AgentOptions<
   handlers?: Record<string, (args: AppHandlerArgs) => Promise<void> | void>
   /**
    * The SSE stream of `fetch`: heartbeat comments every `heartbeatMs`
-   * (default 15 s), and an end after `maxDurationMs` so the client
-   * reconnects with `Last-Event-ID` before a platform limit cuts the
-   * response (on API Gateway, under its 15-minute limit).
+   * (default 15 s); an end with `: quiet` once the session has been quiet
+   * for `quietMs` (default 10 s; `false`: never), telling a plain
+   * `EventSource` to come back after `quietRetryMs` (default 5 s); and an
+   * end after `maxDurationMs` so the client reconnects with `Last-Event-ID`
+   * before a platform limit cuts the response.
    */
-  stream?: { heartbeatMs?: number; maxDurationMs?: number }
+  stream?: {
+    heartbeatMs?: number
+    quietMs?: number | false
+    quietRetryMs?: number
+    maxDurationMs?: number
+  }
   /** Where model limits (for compaction) are looked up; default: AI Gateway's catalog. */
   modelCatalog?: ModelCatalogOptions
   /** Where the log lives. Default: an in-memory store (the embedded default). */

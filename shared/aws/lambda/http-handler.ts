@@ -12,7 +12,7 @@ import { STREAM_ENDED, STREAM_OPENED, type StreamEndReason } from './stream-log-
  * How long before Lambda's deadline a response is ended, so an SSE client
  * gets a clean end (and reconnects with Last-Event-ID) instead of a cut.
  */
-const DEADLINE_MARGIN_MS = 10_000
+export const DEADLINE_MARGIN_MS = 10_000
 
 const CLIENT_GONE = 'client gone'
 const DEADLINE = 'Lambda deadline'
