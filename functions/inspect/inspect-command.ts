@@ -53,14 +53,14 @@ export async function inspectCommand(argv: readonly string[], io: InspectIo): Pr
       ...(args.diff === undefined ? {} : { diff: args.diff }),
       ...(args.claimTtlMs === undefined ? {} : { claimTtlMs: args.claimTtlMs }),
     })
-    if (report.head === 0) {
-      io.stderr(`a2-aws inspect: session ${args.sessionId} has no events in ${report.source}`)
-      return 1
-    }
     if (args.json) io.stdout(JSON.stringify(report, null, 2))
     else for (const line of renderText(report)) io.stdout(line)
     return 0
   } catch (error) {
+    if (error instanceof InspectError && error.code === 'NO_EVENTS') {
+      io.stderr(`a2-aws inspect: ${error.message}`)
+      return 1
+    }
     if (error instanceof InspectError || hasA2Code(error, 'INDEX_OUT_OF_RANGE')) {
       io.stderr(`a2-aws inspect: ${(error as Error).message}`)
       return 2

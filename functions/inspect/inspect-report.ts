@@ -4,6 +4,7 @@ import { diffAt, type StateChange } from '../../shared/ai/inspect/state-diff.ts'
 import { type TimelineLine, timeline } from '../../shared/ai/inspect/timeline.ts'
 import type { AIState } from '../../shared/ai/state/ai-state.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { InspectError } from './inspect-error.ts'
 import type { SessionSource } from './session-source.ts'
 
 /** What `a2-aws inspect --json` prints. */
@@ -13,8 +14,8 @@ export interface InspectReport {
   /** When the report was made (epoch ms): the diagnosis is as of then. */
   now: number
   head: number
-  /** When the last event was stored (epoch ms), when there is one. */
-  lastEventAt?: number
+  /** When the last event was stored (epoch ms). */
+  lastEventAt: number
   timeline: TimelineLine[]
   /** Why the session is (not) moving, at its head. */
   diagnosis: Diagnosis
@@ -34,7 +35,8 @@ export interface ReportOptions {
 /**
  * Reads a session from `source` and builds the report: the timeline, the
  * diagnosis at the head (with the claims on the work it names), and the state
- * or diff asked for. Index errors are `IndexOutOfRangeError`s.
+ * or diff asked for. A session with no events is a `NO_EVENTS` error, an
+ * index outside the log an `IndexOutOfRangeError`.
  */
 export async function inspectSession(
   source: SessionSource,
@@ -42,6 +44,9 @@ export async function inspectSession(
   options: ReportOptions,
 ): Promise<InspectReport> {
   const events = await source.events(sessionId)
+  // An unknown session looks like an empty one: say so before any index is judged.
+  if (events.length === 0)
+    throw new InspectError('NO_EVENTS', `session ${sessionId} has no events in ${source.name}`)
   const head = headOf(events)
   const { state } = stateAt(events, head)
   const keys = claimKeysToRead(state)
@@ -51,7 +56,7 @@ export async function inspectSession(
     source: source.name,
     now: options.now,
     head,
-    ...(events.length > 0 ? { lastEventAt: events.at(-1)?.timestamp as number } : {}),
+    lastEventAt: events.at(-1)?.timestamp as number,
     timeline: timeline(events),
     diagnosis: diagnose(state, {
       claims,

@@ -74,10 +74,7 @@ function changeLine(change: StateChange): string {
 
 /** The report as text lines. */
 export function renderText(report: InspectReport): string[] {
-  const last =
-    report.lastEventAt === undefined
-      ? 'no events'
-      : `last event ${new Date(report.lastEventAt).toISOString()} (${ago(report.now - report.lastEventAt)})`
+  const last = `last event ${new Date(report.lastEventAt).toISOString()} (${ago(report.now - report.lastEventAt)})`
   const out = [`session ${report.sessionId} from ${report.source}: head ${report.head}, ${last}`]
   if (report.at === undefined && report.diff === undefined) {
     out.push('', ...timelineLines(report.timeline), '', ...diagnosisLines(report.diagnosis))

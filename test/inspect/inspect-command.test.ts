@@ -113,10 +113,15 @@ describe('a2-aws inspect <sessionId> --url (the local server)', () => {
     )
   })
 
-  it('a session with no events exits 1', async () => {
-    const { code, stderr } = await run('nobody', '--url', api)
-    expect(code).toBe(1)
-    expect(stderr.join('\n')).toContain('session nobody has no events')
+  it('a session with no events exits 1, also when an index is asked for', async () => {
+    for (const argv of [
+      ['nobody', '--url', api],
+      ['nobody', '--url', api, '--at', '3'],
+    ]) {
+      const { code, stderr } = await run(...argv)
+      expect(code).toBe(1)
+      expect(stderr.join('\n')).toContain('session nobody has no events')
+    }
   })
 
   it('a source that is not an agent endpoint exits 2 and says so', async () => {
