@@ -12,8 +12,8 @@ export interface StateChange {
 
 /**
  * What changed between two states: the paths that were added, removed or
- * changed, deepest first-differing point only (a new message is one
- * `added` entry, not one per part). Compared with microdiff.
+ * changed, each where the two first differ (a new message is one `added`
+ * entry, not one per part). Compared with microdiff.
  */
 export function diffStates(before: unknown, after: unknown): StateChange[] {
   if (typeof before !== 'object' || before === null || typeof after !== 'object' || after === null)
