@@ -8,6 +8,8 @@
 //   `optimisticAIState` with pending commands, `turnAwaits` (what an active
 //   turn waits on);
 // - message helpers: `isCompactionPart`, `reasoningLevels`, `idempotentId`;
+// - the inspector's core: `timeline`, `stateAt`, `statesByIndex`, `diffAt`,
+//   `diagnose` (why a session is not moving) and `claimKeysToRead`;
 // - the event and state types.
 
 export {
@@ -36,6 +38,25 @@ export type { ControlAction, ControlRequest } from './events/control.ts'
 export type { ControlChange, RejectionReason } from './events/controller-events.ts'
 export type { CommandOptions, ControlCommandInput } from './inputs/command.ts'
 export { inputs } from './inputs/inputs.ts'
+export {
+  type ClaimView,
+  claimKeysToRead,
+  type DiagnoseOptions,
+  type Diagnosis,
+  diagnose,
+  diffAt,
+  diffStates,
+  type EventAuthor,
+  headOf,
+  IndexOutOfRangeError,
+  type SessionStatus,
+  type StateChange,
+  stateAt,
+  statesByIndex,
+  type TimelineLine,
+  timeline,
+  type Wait,
+} from './inspect/index.ts'
 export { optimisticAIState, type PendingCommand } from './optimistic/optimistic-state.ts'
 export {
   type ActiveGeneration,

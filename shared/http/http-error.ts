@@ -53,6 +53,7 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   TIMER_CONFLICT: 409,
   INVALID_TIMER: 400,
   NO_HANDLER_CONTEXT: 500,
+  INDEX_OUT_OF_RANGE: 400,
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { EventInput, StoredEvent } from '../log/event.ts'
 import { checkPayloadDepth } from '../log/event-envelope.ts'
 import type { EventLog } from '../log/event-log.ts'
+import type { Claim } from '../log/event-store.ts'
 import { errorResponse, HttpError } from './http-error.ts'
 import { readJsonBody } from './read-body.ts'
 import { type SseResponseOptions, sseResponseBody } from './sse.ts'
@@ -47,6 +48,11 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  *   a `: quiet` comment once the session has been quiet for a while.
  * - `GET ?sessionId=S&head` answers `{ "head": N }`, the session's last
  *   index: a cheap check for news while no stream is open.
+ * - `GET ?sessionId=S&events[&after=N]` answers the stored events as JSON,
+ *   `{ sessionId, head, events }`, and `GET ?sessionId=S&claims=K1,K2` the
+ *   claims on those keys, `{ sessionId, claims: { K1: Claim | null } }`: the
+ *   inspector's reads (`npx a2-aws inspect`, the page's panel). Read-only:
+ *   the same `read` check as the stream, and no wake-up.
  * - `POST ?sessionId=S` with `{ "events": [...] }` (or `{ sessionId, events }`)
  *   appends them and answers `{ events }` as stored; a replayed batch gets
  *   the original answer.
@@ -86,6 +92,8 @@ export function logEndpoint(options: LogEndpointOptions) {
     }
     const after = resumeIndex(request, url)
     await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
+    const inspection = await inspectionRead(log, session.sessionId, url, after)
+    if (inspection) return inspection
     const head = await session.head()
     // Best effort: a failed wake-up must not cost the reader its stream.
     await options.onRead?.(session.sessionId).catch(() => undefined)
@@ -177,6 +185,33 @@ export function logEndpoint(options: LogEndpointOptions) {
       return errorResponse(error)
     }
   }
+}
+
+/** How many claim keys one `?claims=` read may name. */
+const MAX_CLAIM_KEYS = 100
+
+/** The inspector's JSON reads (`?events`, `?claims=`), or undefined for the stream. */
+async function inspectionRead(
+  log: EventLog,
+  sessionId: string,
+  url: URL,
+  after: number,
+): Promise<Response | undefined> {
+  const headers = { 'cache-control': 'no-store' }
+  if (url.searchParams.has('events')) {
+    const session = log.session(sessionId)
+    const events = await session.read({ after })
+    return Response.json({ sessionId, head: events.at(-1)?.index ?? after, events }, { headers })
+  }
+  const raw = url.searchParams.get('claims')
+  if (raw === null) return undefined
+  const keys = [...new Set(raw.split(',').filter((key) => key.length > 0))]
+  if (keys.length > MAX_CLAIM_KEYS) {
+    throw new HttpError(400, 'MALFORMED_REQUEST', `Ask for at most ${MAX_CLAIM_KEYS} claims`)
+  }
+  const claims: Record<string, Claim | null> = {}
+  for (const key of keys) claims[key] = (await log.store.readClaim(sessionId, key)) ?? null
+  return Response.json({ sessionId, claims }, { headers })
 }
 
 function sessionIdOf(url: URL, fromBody?: unknown): string {

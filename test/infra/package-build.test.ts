@@ -48,11 +48,14 @@ describe('the published build (npm run build)', () => {
     ).toEqual([])
   })
 
-  it('ships the a2-aws command (npx a2-aws verify): its entry point and the checks it imports', () => {
+  it('ships the a2-aws command (npx a2-aws verify, inspect): its entry point and the modules it imports', () => {
     expect(packageJson.bin).toEqual({ 'a2-aws': 'dist/functions/cli.js' })
     expect(built).toContain('functions/cli.ts')
     for (const file of ['run-verify.ts', 'verify-command.ts', 'judge-streaming.ts']) {
       expect(built).toContain(`functions/verify/${file}`)
+    }
+    for (const file of ['inspect-command.ts', 'session-source.ts', 'render-text.ts']) {
+      expect(built).toContain(`functions/inspect/${file}`)
     }
     // npm links the bin as an executable script: it needs its interpreter line.
     expect(readFileSync(join(root, 'functions/cli.ts'), 'utf8').split('\n')[0]).toBe(

@@ -2,11 +2,12 @@ import type { AIState } from 'a2-aws/ai'
 import type { ConnectionStatus } from 'a2-aws/ai/client'
 import { useAgent } from 'a2-aws/ai/react'
 import type { UIMessage } from 'ai'
-import { useMemo } from 'react'
+import { useMemo, useState } from 'react'
 import { Approvals } from './Approvals.tsx'
 import { Composer } from './Composer.tsx'
 import { Conversation, type TurnFailure } from './Conversation.tsx'
 import { DeadLetters } from './DeadLetters.tsx'
+import { Inspector } from './Inspector.tsx'
 import { QueuePanel } from './QueuePanel.tsx'
 
 const indicatorLabel = {
@@ -33,9 +34,13 @@ const connectionLabel: Record<Exclude<ConnectionStatus, 'open'>, string> = {
   failed: 'Disconnected',
 }
 
-/** The example support desk: one session, named in the URL. */
-export function App({ sessionId }: { sessionId: string }) {
+/**
+ * The example support desk: one session, named in the URL. `?inspect` (or
+ * the Inspect button) opens the developers' inspector under the chat.
+ */
+export function App({ sessionId, inspect = false }: { sessionId: string; inspect?: boolean }) {
   const agent = useAgent({ api: '/api/agent', id: sessionId })
+  const [inspecting, setInspecting] = useState(inspect)
   const { state, status, indicator, connection } = agent
   const offline = connection === 'reconnecting' || connection === 'failed'
   const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
@@ -63,6 +68,14 @@ export function App({ sessionId }: { sessionId: string }) {
           </div>
         </div>
         <div className="topbar-meta">
+          <button
+            type="button"
+            className="ghost small"
+            aria-pressed={inspecting}
+            onClick={() => setInspecting((open) => !open)}
+          >
+            Inspect
+          </button>
           {connection === 'open' ? (
             <span className={`pill pill-${status}`} title="Session status">
               {statusLabel[status]}
@@ -131,6 +144,7 @@ export function App({ sessionId }: { sessionId: string }) {
         </main>
         <QueuePanel items={state.inbox.items} paused={state.inbox.paused} queue={agent.queue} />
       </div>
+      {inspecting ? <Inspector api="/api/agent" sessionId={sessionId} live={state} /> : null}
     </div>
   )
 }

@@ -17,6 +17,9 @@ const root = document.getElementById('root')
 if (!root) throw new Error('index.html has no #root')
 createRoot(root).render(
   <StrictMode>
-    <App sessionId={sessionFromUrl()} />
+    <App
+      sessionId={sessionFromUrl()}
+      inspect={new URL(window.location.href).searchParams.has('inspect')}
+    />
   </StrictMode>,
 )

@@ -9,3 +9,6 @@ export const generationClaimKey = (requestId: string): string => `gen:${requestI
 /** The claim of one logical call (see `toolCallKey`: provider IDs may repeat). */
 export const toolClaimKey = (call: { generationId: string; toolCallId: string }): string =>
   `tool:${toolCallKey(call)}`
+
+/** How long a claim lasts unless its holder renews it (the agent's `claimTtlMs` default). */
+export const DEFAULT_CLAIM_TTL_MS = 30_000

@@ -1,6 +1,7 @@
 import type { ToolSet, UIMessage } from 'ai'
 import type { ContractEvents } from '../../log/contract.ts'
 import type { AdvanceOptions } from '../controller/advance.ts'
+import { DEFAULT_CLAIM_TTL_MS } from '../controller/claim-keys.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
 import type {
   AgentOptions,
@@ -14,8 +15,6 @@ import type {
 } from './agent-options.ts'
 import { type StepCompaction, stepCompaction } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
-
-const DEFAULT_CLAIM_TTL_MS = 30_000
 
 export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
 

@@ -1,0 +1,70 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { hasA2Code } from '../../shared/log/error-brand.ts'
+import { INSPECT_USAGE, type InspectArgs, parseInspectArgs } from './inspect-args.ts'
+import { InspectError } from './inspect-error.ts'
+import { inspectSession } from './inspect-report.ts'
+import { renderText } from './render-text.ts'
+import { httpSource, type SessionSource, tableSource } from './session-source.ts'
+
+export interface InspectIo {
+  stdout: (line: string) => void
+  stderr: (line: string) => void
+  /** The clock the diagnosis reads (default `Date.now`). */
+  now?: () => number
+  /** Builds the DynamoDB client for `--table` (default: the SDK's, from the environment). */
+  dynamoDB?: (args: Pick<InspectArgs, 'region' | 'endpoint'>) => DynamoDBClient
+}
+
+function sourceOf(args: InspectArgs, io: InspectIo): SessionSource {
+  if (args.url) return httpSource(args.url, args.headers)
+  const client =
+    io.dynamoDB?.(args) ??
+    new DynamoDBClient({
+      ...(args.region ? { region: args.region } : {}),
+      ...(args.endpoint ? { endpoint: args.endpoint } : {}),
+    })
+  return tableSource(client, args.table as string)
+}
+
+/**
+ * `a2-aws inspect <sessionId> ...`: reads the session (from an agent's
+ * endpoint or its table, read-only), and prints its timeline and diagnosis,
+ * the state at `--at`, or the `--diff` (text, or `--json`). Answers the
+ * exit code: 0 when it could answer, 1 for a session with no events, 2 for
+ * bad arguments or a source it cannot read.
+ */
+export async function inspectCommand(argv: readonly string[], io: InspectIo): Promise<number> {
+  let args: InspectArgs
+  try {
+    args = parseInspectArgs(argv)
+  } catch (error) {
+    if (!(error instanceof InspectError)) throw error
+    io.stderr(`a2-aws inspect: ${error.message}\n\n${INSPECT_USAGE}`)
+    return 2
+  }
+  if (args.help) {
+    io.stdout(INSPECT_USAGE)
+    return 0
+  }
+  try {
+    const report = await inspectSession(sourceOf(args, io), args.sessionId, {
+      now: (io.now ?? Date.now)(),
+      ...(args.at === undefined ? {} : { at: args.at }),
+      ...(args.diff === undefined ? {} : { diff: args.diff }),
+      ...(args.claimTtlMs === undefined ? {} : { claimTtlMs: args.claimTtlMs }),
+    })
+    if (args.json) io.stdout(JSON.stringify(report, null, 2))
+    else for (const line of renderText(report)) io.stdout(line)
+    return 0
+  } catch (error) {
+    if (error instanceof InspectError && error.code === 'NO_EVENTS') {
+      io.stderr(`a2-aws inspect: ${error.message}`)
+      return 1
+    }
+    if (error instanceof InspectError || hasA2Code(error, 'INDEX_OUT_OF_RANGE')) {
+      io.stderr(`a2-aws inspect: ${(error as Error).message}`)
+      return 2
+    }
+    throw error
+  }
+}

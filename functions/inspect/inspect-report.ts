@@ -1,0 +1,77 @@
+import { claimKeysToRead, type Diagnosis, diagnose } from '../../shared/ai/inspect/diagnose.ts'
+import { headOf, stateAt } from '../../shared/ai/inspect/state-at.ts'
+import { diffAt, type StateChange } from '../../shared/ai/inspect/state-diff.ts'
+import { type TimelineLine, timeline } from '../../shared/ai/inspect/timeline.ts'
+import type { AIState } from '../../shared/ai/state/ai-state.ts'
+import type { StoredEvent } from '../../shared/log/event.ts'
+import { InspectError } from './inspect-error.ts'
+import type { SessionSource } from './session-source.ts'
+
+/** What `a2-aws inspect --json` prints. */
+export interface InspectReport {
+  sessionId: string
+  source: string
+  /** When the report was made (epoch ms): the diagnosis is as of then. */
+  now: number
+  head: number
+  /** When the last event was stored (epoch ms). */
+  lastEventAt: number
+  timeline: TimelineLine[]
+  /** Why the session is (not) moving, at its head. */
+  diagnosis: Diagnosis
+  /** `--at N`: the event at N (none at 0) and the state after it. */
+  at?: { index: number; event?: StoredEvent; state: AIState }
+  /** `--diff A..B`: what changed in the state. */
+  diff?: { from: number; to: number; changes: StateChange[] }
+}
+
+export interface ReportOptions {
+  at?: number
+  diff?: { from: number; to: number }
+  claimTtlMs?: number
+  now: number
+}
+
+/**
+ * Reads a session from `source` and builds the report: the timeline, the
+ * diagnosis at the head (with the claims on the work it names), and the state
+ * or diff asked for. A session with no events is a `NO_EVENTS` error, an
+ * index outside the log an `IndexOutOfRangeError`.
+ */
+export async function inspectSession(
+  source: SessionSource,
+  sessionId: string,
+  options: ReportOptions,
+): Promise<InspectReport> {
+  const events = await source.events(sessionId)
+  // An unknown session looks like an empty one: say so before any index is judged.
+  if (events.length === 0)
+    throw new InspectError('NO_EVENTS', `session ${sessionId} has no events in ${source.name}`)
+  const head = headOf(events)
+  const { state } = stateAt(events, head)
+  const keys = claimKeysToRead(state)
+  const claims = keys.length === 0 ? {} : await source.claims(sessionId, keys)
+  const report: InspectReport = {
+    sessionId,
+    source: source.name,
+    now: options.now,
+    head,
+    lastEventAt: events.at(-1)?.timestamp as number,
+    timeline: timeline(events),
+    diagnosis: diagnose(state, {
+      claims,
+      now: options.now,
+      ...(options.claimTtlMs === undefined ? {} : { claimTtlMs: options.claimTtlMs }),
+    }),
+  }
+  if (options.at !== undefined) {
+    const snapshot = stateAt(events, options.at)
+    const event = events.find((candidate) => candidate.index === options.at)
+    report.at = { index: options.at, ...(event ? { event } : {}), state: snapshot.state }
+  }
+  if (options.diff !== undefined) {
+    const { from, to } = options.diff
+    report.diff = { from, to, changes: diffAt(events, from, to) }
+  }
+  return report
+}
