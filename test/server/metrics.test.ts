@@ -1,4 +1,4 @@
-import { type Telemetry, tool, type UIMessageChunk } from 'ai'
+import { registerTelemetry, type Telemetry, tool, type UIMessageChunk } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { inputs } from '../../shared/ai/index.ts'
@@ -64,8 +64,9 @@ describe('the runtime metrics', () => {
     const completed = (await eventsOf(a, 's')).find(
       (event) => event.type === 'ai.generation.completed',
     )
-    const usage = (completed?.payload as { usage: { inputTokens: number; outputTokens: number } })
-      .usage
+    const { usage } = (completed?.payload ?? {}) as {
+      usage: { inputTokens: number; outputTokens: number }
+    }
     expect(usage.inputTokens).toBeGreaterThan(0)
     expect(sink.values('InputTokens')).toEqual([usage.inputTokens])
     expect(sink.values('OutputTokens')).toEqual([5])
@@ -197,6 +198,55 @@ describe('the runtime metrics', () => {
     await turn(traced)
     expect(started).toHaveLength(1)
     expect(started[0]?.functionId).toBe('traced')
+  })
+
+  it('keeps an integration registered globally with the AI SDK quiet unless telemetry is turned on', async () => {
+    const started: { functionId?: string }[] = []
+    registerTelemetry({ onStart: (event) => void started.push(event) })
+    try {
+      await turn(track(agent({ name: 'quiet', model: scriptedModel([text('Hi.')]).model })))
+      expect(started).toHaveLength(0)
+      const traced = track(
+        agent({
+          name: 'traced',
+          model: scriptedModel([text('Hi.')]).model,
+          telemetry: { isEnabled: true },
+        }),
+      )
+      await turn(traced)
+      expect(started.map((event) => event.functionId)).toEqual(['traced'])
+    } finally {
+      globalThis.AI_SDK_TELEMETRY_INTEGRATIONS = []
+    }
+  })
+
+  it("reports a compaction's summary request to the telemetry too: it is a model call", async () => {
+    const started: { functionId?: string }[] = []
+    const summaries = ['SUMMARY']
+    const script = scriptedModel((options: { toolChoice?: { type: string } }) =>
+      options.toolChoice?.type === 'none'
+        ? text(summaries.shift() ?? 'SUMMARY')
+        : text(`answer ${'lorem ipsum dolor sit amet '.repeat(20)}`),
+    )
+    const a = track(
+      agent({
+        name: 'compacting',
+        model: script.model,
+        harness: { type: 'ai-sdk', compaction: { thresholdTokens: 120 } },
+        telemetry: { integrations: [{ onStart: (event) => void started.push(event) }] },
+      }),
+    )
+    for (const [id, content] of [
+      ['u1', 'question 1'],
+      ['u2', 'question 2'],
+      ['u3', 'question 3'],
+    ] as const) {
+      await a.session('s').append(...inputs.message(userMessage(id, content)))
+      await a.runtime.idle()
+    }
+    const summaryCalls = script.calls.filter((call) => call.toolChoice?.type === 'none')
+    expect(summaryCalls.length).toBeGreaterThan(0)
+    expect(started).toHaveLength(script.calls.length)
   })
 
   it('sends a run given its own metrics there, not to the agent option', async () => {

@@ -57,8 +57,10 @@ export interface GenerateContext<AppState = unknown, M extends UIMessage = UIMes
   signal: AbortSignal
   settings: GenerationSettings
   /**
-   * The AI SDK's telemetry for this call (`telemetry` of `streamText`), when
-   * the agent's `telemetry` option or the pipeline's tracing turned it on.
+   * The AI SDK's telemetry for this call (`telemetry` of `streamText`):
+   * `isEnabled` is true only when the agent's `telemetry` option (or, on
+   * Lambda, the construct's `modelTelemetry` prop) turned it on, and false
+   * otherwise, so an integration registered globally stays quiet too.
    */
   telemetry?: TelemetryOptions
 }
@@ -157,8 +159,10 @@ export interface AgentOptions<
   /**
    * The AI SDK's telemetry (OpenTelemetry spans per model call, through the
    * integration you register with the AI SDK), passed to `streamText` as
-   * its `telemetry` option; `functionId` defaults to the agent's name.
-   * Default: off. On Lambda the construct's `tracing` prop turns it on.
+   * its `telemetry` option (summaries of compaction too); `functionId`
+   * defaults to the agent's name. Default: off, even for an integration
+   * registered globally with `registerTelemetry`. On Lambda the A2Agent
+   * construct's `modelTelemetry` prop turns it on for every function.
    */
   telemetry?: TelemetryOptions
   /** Runs to `state()` and resolvers; default `Date.now`. */

@@ -1,4 +1,10 @@
-import { type ModelMessage, streamText, type ToolSet, type UIMessage } from 'ai'
+import {
+  type ModelMessage,
+  streamText,
+  type TelemetryOptions,
+  type ToolSet,
+  type UIMessage,
+} from 'ai'
 import type { AIState } from '../state/ai-state.ts'
 import type { ResolvedModel } from './resolve-model.ts'
 
@@ -150,6 +156,7 @@ export async function requestSummary(args: {
   extra: string | undefined
   providerOptions: Record<string, Record<string, unknown>> | undefined
   signal: AbortSignal
+  telemetry?: TelemetryOptions
 }): Promise<{ summary: string; usage: Record<string, unknown> | undefined }> {
   const result = streamText({
     model: args.model.model,
@@ -161,6 +168,7 @@ export async function requestSummary(args: {
     toolChoice: 'none',
     abortSignal: args.signal,
     onError: () => {},
+    ...(args.telemetry ? { telemetry: args.telemetry } : {}),
     ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
     ...(args.model.reasoning === undefined ? {} : { reasoning: args.model.reasoning }),
     ...(args.providerOptions || args.model.providerOptions

@@ -103,7 +103,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       tools: step.definitions,
       signal,
       settings: lane.config.generation,
-      ...(lane.telemetry.isEnabled ? { telemetry: lane.telemetry } : {}),
+      telemetry: lane.telemetry,
     }
     // From the step being due to its first content: what a user waits for,
     // queueing and cold starts included. A later attempt's figure would be
@@ -242,6 +242,7 @@ async function promptOf(
     definitions: step.definitions,
     generationId,
     signal,
+    telemetry: lane.telemetry,
     append,
   })
   if (compacted === undefined) return prompt
