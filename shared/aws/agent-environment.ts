@@ -15,6 +15,9 @@ import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
 export { ENVIRONMENT_VARIABLES }
 
+/** Where the functions' metrics go when the environment does not say. */
+export const DEFAULT_METRICS_TARGET = { namespace: 'a2', service: 'a2' }
+
 export interface AwsEnvironment {
   tableName: string
   queueUrls: LaneQueueUrls
@@ -31,6 +34,10 @@ export interface AwsEnvironment {
   agentExport: string
   /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
   maxReceiveCount: number
+  /** Where the functions' metrics go in CloudWatch (default: namespace and service `a2`). */
+  metrics?: { namespace: string; service: string }
+  /** The AI SDK's telemetry on for every model call (default off). */
+  modelTelemetry?: boolean
 }
 
 /**
@@ -71,6 +78,15 @@ export function readAwsEnvironment(
     else missing.push(`${v.maxReceiveCount} (an integer from 1 to 1000, not "${maxReceiveCount}")`)
   }
   if (env[v.endpoint]) environment.endpoint = env[v.endpoint] as string
+  const namespace = env[v.metricsNamespace]
+  const service = env[v.metricsService]
+  if (namespace || service) {
+    environment.metrics = {
+      namespace: namespace || DEFAULT_METRICS_TARGET.namespace,
+      service: service || DEFAULT_METRICS_TARGET.service,
+    }
+  }
+  if (env[v.modelTelemetry] === 'true') environment.modelTelemetry = true
   if (missing.length > 0) {
     throw new PipelineError(
       'MISSING_ENVIRONMENT',

@@ -21,6 +21,12 @@ export const ENVIRONMENT_VARIABLES = {
   endpoint: 'A2_AWS_ENDPOINT',
   /** Optional: the agent module's export (default `default`). */
   agentExport: 'A2_AGENT_EXPORT',
+  /** Optional: the CloudWatch namespace of the functions' metrics (default `a2`). */
+  metricsNamespace: 'A2_METRICS_NAMESPACE',
+  /** Optional: their `service` dimension (default `a2`; the construct sets its own path). */
+  metricsService: 'A2_METRICS_SERVICE',
+  /** Optional: `true` turns the AI SDK's telemetry on for every model call. */
+  modelTelemetry: 'A2_MODEL_TELEMETRY',
 } as const
 
 /** The inverse of `readAwsEnvironment`: the variables that describe `environment`. */
@@ -40,5 +46,12 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
     [v.agentExport]: environment.agentExport,
     [v.maxReceiveCount]: String(environment.maxReceiveCount),
     ...(environment.endpoint ? { [v.endpoint]: environment.endpoint } : {}),
+    ...(environment.metrics
+      ? {
+          [v.metricsNamespace]: environment.metrics.namespace,
+          [v.metricsService]: environment.metrics.service,
+        }
+      : {}),
+    ...(environment.modelTelemetry ? { [v.modelTelemetry]: 'true' } : {}),
   }
 }

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
+import { type AgentMetrics, safeMetrics } from '../../ai/server/agent-metrics.ts'
 import { QUEUE_LANES, type QueueLane } from '../../runtime/lanes.ts'
 import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
 import {
@@ -7,6 +8,7 @@ import {
   type VisibilityLease,
 } from '../pipeline-functions.ts'
 import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
+import type { InvocationMetrics } from './cloudwatch-metrics.ts'
 import { httpHandler } from './http-handler.ts'
 import { ingressHandler, timerHandler } from './ingress-handler.ts'
 import { laneHandler } from './lane-handler.ts'
@@ -39,6 +41,13 @@ export function pipelineHandlers(
     sqs?: ReturnType<typeof awsClients>['sqs']
     /** How queue handlers hold their messages (default `VISIBILITY_LEASE`). */
     lease?: VisibilityLease
+    /**
+     * Where the runs' figures go (the Lambda entry: CloudWatch EMF), flushed
+     * as each invocation ends, failed or not. Default: the agent's own option.
+     */
+    metrics?: InvocationMetrics
+    /** The AI SDK's telemetry on for every model call the lanes make. */
+    modelTelemetry?: boolean
   },
 ): PipelineHandlers {
   const { environment, logger } = options
@@ -50,7 +59,14 @@ export function pipelineHandlers(
     return sqs
   }
   const { maxReceiveCount } = environment
-  const lanes = { logger, maxReceiveCount }
+  // A figure is never worth a failed invocation (and a batch redelivered).
+  const metrics = options.metrics ? safeMetrics(options.metrics) : undefined
+  const lanes = {
+    logger,
+    maxReceiveCount,
+    ...(metrics ? { metrics } : {}),
+    ...(options.modelTelemetry === undefined ? {} : { modelTelemetry: options.modelTelemetry }),
+  }
   const leased = (handler: SqsHandler, queueUrl: string): SqsHandler =>
     leasingMessages(handler, {
       client,
@@ -59,11 +75,12 @@ export function pipelineHandlers(
       maxReceiveCount,
       logger,
     })
-  return {
+  const handlers: PipelineHandlers = {
     http: httpHandler(agent, {
       logger,
       httpResponseStream: options.httpResponseStream,
       ...(authorize ? { authorize } : {}),
+      ...(metrics ? { metrics } : {}),
     }),
     router: (event) =>
       routerHandler(agent, { client: client(), queueUrls: environment.queueUrls }, logger)(event),
@@ -77,4 +94,22 @@ export function pipelineHandlers(
     ingress: leased(ingressHandler(agent, logger), environment.ingressQueueUrl),
     timers: leased(timerHandler(agent, logger), environment.timers.queueUrl),
   }
+  return metrics ? flushingMetrics(metrics, handlers) : handlers
+}
+
+/** Each handler, writing its invocation's figures as it ends (one EMF line), failed or not. */
+function flushingMetrics(metrics: AgentMetrics, handlers: PipelineHandlers): PipelineHandlers {
+  const flushing = Object.fromEntries(
+    Object.entries(handlers).map(([name, handler]) => [
+      name,
+      async (...args: unknown[]) => {
+        try {
+          return await (handler as (...handlerArgs: unknown[]) => Promise<unknown>)(...args)
+        } finally {
+          metrics.flush?.()
+        }
+      },
+    ]),
+  )
+  return flushing as unknown as PipelineHandlers
 }
