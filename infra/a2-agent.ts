@@ -13,8 +13,10 @@ import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
 import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
-import { DEFAULT_METRICS_TARGET } from '../shared/aws/agent-environment.ts'
-import { environmentVariables } from '../shared/aws/environment-variables.ts'
+import {
+  DEFAULT_METRICS_TARGET,
+  environmentVariables,
+} from '../shared/aws/environment-variables.ts'
 import {
   DEAD_LETTER_RETENTION_SECONDS,
   DEFAULT_MAX_RECEIVE_COUNT,

@@ -6,17 +6,18 @@ import { QUEUE_LANES } from '../runtime/lanes.ts'
 import type { Scheduler } from '../runtime/scheduler.ts'
 import type { Dispatcher } from '../runtime/wake-up.ts'
 import { dynamoDBEventStore } from '../stores/dynamodb/dynamodb-event-store.ts'
-import { ENVIRONMENT_VARIABLES, laneQueueUrlVariable } from './environment-variables.ts'
+import {
+  DEFAULT_METRICS_TARGET,
+  ENVIRONMENT_VARIABLES,
+  laneQueueUrlVariable,
+} from './environment-variables.ts'
 import { PipelineError } from './errors.ts'
 import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
 import { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
 import { DEFAULT_MAX_RECEIVE_COUNT } from './pipeline-functions.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
-export { ENVIRONMENT_VARIABLES }
-
-/** Where the functions' metrics go when the environment does not say. */
-export const DEFAULT_METRICS_TARGET = { namespace: 'a2', service: 'a2' }
+export { DEFAULT_METRICS_TARGET, ENVIRONMENT_VARIABLES }
 
 export interface AwsEnvironment {
   tableName: string

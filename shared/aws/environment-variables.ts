@@ -6,6 +6,9 @@ import type { AwsEnvironment } from './agent-environment.ts'
 export const laneQueueUrlVariable = (lane: QueueLane): string =>
   `A2_${lane.toUpperCase()}_QUEUE_URL`
 
+/** Where the functions' metrics go when the environment does not say. */
+export const DEFAULT_METRICS_TARGET = { namespace: 'a2', service: 'a2' }
+
 /** The environment variables the construct sets on every function, besides the lane queues'. */
 export const ENVIRONMENT_VARIABLES = {
   tableName: 'A2_TABLE_NAME',

@@ -124,9 +124,11 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   'a2-aws/ai/server': {
-    values: ['TimerConflictError', 'agent', 'runWithHandlerContext'],
+    values: ['AGENT_METRICS', 'TimerConflictError', 'agent', 'runWithHandlerContext'],
     types: [
       'Agent',
+      'AgentMetric',
+      'AgentMetrics',
       'AgentOptions',
       'AgentRuntime',
       'AgentSession',
@@ -139,6 +141,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'ModelChoice',
       'ResolverContext',
       'RetryPolicy',
+      'RunOptions',
       'Scheduler',
       'Timer',
       'ToolApprovalPolicy',
@@ -209,7 +212,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   },
   'a2-aws/cdk': {
     values: ['A2Agent', 'A2ChatPage'],
-    types: ['A2AgentProps', 'A2ChatPageProps', 'LaneName', 'TimedFunction'],
+    types: ['A2AgentAlarmsProps', 'A2AgentProps', 'A2ChatPageProps', 'LaneName', 'TimedFunction'],
   },
   'a2-aws/test': {
     values: ['describeEventStoreConformance', 'scriptedModel', 'text', 'toolCalls'],
