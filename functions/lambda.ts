@@ -4,10 +4,10 @@
 
 import { Logger } from '@aws-lambda-powertools/logger'
 import { Tracer } from '@aws-lambda-powertools/tracer'
-import * as agentModule from 'a2-aws-agent-module'
 import { DEFAULT_METRICS_TARGET, readAwsEnvironment } from '../shared/aws/agent-environment.ts'
 import { lambdaGlobal } from '../shared/aws/lambda/awslambda.ts'
 import { cloudWatchMetrics } from '../shared/aws/lambda/cloudwatch-metrics.ts'
+import { loadSecrets } from '../shared/aws/lambda/cold-start-secrets.ts'
 import { withTracing } from '../shared/aws/lambda/invocation-tracing.ts'
 import { withLambdaContext } from '../shared/aws/lambda/lambda-context.ts'
 import { pipelineHandlers } from '../shared/aws/lambda/pipeline-handlers.ts'
@@ -17,6 +17,21 @@ const environment = readAwsEnvironment()
 const target = environment.metrics ?? DEFAULT_METRICS_TARGET
 // Off (a no-op) when the construct's `tracing` is false: POWERTOOLS_TRACE_ENABLED.
 const tracer = new Tracer({ serviceName: target.service })
+
+// At cold start, before the agent module loads (it may read process.env as
+// it loads) and before any handler runs: the secrets the construct named
+// become the environment variables model providers read. A secret that
+// cannot be read fails the cold start, logged with its code first.
+try {
+  await loadSecrets()
+} catch (error) {
+  logger.error('a2: cold start failed reading the secrets', {
+    code: (error as { code?: string }).code,
+    error: error instanceof Error ? error.message : String(error),
+  })
+  throw error
+}
+const agentModule = await import('a2-aws-agent-module')
 
 const handlers = pipelineHandlers(agentModule as Record<string, unknown>, {
   environment,

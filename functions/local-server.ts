@@ -155,7 +155,7 @@ async function main(): Promise<void> {
   })
   const api = `${server.url}/api/agent`
   console.log(`a2-aws: "${server.name}" on ${api} (memory store, in-process dispatch)
-model: ${server.online ? `${server.modelName} through AI Gateway` : 'the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)'}
+model: ${server.online ? `${server.modelName}${server.modelName.startsWith('bedrock:') ? ' on Amazon Bedrock' : ' through AI Gateway'}` : 'the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)'}
 
   chat in a browser: ${server.url}/
   stream a session:  curl -N '${api}?sessionId=demo'

@@ -38,7 +38,9 @@ import {
   type MonitoredParts,
 } from './a2-agent-monitoring.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
+import { type BedrockModel, bedrockInvokeStatements } from './bedrock-grants.ts'
 import { ReservedConcurrency } from './reserved-concurrency.ts'
+import { type AgentSecret, grantSecrets } from './secrets.ts'
 
 export type LaneName = QueueLane
 /** The functions whose timeout a prop may set. */
@@ -67,8 +69,27 @@ export interface A2AgentProps {
    * `cdk destroy` or a stray delete cannot drop every session's history.
    */
   deletionProtection?: boolean
-  /** More environment for every function (`A2_MODEL`, ...; never a secret). */
+  /** More environment for every function (`A2_MODEL`, ...; never a secret: see `secrets`). */
   environment?: Record<string, string>
+  /**
+   * Models the agent invokes on Amazon Bedrock, as its `model` names them
+   * (`bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0`, the prefix
+   * optional): the generation function, the one that calls models, may
+   * invoke exactly these, with its role's credentials (no key). A
+   * foundation model is granted in the stack's region; a cross-region
+   * inference profile with its foundation model in every region it routes
+   * to, only through the profile.
+   */
+  bedrockModels?: readonly BedrockModel[]
+  /**
+   * Keys as environment variables, never in the template: `{
+   * AI_GATEWAY_API_KEY: secret }` with a Secrets Manager secret or an SSM
+   * parameter. Each function named for a secret may read exactly it, gets
+   * its ARN, and reads the value once at cold start into the variable. By
+   * default the generation function reads it (a model key); `{ source,
+   * functions: ['generation', 'tools'] }` names the functions.
+   */
+  secrets?: Record<string, AgentSecret>
   /** Memory of every function in MB (default 1024). */
   memorySize?: number
   /** Function timeouts; queue visibility timeouts follow at 6x. */
@@ -350,6 +371,12 @@ export class A2Agent extends Construct {
     }
     this.functions = functions
 
+    // Models and their keys: only the functions that need them get them.
+    for (const statement of bedrockInvokeStatements(this, props.bedrockModels ?? [])) {
+      functions.generation.addToRolePolicy(statement)
+    }
+    grantSecrets(this, functions, props.secrets ?? {}, props.environment ?? {})
+
     // The router reads the stream (granted by the event source) and sends
     // wake-ups; it never touches the table's items.
     functions.router.addEventSource(
@@ -362,7 +389,7 @@ export class A2Agent extends Construct {
         retryAttempts: 10,
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(this.routerFailureQueue),
-        filters: [lambda.FilterCriteria.filter(ROUTER_FILTER_PATTERN as never)],
+        filters: [lambda.FilterCriteria.filter(ROUTER_FILTER_PATTERN)],
       }),
     )
     for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(functions.router)

@@ -6,6 +6,7 @@ import { App, CfnOutput, Stack } from 'aws-cdk-lib'
 import { build } from 'vite'
 import { A2Agent } from './a2-agent.ts'
 import { A2ChatPage } from './chat-page.ts'
+import { exampleAgentProps } from './example-agent-props.ts'
 
 // The chat page is built on every synth, as the functions are bundled on
 // every synth, so a deploy never ships a stale or missing page. This is the
@@ -18,13 +19,19 @@ const app = new App()
 const stack = new Stack(app, 'A2ExampleAgent', {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 })
-const agent = new A2Agent(stack, 'SupportAgent', {
-  entry: 'functions/example-agent.ts',
-  // Without AI_GATEWAY_API_KEY the example answers with its offline demo
-  // model. The key is not put in the template (it would be readable there):
-  // see docs/deploy.md for giving it to the functions.
-  ...(process.env.A2_MODEL ? { environment: { A2_MODEL: process.env.A2_MODEL } } : {}),
-})
+// One setting picks the model: A2_MODEL=bedrock:<ID> runs on Amazon Bedrock;
+// an AI Gateway model reads its key from the secret A2_GATEWAY_KEY_SECRET
+// names; with neither, the offline demo model (see infra/example-agent-props.ts).
+const setting = (name: string): string | undefined =>
+  process.env[name] ?? app.node.tryGetContext(name)
+const agent = new A2Agent(
+  stack,
+  'SupportAgent',
+  exampleAgentProps(stack, {
+    A2_MODEL: setting('A2_MODEL'),
+    A2_GATEWAY_KEY_SECRET: setting('A2_GATEWAY_KEY_SECRET'),
+  }),
+)
 const chatPage = new A2ChatPage(stack, 'ChatPage', { agent, source: webRoot })
 new CfnOutput(stack, 'AgentUrl', { value: agent.url })
 new CfnOutput(stack, 'IngressQueueUrl', { value: agent.ingressQueue.queueUrl })

@@ -1,6 +1,7 @@
 import { tool } from 'ai'
 import { z } from 'zod'
 import { handlerContext, inputs } from '../../shared/ai/index.ts'
+import { BEDROCK_PREFIX } from '../../shared/ai/server/bedrock-model-id.ts'
 import type { AgentOptions } from '../../shared/ai/server/index.ts'
 import { demoModel } from './demo-model.ts'
 
@@ -42,11 +43,15 @@ export const supportTools = {
 
 /**
  * The example support agent, without its store: the embedded server and the
- * AWS functions add theirs. With `AI_GATEWAY_API_KEY` it uses a real model
- * through AI Gateway; without, the offline demo model.
+ * AWS functions add theirs. With `A2_MODEL=bedrock:<model or inference
+ * profile ID>` it uses that model on Amazon Bedrock (the AWS credentials of
+ * the environment sign its requests: no key); otherwise, with
+ * `AI_GATEWAY_API_KEY`, a real model through AI Gateway (`A2_MODEL`, default
+ * `openai/gpt-5.6-terra`); without either, the offline demo model.
  */
 export function supportAgentOptions(env: { AI_GATEWAY_API_KEY?: string; A2_MODEL?: string } = {}) {
-  const online = Boolean(env.AI_GATEWAY_API_KEY)
+  const onBedrock = env.A2_MODEL?.startsWith(BEDROCK_PREFIX) ?? false
+  const online = onBedrock || Boolean(env.AI_GATEWAY_API_KEY)
   return {
     name: 'support-agent',
     model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : demoModel(),

@@ -30,7 +30,12 @@ export const ENVIRONMENT_VARIABLES = {
   metricsService: 'A2_METRICS_SERVICE',
   /** Optional: `true` turns the AI SDK's telemetry on for every model call. */
   modelTelemetry: 'A2_MODEL_TELEMETRY',
+  /** Optional: variables to read from Secrets Manager or SSM at cold start, `{ NAME: arn }` as JSON. */
+  secrets: 'A2_SECRETS',
 } as const
+
+/** A variable a secret may fill (the construct's `secrets`): an environment variable name outside A2's own. */
+export const SECRET_VARIABLE = /^(?!A2_)[A-Za-z_][A-Za-z0-9_]*$/
 
 /** The inverse of `readAwsEnvironment`: the variables that describe `environment`. */
 export function environmentVariables(environment: AwsEnvironment): Record<string, string> {

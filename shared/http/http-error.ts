@@ -89,7 +89,7 @@ function logErrorAsHttp(error: Error & { code: A2ErrorCode }): HttpError {
 
 function detailsOf(error: Error): Record<string, unknown> | undefined {
   const { eventType, path, duplicateIds, expectedIndex, actualIndex, limitBytes, eventId } =
-    error as unknown as Record<string, unknown>
+    error as Error & Record<string, unknown>
   const details = Object.fromEntries(
     Object.entries({
       eventType,

@@ -110,6 +110,8 @@ export function eventLog(options: EventLogOptions): EventLog {
         tail: (tailOptions) => store.tail(sessionId, tailOptions),
         async state<State>(reducer: Reducer<State, never>) {
           const { snapshot, events } = await loadSnapshot(sessionId, reducer)
+          // A reducer declares the events it folds (`Reducer<State, E>`); the log
+          // hands it every stored event and the reducer ignores the rest.
           const fold = reducer.fold as unknown as (state: State, event: StoredEvent) => State
           const result = foldEvents({ ...reducer, fold }, snapshot, events)
           if (events.length >= snapshotEvery) {

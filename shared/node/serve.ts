@@ -22,7 +22,7 @@ export function serveFetch(
           close: () =>
             new Promise((done) => {
               // Open SSE streams would keep close() waiting forever.
-              ;(server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.()
+              if (server && 'closeAllConnections' in server) server.closeAllConnections()
               server?.close(() => done())
             }),
         })

@@ -1,4 +1,4 @@
-import { afterEach } from 'vitest'
+import { onTestFinished } from 'vitest'
 import type { AgentClient } from '../../shared/ai/client/index.ts'
 import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
 import { type LocalServer, serveFetch } from '../../shared/node/serve.ts'
@@ -8,14 +8,12 @@ import {
   scriptedModel,
 } from '../../shared/testing/scripted-model.ts'
 
-const cleanups: (() => Promise<void> | void)[] = []
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
-})
+export { textOf, userMessage } from '../support/conversation.ts'
+export { until } from '../support/until.ts'
 
-/** Runs `cleanup` after the test (clients, servers, agents). */
+/** Runs `cleanup` when the test ends (clients, servers, agents), last registered first. */
 export function onCleanup(cleanup: () => Promise<void> | void): void {
-  cleanups.push(cleanup)
+  onTestFinished(cleanup)
 }
 
 /** Disposes the client after the test, so no stream outlives it. */
@@ -115,24 +113,4 @@ export async function servedAgent(
     await server.close()
   })
   return served
-}
-
-/** Waits until `check` passes, polling; for conditions that arrive over the network. */
-export async function until<T>(
-  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error('until(): timed out')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
-export function textOf(message: { parts: readonly { type: string }[] } | undefined): string {
-  return (message?.parts ?? [])
-    .map((part) => (part.type === 'text' ? (part as unknown as { text: string }).text : ''))
-    .join('')
 }

@@ -449,6 +449,13 @@ describe('the A2Agent template', () => {
     })
   })
 
+  it('grants no model and reads no secret unless the props name them (bedrockModels, secrets)', () => {
+    const json = JSON.stringify(template.toJSON())
+    expect(json).not.toContain('bedrock:')
+    expect(json).not.toContain('secretsmanager:')
+    expect(json).not.toContain('A2_SECRETS')
+  })
+
   it('passes cfn-lint with no errors', () => {
     // The linter itself must find what it should: a queue whose visibility is not a number.
     const broken = structuredClone(template.toJSON())

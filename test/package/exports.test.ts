@@ -211,8 +211,18 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   'a2-aws/cdk': {
-    values: ['A2Agent', 'A2ChatPage'],
-    types: ['A2AgentAlarmsProps', 'A2AgentProps', 'A2ChatPageProps', 'LaneName', 'TimedFunction'],
+    values: ['A2Agent', 'A2ChatPage', 'INFERENCE_PROFILE_REGIONS'],
+    types: [
+      'A2AgentAlarmsProps',
+      'A2AgentProps',
+      'A2ChatPageProps',
+      'AgentFunctionName',
+      'AgentSecret',
+      'BedrockModel',
+      'LaneName',
+      'SecretSource',
+      'TimedFunction',
+    ],
   },
   'a2-aws/test': {
     values: ['describeEventStoreConformance', 'scriptedModel', 'text', 'toolCalls'],
@@ -287,7 +297,8 @@ describe('the entry points', () => {
       )
       expect(sdk, entry).toEqual([])
     }
-  })
+    // Six module graphs walked: seconds on a busy machine.
+  }, 30_000)
 
   it('a2-aws/cdk loads no AWS SDK client at synth: the construct imports constants, not adapters', () => {
     const sdk = [...packagesLoadedBy(sourceOf('a2-aws/cdk'))].filter((name) =>

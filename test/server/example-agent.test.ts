@@ -20,6 +20,15 @@ describe('the example support agent (npm start) on the offline demo model', () =
     expect(supportAgentOptions({}).model).toMatchObject({ provider: 'a2-demo' })
   })
 
+  it('runs on Amazon Bedrock with one setting, A2_MODEL=bedrock:<id>, and no key', () => {
+    const model = 'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0'
+    expect(supportAgentOptions({ A2_MODEL: model })).toMatchObject({ online: true, model })
+    expect(supportAgentOptions({ A2_MODEL: 'openai/gpt-5.6-luna' })).toMatchObject({
+      online: false,
+      model: { provider: 'a2-demo' },
+    })
+  })
+
   it('asks before closing a ticket, then closes it once approved', async () => {
     const a = exampleAgent()
     await a.session('s').append(...inputs.message(userMessage('m1', 'Please close ticket T-42')))

@@ -58,6 +58,17 @@ export function createAgentClient<App, M extends UIMessage = UIMessage>(
 export function createAgentClient(
   options: AgentClientOptions & { contract?: ContractLike<unknown> },
 ): AgentClient {
+  return untypedAgentClient(options)
+}
+
+/**
+ * `createAgentClient` without the overloads that type it from an agent or a
+ * contract: for code (`useAgent`'s default client) that holds the contract
+ * only as a value.
+ */
+export function untypedAgentClient(
+  options: AgentClientOptions & { contract?: ContractLike<unknown> | undefined },
+): AgentClient {
   const { api, gcTime = DEFAULT_GC_TIME_MS, contract } = options
   // Looked up per call, so a fetch patched after start-up (tests, mocks) is used.
   const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))

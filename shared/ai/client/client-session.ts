@@ -211,11 +211,11 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
   function getSnapshot(): AgentSnapshot {
     if (snapshot) return snapshot
     const view = optimisticAIState(confirmed.state.ai, pending.list())
-    const state = mergeState(view, confirmed.state.app) as unknown as AIState
+    const state = mergeState(view, confirmed.state.app)
     snapshot = {
       state,
       confirmed: {
-        state: mergeState(confirmed.state.ai, confirmed.state.app) as unknown as AIState,
+        state: mergeState(confirmed.state.ai, confirmed.state.app),
         index: confirmed.index,
       },
       messages: view.messages,

@@ -40,14 +40,17 @@ export function messageChunks(previous: UIMessage | undefined, next: UIMessage):
   return chunks
 }
 
+/** A part read field by field: spreading a typed part gives an indexable copy. */
+const loose = (part: Part): Loose => ({ ...part })
+
 const isTool = (part: Loose): boolean =>
   part.type.startsWith('tool-') || part.type === 'dynamic-tool'
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 /** Chunks that update part `from` into `to` in place, or `null` when chunks cannot. */
 function partUpdate(fromPart: Part, toPart: Part, at: number): UIMessageChunk[] | null {
-  const from = fromPart as unknown as Loose
-  const to = toPart as unknown as Loose
+  const from = loose(fromPart)
+  const to = loose(toPart)
   if (from.type !== to.type) return null
   if (to.type === 'text' || to.type === 'reasoning') return textUpdate(from, to, at)
   if (isTool(to)) return from.toolCallId === to.toolCallId ? toolChunks(from, to) : null
@@ -75,7 +78,7 @@ function textUpdate(from: Loose, to: Loose, at: number): UIMessageChunk[] | null
 }
 
 function partOpen(partValue: Part, at: number): UIMessageChunk[] {
-  const part = partValue as unknown as Loose
+  const part = loose(partValue)
   if (part.type === 'step-start') return [{ type: 'start-step' }]
   if (part.type === 'text' || part.type === 'reasoning') {
     const id = `${part.type}-${at}`
@@ -99,8 +102,13 @@ function partOpen(partValue: Part, at: number): UIMessageChunk[] {
     return [start, ...toolChunks(opened, part)]
   }
   if (part.type.startsWith('data-')) return [dataChunk(part)]
-  if (part.type === 'file' || part.type === 'source-url' || part.type === 'source-document') {
-    return [part as unknown as UIMessageChunk]
+  // These parts are their own chunks, field for field.
+  if (
+    partValue.type === 'file' ||
+    partValue.type === 'source-url' ||
+    partValue.type === 'source-document'
+  ) {
+    return [partValue]
   }
   return []
 }

@@ -22,6 +22,8 @@ export class PendingCommands<M extends UIMessage = UIMessage> {
   add(events: readonly EventInput[]): void {
     for (const event of events) {
       if (event.type !== 'ai.control.requested' || event.id === undefined) continue
+      // This client built the command (`session.stop()`, `retry()`, ...), so
+      // its payload is a ControlRequest; the server validates it again.
       if (!this.#entries.has(event.id)) this.#entries.set(event.id, { command: event as never })
     }
   }

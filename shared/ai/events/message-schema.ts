@@ -5,6 +5,8 @@ import { z } from 'zod'
 // a typed chunk). Their full validation belongs to the AI SDK and to the
 // app's own message type; the reducer never trusts more than this.
 
+// The `as unknown as` below: a loose schema checks the envelope only, and
+// claims the SDK's type for what passes, on the SDK's own validation.
 const part = z.looseObject({ type: z.string().min(1) })
 
 export const uiMessageSchema = z.looseObject({
@@ -12,8 +14,8 @@ export const uiMessageSchema = z.looseObject({
   role: z.enum(['system', 'user', 'assistant']),
   metadata: z.unknown().optional(),
   parts: z.array(part),
-}) as unknown as z.ZodType<UIMessage>
+}) as unknown as z.ZodType<UIMessage> // the envelope, checked; see above
 
 export const uiMessageChunkSchema = z.looseObject({
   type: z.string().min(1),
-}) as unknown as z.ZodType<UIMessageChunk>
+}) as unknown as z.ZodType<UIMessageChunk> // likewise

@@ -5,6 +5,7 @@ import { decide } from '../controller/decide.ts'
 import { foldDraft } from '../controller/draft-fold.ts'
 import type { ControlRequest } from '../events/control.ts'
 import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
+import { toTranscript } from '../state/message-types.ts'
 
 /** A command pushed and not yet decided. The client gives every command an ID. */
 export interface PendingCommand<M extends UIMessage = UIMessage> {
@@ -57,10 +58,7 @@ export function optimisticAIState<M extends UIMessage>(
   if (shown.length === 0) return view
   return {
     ...view,
-    messages: [
-      ...view.messages,
-      ...shown.map((item) => item.message as unknown as TranscriptMessage<M>),
-    ],
+    messages: [...view.messages, ...shown.map((item) => toTranscript(item.message))],
     inbox: { ...view.inbox, items: view.inbox.items.filter((item) => !shown.includes(item)) },
   }
 }

@@ -1,5 +1,5 @@
 import type { AgentClient } from '../client/agent-client.ts'
-import { createAgentClient } from '../client/agent-client.ts'
+import { untypedAgentClient } from '../client/agent-client.ts'
 import type { ContractLike } from '../state/session-state.ts'
 
 const NO_CONTRACT: ContractLike = {}
@@ -16,10 +16,7 @@ const clients = new Map<string, WeakMap<ContractLike, AgentClient>>()
  */
 export function defaultClient(api: string, contract: ContractLike | undefined): AgentClient {
   const key = contract ?? NO_CONTRACT
-  const create = () =>
-    (contract
-      ? createAgentClient({ api, contract })
-      : createAgentClient({ api })) as unknown as AgentClient
+  const create = () => untypedAgentClient({ api, contract })
   if (typeof window === 'undefined') return create()
   let byContract = clients.get(api)
   if (!byContract) {

@@ -1,3 +1,4 @@
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type {
   LanguageModel,
   LanguageModelUsage,
@@ -35,7 +36,12 @@ export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMes
   sessionId: string
 }
 
-/** A Gateway model ID, `ModelSettings`, or (for tests and custom providers) an AI SDK model. */
+/**
+ * A model ID (AI Gateway's `provider/model`, or `bedrock:<model or inference
+ * profile ID>` for Amazon Bedrock with the environment's AWS credentials),
+ * `ModelSettings`, or an AI SDK model object (any provider's, e.g.
+ * `@ai-sdk/amazon-bedrock`'s).
+ */
 export type ModelChoice = string | ModelSettings | Exclude<LanguageModel, string>
 
 export type Resolvable<T, AppState, M extends UIMessage> =
@@ -69,7 +75,7 @@ export interface GenerationSettings {
   toolApproval?: Record<string, ToolApprovalPolicy>
   maxOutputTokens?: number
   temperature?: number
-  providerOptions?: Record<string, Record<string, unknown>>
+  providerOptions?: ProviderOptions
   /**
    * How streamed chunks become `ai.generation.progress` events: the first
    * content chunk is written at once, later ones after a window that starts

@@ -121,7 +121,7 @@ export function agent<
   }
   const store = options.store ?? memoryEventStore({ now: config.now })
   const log = eventLog({ store, contract: validation })
-  const reducer = sessionReducer(options.contract as never)
+  const reducer = sessionReducer(options.contract)
   const work = localWork()
   const state = stateCache(log, reducer)
 
@@ -293,6 +293,8 @@ export function agent<
     options,
     fetch: (request, fetchOptions) => endpoint(request, fetchOptions),
     session(id) {
+      // The lanes hold state erased to `unknown` (see resolveAgentConfig);
+      // it is this agent's AgentState, folded by its own reducer.
       return agentSession(defaultLane, id) as never
     },
     runtime: {

@@ -1,3 +1,4 @@
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import {
   type ModelMessage,
   streamText,
@@ -154,7 +155,7 @@ export async function requestSummary(args: {
   modelMessages: ModelMessage[]
   tools: ToolSet
   extra: string | undefined
-  providerOptions: Record<string, Record<string, unknown>> | undefined
+  providerOptions: ProviderOptions | undefined
   signal: AbortSignal
   telemetry?: TelemetryOptions
 }): Promise<{ summary: string; usage: Record<string, unknown> | undefined }> {
@@ -172,11 +173,11 @@ export async function requestSummary(args: {
     ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
     ...(args.model.reasoning === undefined ? {} : { reasoning: args.model.reasoning }),
     ...(args.providerOptions || args.model.providerOptions
-      ? { providerOptions: { ...args.model.providerOptions, ...args.providerOptions } as never }
+      ? { providerOptions: { ...args.model.providerOptions, ...args.providerOptions } }
       : {}),
   })
   const [text, toolCalls, usage] = await Promise.all([result.text, result.toolCalls, result.usage])
   if (toolCalls.length > 0) throw new Error('The summary request answered with a tool call')
   if (text.trim() === '') throw new Error('The summary request answered with an empty summary')
-  return { summary: text.trim(), usage: usage as unknown as Record<string, unknown> }
+  return { summary: text.trim(), usage: { ...usage } }
 }

@@ -28,7 +28,7 @@ export function defaultGenerate(
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
     ...(context.telemetry ? { telemetry: context.telemetry } : {}),
     ...(settings.providerOptions || resolved.providerOptions
-      ? { providerOptions: { ...resolved.providerOptions, ...settings.providerOptions } as never }
+      ? { providerOptions: { ...resolved.providerOptions, ...settings.providerOptions } }
       : {}),
   })
   const stream = result.toUIMessageStream({

@@ -1,6 +1,7 @@
 import { convertToModelMessages, type ModelMessage, type ToolSet, type UIMessage } from 'ai'
 import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
 import { isCompactionPart } from '../state/compaction-part.ts'
+import { withParts } from '../state/message-types.ts'
 import { SUMMARY_PREFIX } from './compaction.ts'
 
 /**
@@ -30,16 +31,13 @@ export function promptMessages<M extends UIMessage>(
     : -1
   if (compacted && cut >= 0) {
     // The summary stands in for everything up to the message it covers.
-    messages.push({
-      id: compacted.compactionId,
-      role: 'user',
-      parts: [{ type: 'text', text: `${SUMMARY_PREFIX}${compacted.summary}` }],
-    } as unknown as M)
+    const summary = { type: 'text', text: `${SUMMARY_PREFIX}${compacted.summary}` }
+    messages.push(withParts<M>({ id: compacted.compactionId, role: 'user' }, [summary]))
     transcript = transcript.slice(cut + 1)
   }
   for (const message of transcript) {
     const parts = message.parts.filter((part) => !isCompactionPart(part))
-    if (parts.length > 0) messages.push({ ...message, parts } as unknown as M)
+    if (parts.length > 0) messages.push(withParts<M>(message, parts))
   }
   return messages
 }

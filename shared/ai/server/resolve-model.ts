@@ -1,32 +1,44 @@
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import type { ModelSettings } from '../state/model-settings.ts'
 import type { ModelChoice } from './agent-options.ts'
+import { bedrockModelId } from './bedrock-model-id.ts'
 
 export interface ResolvedModel {
   model: LanguageModel
-  /** The Gateway model ID, or the model object's `provider/modelId`. */
+  /**
+   * The model's identity in the log (calibration, metadata): the Gateway
+   * model ID, or `provider/modelId` of a model object; a `bedrock:` ID is
+   * named as its model object would be (`amazon-bedrock/<id>`).
+   */
   modelId: string
   /** Whether AI Gateway serves it (a model ID), so its catalog knows its limits. */
   gateway: boolean
   reasoning?: ModelSettings['reasoning']
-  providerOptions?: Record<string, Record<string, unknown>>
+  providerOptions?: ProviderOptions
 }
+
+/** The AI SDK Bedrock provider's name for itself (`LanguageModelV4.provider`). */
+const BEDROCK_PROVIDER = 'amazon-bedrock'
 
 /**
  * A model choice as `streamText` takes it. A Gateway ID stays a string (the
- * AI SDK's default provider, AI Gateway, resolves it); `speed: 'fast'` asks
- * the Gateway for its priority tier.
+ * AI SDK's default provider, AI Gateway, resolves it); a `bedrock:` ID
+ * becomes a model of the AI SDK's Bedrock provider, which signs with the
+ * AWS credentials of the environment (a Lambda function's role) in
+ * `AWS_REGION`. `speed: 'fast'` asks for the priority tier (AI Gateway's or
+ * Bedrock's).
  */
-export function resolveModel(choice: ModelChoice): ResolvedModel {
-  if (typeof choice === 'string') return { model: choice, modelId: choice, gateway: true }
+export async function resolveModel(choice: ModelChoice): Promise<ResolvedModel> {
+  if (typeof choice === 'string') return modelFromId(choice)
   if (isModelSettings(choice)) {
+    const resolved = await modelFromId(choice.model)
+    const provider = resolved.gateway ? 'gateway' : 'bedrock'
     return {
-      model: choice.model,
-      modelId: choice.model,
-      gateway: true,
+      ...resolved,
       ...(choice.reasoning === undefined ? {} : { reasoning: choice.reasoning }),
       ...(choice.speed === 'fast'
-        ? { providerOptions: { gateway: { serviceTier: 'priority' } } }
+        ? { providerOptions: { [provider]: { serviceTier: 'priority' } } }
         : {}),
     }
   }
@@ -35,6 +47,14 @@ export function resolveModel(choice: ModelChoice): ResolvedModel {
     modelId: `${choice.provider}/${choice.modelId}`,
     gateway: choice.provider.startsWith('gateway'),
   }
+}
+
+async function modelFromId(id: string): Promise<ResolvedModel> {
+  const bedrockId = bedrockModelId(id)
+  if (bedrockId === undefined) return { model: id, modelId: id, gateway: true }
+  // Loaded on first use: an agent on AI Gateway never evaluates it.
+  const { bedrock } = await import('@ai-sdk/amazon-bedrock')
+  return { model: bedrock(bedrockId), modelId: `${BEDROCK_PROVIDER}/${bedrockId}`, gateway: false }
 }
 
 function isModelSettings(choice: ModelChoice): choice is ModelSettings {

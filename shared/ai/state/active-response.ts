@@ -1,5 +1,6 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import { applyUIMessageChunks, emptyCursor, type StreamCursor } from './apply-chunks.ts'
+import { withParts } from './message-types.ts'
 
 // The active response's bookkeeping. Every change to the response message
 // goes through `applyToResponse`, which also journals the chunks with the log
@@ -50,7 +51,7 @@ function appendJournal(journal: JournalEntry[][], entry: JournalEntry): JournalE
 }
 
 export function emptyResponse<M extends UIMessage>(messageId: string): M {
-  return { id: messageId, role: 'assistant', parts: [] } as unknown as M
+  return withParts<M>({ id: messageId, role: 'assistant' }, [])
 }
 
 /** Applies chunks to the response message and journals them. */
@@ -119,7 +120,7 @@ const STOPPED_TOOL_ERROR = 'The turn was stopped before this tool call finished.
  */
 export function closeStoppedResponse<M extends UIMessage>(message: M): M {
   const parts: Part[] = []
-  for (const part of message.parts as unknown as Part[]) {
+  for (const part of message.parts as readonly Part[]) {
     const isTool = part.type.startsWith('tool-') || part.type === 'dynamic-tool'
     if (isTool) {
       const approval = part.approval as { id: string; approved?: boolean } | undefined
@@ -161,5 +162,5 @@ export function closeStoppedResponse<M extends UIMessage>(message: M): M {
     }
     parts.push(part)
   }
-  return { ...message, parts: parts as unknown as M['parts'] }
+  return withParts<M>(message, parts)
 }

@@ -16,5 +16,7 @@ export const AI_STATE_REDUCER: Reducer<AIState, StoredEvent> & { name: 'a2.ai.st
 
 /** The AI reducer typed for your message type. */
 export function aiStateReducer<M extends UIMessage>(): Reducer<AIState<M>, StoredEvent> {
+  // One fold for every message type: it copies parts it does not know, so
+  // an app's narrower `M` is what comes out when `M` went in.
   return AI_STATE_REDUCER as unknown as Reducer<AIState<M>, StoredEvent>
 }

@@ -1,6 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import { copyIdMap, deleteId, getId, type IdMap, setId } from './id-map.ts'
 import { mergeObjects } from './merge-objects.ts'
+import { withParts } from './message-types.ts'
 import { parsePartialJsonSync } from './partial-json.ts'
 
 // Why this file exists: the AI SDK applies `UIMessageChunk`s to a `UIMessage`
@@ -86,7 +87,7 @@ export function applyUIMessageChunks<M extends UIMessage>(
   cursor: StreamCursor,
   chunks: readonly UIMessageChunk[],
 ): { message: M; cursor: StreamCursor } {
-  const parts = message.parts.slice() as unknown as Part[]
+  const parts: Part[] = [...(message.parts as readonly Part[])]
   const owned = new Set<Part>()
   let metadata = message.metadata
   let activeText = copyIdMap(cursor.activeText)
@@ -491,7 +492,7 @@ export function applyUIMessageChunks<M extends UIMessage>(
     }
   }
 
-  const next = { ...message, parts } as unknown as M
+  const next = withParts<M>(message, parts)
   if (metadata !== undefined || 'metadata' in message) next.metadata = metadata
   return { message: next, cursor: { activeText, activeReasoning, partialToolCalls } }
 }

@@ -9,9 +9,12 @@ export type ReasoningLevel = (typeof reasoningLevels)[number]
 
 /** A model with its reasoning level and speed. */
 export interface ModelSettings {
-  /** An AI Gateway model ID. */
+  /**
+   * A model ID: AI Gateway's `provider/model`, or `bedrock:` and an Amazon
+   * Bedrock model or inference profile ID.
+   */
   model: string
   reasoning?: ReasoningLevel
-  /** `fast` prefers AI Gateway's faster tier when the model offers one. */
+  /** `fast` asks for the priority tier (AI Gateway's or Bedrock's) where the model has one. */
   speed?: 'fast' | 'standard'
 }

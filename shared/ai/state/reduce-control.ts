@@ -4,8 +4,9 @@ import type { AIEventPayload } from '../events/ai-events.ts'
 import type { ControlRequest } from '../events/control.ts'
 import type { ControlChange } from '../events/controller-events.ts'
 import { newActiveResponse } from './active-response.ts'
-import type { AIState, InboxItem, TranscriptMessage } from './ai-state.ts'
+import type { AIState, InboxItem } from './ai-state.ts'
 import { setId } from './id-map.ts'
+import { toTranscript } from './message-types.ts'
 import { discardStepCalls } from './reduce-tools.ts'
 import { applyToResponseMessage, endTurn } from './response-helpers.ts'
 
@@ -42,7 +43,7 @@ export function reduceMessageCreated<M extends UIMessage>(
   if (state.messages.some((existing) => existing.id === payload.inputId)) return state
   return {
     ...state,
-    messages: [...state.messages, message as unknown as TranscriptMessage<M>],
+    messages: [...state.messages, toTranscript(message)],
     inbox: queued
       ? { ...state.inbox, items: state.inbox.items.filter((item) => item.id !== payload.inputId) }
       : state.inbox,

@@ -17,7 +17,7 @@ function withCompaction<M extends UIMessage>(
   // The marker is a data part, upserted by ID exactly as the SDK upserts a
   // streamed data part, so it settles in place.
   const next = applyToResponseMessage(state, messageId, index, [
-    { type: COMPACTION_PART_TYPE, id: compactionId, data } as never,
+    { type: COMPACTION_PART_TYPE, id: compactionId, data },
   ])
   return { ...next, compaction }
 }
@@ -56,6 +56,7 @@ export function reduceCompactionEnded<M extends UIMessage>(
           status: 'completed',
           summary: payload.summary,
           upToMessageId: payload.upToMessageId,
+          // Stored as the record the SDK's usage serialised to; read back as it.
           ...(payload.usage === undefined ? {} : { usage: payload.usage as never }),
         }
       : { ...current, status: payload.status }

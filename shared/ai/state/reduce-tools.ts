@@ -108,7 +108,9 @@ function resultChunks<M extends UIMessage>(
       : { providerExecuted: payload.providerExecuted }),
     ...(payload.providerMetadata === undefined
       ? {}
-      : { providerMetadata: payload.providerMetadata as never }),
+      : // Stored as the JSON record the provider sent; the chunk's type is
+        // the SDK's ProviderMetadata, a record of JSON records.
+        { providerMetadata: payload.providerMetadata as never }),
   }
   switch (payload.outcome) {
     case 'output':

@@ -8,6 +8,7 @@ import {
 } from './active-response.ts'
 import type { AIState, ToolRecord, TranscriptMessage } from './ai-state.ts'
 import { applyUIMessageChunks, emptyCursor } from './apply-chunks.ts'
+import { fromTranscript, toTranscript } from './message-types.ts'
 
 // Changes to the active response message. They touch only the response's
 // slot in `messages` (found by its stored position), never the rest.
@@ -31,15 +32,11 @@ export function applyToActiveResponse<M extends UIMessage>(
     messages = [...messages, emptyResponse<TranscriptMessage<M>>(response.messageId)]
     response = { ...response, position: messages.length - 1 }
   }
-  const current = messages[response.position] as unknown as M
+  const current = fromTranscript(messages[response.position] as TranscriptMessage<M>)
   const applied = applyToResponse(response, current, index, chunks)
   return {
     ...state,
-    messages: replaceAt(
-      messages,
-      response.position,
-      applied.message as unknown as TranscriptMessage<M>,
-    ),
+    messages: replaceAt(messages, response.position, toTranscript(applied.message)),
     response: applied.response,
   }
 }
@@ -52,11 +49,11 @@ export function applyToMessage<M extends UIMessage>(
 ): AIState<M> {
   const position = state.messages.findIndex((message) => message.id === messageId)
   if (position < 0) return state
-  const current = state.messages[position] as unknown as M
+  const current = fromTranscript(state.messages[position] as TranscriptMessage<M>)
   const { message } = applyUIMessageChunks(current, emptyCursor(), chunks)
   return {
     ...state,
-    messages: replaceAt(state.messages, position, message as unknown as TranscriptMessage<M>),
+    messages: replaceAt(state.messages, position, toTranscript(message)),
   }
 }
 
@@ -81,7 +78,7 @@ export function beginStep<M extends UIMessage>(state: AIState<M>, index: number)
       response: { ...response, stepStart: 0, uncommittedStep: false, cursor: emptyCursor() },
     }
   }
-  const current = state.messages[response.position] as unknown as M
+  const current = fromTranscript(state.messages[response.position] as TranscriptMessage<M>)
   if (!response.uncommittedStep) {
     return {
       ...state,
@@ -91,11 +88,7 @@ export function beginStep<M extends UIMessage>(state: AIState<M>, index: number)
   const cut = truncateResponse(response, current, index, response.stepStart)
   return {
     ...state,
-    messages: replaceAt(
-      state.messages,
-      response.position,
-      cut.message as unknown as TranscriptMessage<M>,
-    ),
+    messages: replaceAt(state.messages, response.position, toTranscript(cut.message)),
     response: { ...cut.response, uncommittedStep: false },
   }
 }
@@ -120,7 +113,7 @@ export function endTurn<M extends UIMessage>(
   let stoppedResponseIds = state.stoppedResponseIds
   const response = state.response
   if (options.stopped && response !== null && response.position >= 0) {
-    const current = messages[response.position] as unknown as M
+    const current = fromTranscript(messages[response.position] as TranscriptMessage<M>)
     const seen =
       options.frontier === null || options.frontier === undefined
         ? current
@@ -129,7 +122,7 @@ export function endTurn<M extends UIMessage>(
     if (closed.parts.length === 0) {
       messages = messages.filter((_, position) => position !== response.position)
     } else {
-      messages = replaceAt(messages, response.position, closed as unknown as TranscriptMessage<M>)
+      messages = replaceAt(messages, response.position, toTranscript(closed))
       stoppedResponseIds = [...stoppedResponseIds, closed.id]
     }
   }

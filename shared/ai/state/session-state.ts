@@ -29,7 +29,9 @@ const AI_KEYS = new Set(Object.keys(initialAIState()))
  * const reducer = sessionReducer(supportDesk)
  * const next = reducer.fold(reducer.initialState, storedEvent)
  */
-export function sessionReducer(contract: ContractLike | undefined): Reducer<SessionState> {
+export function sessionReducer<App>(
+  contract: ContractLike<App> | undefined,
+): Reducer<SessionState> {
   const app = contract?.reducer as Reducer<unknown, StoredEvent> | undefined
   return {
     name: app ? `${AI_STATE_REDUCER.name}+${app.name}` : AI_STATE_REDUCER.name,
@@ -43,10 +45,10 @@ export function sessionReducer(contract: ContractLike | undefined): Reducer<Sess
 }
 
 /** The state a session exposes: the app's merged under AIState (AIState wins a clash). */
-export function mergeState(ai: AIState, app: unknown): Record<string, unknown> {
+export function mergeState<A extends AIState>(ai: A, app: unknown): A & Record<string, unknown> {
   return typeof app === 'object' && app !== null && Object.keys(app).length > 0
-    ? { ...(app as object), ...ai }
-    : (ai as unknown as Record<string, unknown>)
+    ? { ...(app as Record<string, unknown>), ...ai }
+    : (ai as A & Record<string, unknown>)
 }
 
 /**

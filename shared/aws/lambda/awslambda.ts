@@ -30,6 +30,8 @@ export interface AwsLambdaGlobal {
 
 /** The global, or a clear error when not running in Lambda (or under the shim). */
 export function lambdaGlobal(): AwsLambdaGlobal {
+  // @types/aws-lambda declares the global with its own handler types; ours
+  // are the subset this package uses, so read it as that.
   const value = (globalThis as unknown as { awslambda?: AwsLambdaGlobal }).awslambda
   if (!value) {
     throw new Error(

@@ -21,7 +21,7 @@ export function ingressHandler(agent: PipelineAgent, logger: PipelineLogger): Sq
   const processor = new SqsFifoPartialProcessorAsync()
   const record = loggingFailures(logger, 'a2: ingress message not appended', async (message) => {
     const parsed = parseIngressMessage(message.body)
-    await agent.session(parsed.sessionId).append(...(parsed.events as never[]))
+    await agent.session(parsed.sessionId).append(...parsed.events)
   })
   return (event, context) =>
     processPartialResponse(event, record, processor, {

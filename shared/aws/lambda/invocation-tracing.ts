@@ -1,7 +1,11 @@
+import { aroundEachInvocation } from './around-invocations.ts'
 import type { PipelineHandlers } from './pipeline-handlers.ts'
 
 interface TraceSegment {
-  addNewSubsegment(name: string): TraceSegment & { close(): void }
+  addNewSubsegment(name: string): TraceSubsegment
+}
+interface TraceSubsegment extends TraceSegment {
+  close(): void
 }
 
 /** What the handlers use of Powertools' Tracer (the real one, or a test's). */
@@ -9,7 +13,7 @@ export interface InvocationTracer {
   /** False outside Lambda and when `POWERTOOLS_TRACE_ENABLED` is false (the construct's `tracing: false`). */
   isTracingEnabled(): boolean
   getSegment(): TraceSegment | undefined
-  setSegment(segment: never): void
+  setSegment(segment: TraceSegment): void
   annotateColdStart(): void
   addServiceNameAnnotation(): void
   addErrorAsMetadata(error: Error): void
@@ -27,26 +31,20 @@ export function withTracing(
   handlers: PipelineHandlers,
 ): PipelineHandlers {
   if (!tracer.isTracingEnabled()) return handlers
-  const traced = Object.fromEntries(
-    Object.entries(handlers).map(([name, handler]) => [
-      name,
-      async (...args: unknown[]) => {
-        const segment = tracer.getSegment()
-        const subsegment = segment?.addNewSubsegment(`## ${name}`)
-        if (subsegment) tracer.setSegment(subsegment as never)
-        tracer.annotateColdStart()
-        tracer.addServiceNameAnnotation()
-        try {
-          return await (handler as (...handlerArgs: unknown[]) => Promise<unknown>)(...args)
-        } catch (error) {
-          tracer.addErrorAsMetadata(error instanceof Error ? error : new Error(String(error)))
-          throw error
-        } finally {
-          subsegment?.close()
-          if (segment) tracer.setSegment(segment as never)
-        }
-      },
-    ]),
-  )
-  return traced as unknown as PipelineHandlers
+  return aroundEachInvocation(handlers, async (name, run) => {
+    const segment = tracer.getSegment()
+    const subsegment = segment?.addNewSubsegment(`## ${name}`)
+    if (subsegment) tracer.setSegment(subsegment)
+    tracer.annotateColdStart()
+    tracer.addServiceNameAnnotation()
+    try {
+      return await run()
+    } catch (error) {
+      tracer.addErrorAsMetadata(error instanceof Error ? error : new Error(String(error)))
+      throw error
+    } finally {
+      subsegment?.close()
+      if (segment) tracer.setSegment(segment)
+    }
+  })
 }

@@ -1,5 +1,7 @@
 import type { Context } from 'aws-lambda'
+import { QUEUE_FUNCTION_NAMES } from '../pipeline-functions.ts'
 import type { PipelineHandlers } from './pipeline-handlers.ts'
+import type { SqsHandler } from './visibility-lease.ts'
 
 /** What Powertools' Logger offers to tag every line of an invocation. */
 export interface ContextLogger {
@@ -15,19 +17,26 @@ export function withLambdaContext(
   logger: ContextLogger,
   handlers: PipelineHandlers,
 ): PipelineHandlers {
-  const tagged = Object.fromEntries(
-    Object.entries(handlers).map(([name, handler]) => [
-      name,
-      name === 'http'
-        ? (event: never, stream: never, context: Context) => {
-            logger.addContext(context)
-            return (handler as PipelineHandlers['http'])(event, stream, context)
-          }
-        : (event: never, context: Context) => {
-            logger.addContext(context)
-            return (handler as (event: never, context: Context) => unknown)(event, context)
-          },
-    ]),
-  )
-  return tagged as unknown as PipelineHandlers
+  const tag = (context: Context | undefined): void => {
+    if (context) logger.addContext(context)
+  }
+  const queue =
+    (handler: SqsHandler): SqsHandler =>
+    (event, context) => {
+      tag(context)
+      return handler(event, context)
+    }
+  const tagged: PipelineHandlers = {
+    ...handlers,
+    http: (event, stream, context) => {
+      tag(context)
+      return handlers.http(event, stream, context)
+    },
+    router: (event, context) => {
+      tag(context)
+      return handlers.router(event)
+    },
+  }
+  for (const name of QUEUE_FUNCTION_NAMES) tagged[name] = queue(handlers[name])
+  return tagged
 }

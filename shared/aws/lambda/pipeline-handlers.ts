@@ -1,4 +1,9 @@
-import type { APIGatewayProxyEvent, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda'
+import type {
+  APIGatewayProxyEvent,
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBStreamEvent,
+} from 'aws-lambda'
 import { type AgentMetrics, safeMetrics } from '../../ai/server/agent-metrics.ts'
 import { QUEUE_LANES, type QueueLane } from '../../runtime/lanes.ts'
 import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
@@ -7,6 +12,7 @@ import {
   VISIBILITY_LEASE,
   type VisibilityLease,
 } from '../pipeline-functions.ts'
+import { aroundEachInvocation } from './around-invocations.ts'
 import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
 import type { InvocationMetrics } from './cloudwatch-metrics.ts'
 import { httpHandler } from './http-handler.ts'
@@ -19,7 +25,7 @@ import { leasingMessages, type SqsHandler } from './visibility-lease.ts'
 export interface PipelineHandlers extends Record<QueueFunction, SqsHandler> {
   /** Unwrapped: Lambda needs `awslambda.streamifyResponse(http)`. */
   http: StreamingHandler<APIGatewayProxyEvent>
-  router: (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>
+  router: (event: DynamoDBStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse>
 }
 
 /**
@@ -99,17 +105,11 @@ export function pipelineHandlers(
 
 /** Each handler, writing its invocation's figures as it ends (one EMF line), failed or not. */
 function flushingMetrics(metrics: AgentMetrics, handlers: PipelineHandlers): PipelineHandlers {
-  const flushing = Object.fromEntries(
-    Object.entries(handlers).map(([name, handler]) => [
-      name,
-      async (...args: unknown[]) => {
-        try {
-          return await (handler as (...handlerArgs: unknown[]) => Promise<unknown>)(...args)
-        } finally {
-          metrics.flush?.()
-        }
-      },
-    ]),
-  )
-  return flushing as unknown as PipelineHandlers
+  return aroundEachInvocation(handlers, async (_name, run) => {
+    try {
+      return await run()
+    } finally {
+      metrics.flush?.()
+    }
+  })
 }

@@ -22,9 +22,7 @@ import type { StoredEvent } from '../../../shared/log/event.ts'
 // appends) until nothing more is due. The log and the fold are real; only the
 // model and tools are scripted.
 
-export function userMessage(id: string, text = id): UIMessage {
-  return { id, role: 'user', parts: [{ type: 'text', text }] }
-}
+export { userMessage } from '../../support/conversation.ts'
 
 export class FakeSession {
   readonly log: StoredEvent[] = []

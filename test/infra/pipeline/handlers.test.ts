@@ -11,6 +11,8 @@ import { timerMessageBody } from '../../../shared/aws/timer-message.ts'
 import { ClaimHeldError } from '../../../shared/log/errors.ts'
 import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
+import { userMessage } from '../../support/conversation.ts'
+import { until } from '../../support/until.ts'
 import { fakeClient } from './fake-clients.ts'
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
@@ -502,7 +504,7 @@ describe('the HTTP handler', () => {
         httpMethod: 'POST',
         queryStringParameters: { sessionId: 's1' },
         headers: { Host: 'h', 'content-type': 'application/json' },
-        body: JSON.stringify({ events: inputs.message(userText('m-post', 'hi')) }),
+        body: JSON.stringify({ events: inputs.message(userMessage('m-post', 'hi')) }),
       }),
       out,
       { getRemainingTimeInMillis: () => 60_000 } as never,
@@ -513,15 +515,3 @@ describe('the HTTP handler', () => {
     expect(streamLines(lines)).toEqual([])
   })
 })
-
-function userText(id: string, text: string) {
-  return { id, role: 'user' as const, parts: [{ type: 'text' as const, text }] }
-}
-
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}

@@ -30,18 +30,22 @@ const environment = {
 /** A tracer that writes down what Powertools' would do to the X-Ray segments. */
 function recordingTracer(enabled = true) {
   const calls: string[] = []
-  const segment = (name: string) => ({
-    name,
-    addNewSubsegment(child: string) {
-      calls.push(`open ${child}`)
-      return { ...segment(child), close: () => void calls.push(`close ${child}`) }
-    },
-  })
+  const names = new Map<object, string>()
+  const segment = (name: string) => {
+    const created = {
+      addNewSubsegment(child: string) {
+        calls.push(`open ${child}`)
+        return Object.assign(segment(child), { close: () => void calls.push(`close ${child}`) })
+      },
+    }
+    names.set(created, name)
+    return created
+  }
   const facade = segment('facade')
   const tracer: InvocationTracer = {
     isTracingEnabled: () => enabled,
     getSegment: () => facade,
-    setSegment: (current: { name: string }) => void calls.push(`active ${current.name}`),
+    setSegment: (current) => void calls.push(`active ${names.get(current)}`),
     annotateColdStart: () => void calls.push('annotate cold start'),
     addServiceNameAnnotation: () => void calls.push('annotate service'),
     addErrorAsMetadata: (error) => void calls.push(`error ${error.message}`),

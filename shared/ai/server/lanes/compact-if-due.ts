@@ -1,3 +1,4 @@
+import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { ModelMessage, TelemetryOptions, ToolSet, UIMessage } from 'ai'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
@@ -19,7 +20,7 @@ interface CompactionStep {
   compaction: StepCompaction
   /** The step's `maxOutputTokens`, which the threshold leaves room for. */
   maxOutputTokens: number | undefined
-  providerOptions: Record<string, Record<string, unknown>> | undefined
+  providerOptions: ProviderOptions | undefined
   state: AIState
   model: ResolvedModel
   instructions: string | undefined

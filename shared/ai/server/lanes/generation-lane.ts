@@ -185,7 +185,7 @@ async function prepareStep(
   let model: ResolvedModel | undefined
   let compaction: StepCompaction | undefined
   try {
-    model = resolveModel(await lane.config.model(resolverContext))
+    model = await resolveModel(await lane.config.model(resolverContext))
     const instructions = await lane.config.instructions(resolverContext)
     compaction = await lane.config.compaction(resolverContext)
     return {
@@ -271,7 +271,7 @@ async function streamStep(
   const progress = (chunks: UIMessageChunk[]): AIEventInput<UIMessage> => ({
     id: derivedId('progress', generationId, ++sequence),
     type: 'ai.generation.progress',
-    payload: { generationId, chunks: chunks as never },
+    payload: { generationId, chunks },
   })
   const batcher = progressBatcher(
     (chunks) => writer.write(progress(chunks)),
@@ -294,7 +294,7 @@ async function streamStep(
       ? { stream: await generate(context), usage: undefined }
       : defaultGenerate(context, model, lane.config.messageMetadata)
     usage = generated.usage
-    for await (const streamed of generated.stream as unknown as AsyncIterable<UIMessageChunk>) {
+    for await (const streamed of generated.stream) {
       if (signal.aborted) break
       // streamText validates tool input; a custom generate's calls get the same check.
       const chunk = generate ? await validatedToolInput(streamed, lane.config.tools) : streamed

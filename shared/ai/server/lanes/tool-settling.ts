@@ -41,7 +41,7 @@ export async function pausedToolSettled(
       sessionId,
       name: derivedId('settle', tool.generationId, tool.toolCallId, cause),
       at: deadline,
-      events: [toolInterrupted(tool, cause) as never],
+      events: [toolInterrupted(tool, cause)],
     })
     .catch((error: unknown) => {
       // Set already (at this deadline, or another for the same pause).

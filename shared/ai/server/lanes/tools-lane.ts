@@ -133,11 +133,13 @@ async function runTool(
         async () => {
           for await (const output of executeTool({
             tool: definition,
-            input: input as never,
+            input,
             options: {
               toolCallId: record.toolCallId,
               messages,
               abortSignal: signal,
+              // Tools here take no AI SDK context (handlerContext() carries
+              // ours); an untyped Tool infers its context type to be `never`.
               context: {} as never,
             },
           })) {

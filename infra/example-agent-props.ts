@@ -1,0 +1,44 @@
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
+import * as ssm from 'aws-cdk-lib/aws-ssm'
+import type { Construct } from 'constructs'
+import { BEDROCK_PREFIX } from '../shared/ai/server/bedrock-model-id.ts'
+import type { A2AgentProps } from './a2-agent.ts'
+
+/**
+ * The example stack's settings, from the environment or the CDK context
+ * (`npx cdk deploy -c A2_MODEL=...`):
+ * - `A2_MODEL`: the example agent's model. `bedrock:<model or inference
+ *   profile ID>` runs it on Amazon Bedrock, with the generation function
+ *   granted exactly that model (no key); an AI Gateway ID needs the key.
+ * - `A2_GATEWAY_KEY_SECRET`: the name of the Secrets Manager secret (or,
+ *   starting with `/`, the SSM SecureString parameter) that holds the AI
+ *   Gateway key, read at cold start into `AI_GATEWAY_API_KEY`.
+ * With neither, the example answers with its offline demo model.
+ */
+export interface ExampleSettings {
+  A2_MODEL?: string
+  A2_GATEWAY_KEY_SECRET?: string
+}
+
+/** The example agent's `A2Agent` props for these settings (the model, its grant, the key's secret). */
+export function exampleAgentProps(
+  scope: Construct,
+  { A2_MODEL: model, A2_GATEWAY_KEY_SECRET: keySecret }: ExampleSettings,
+): A2AgentProps {
+  return {
+    entry: 'functions/example-agent.ts',
+    ...(model ? { environment: { A2_MODEL: model } } : {}),
+    ...(model?.startsWith(BEDROCK_PREFIX) ? { bedrockModels: [model] } : {}),
+    // The key is never in the template: the functions get the secret's ARN
+    // and read its value at cold start.
+    ...(keySecret ? { secrets: { AI_GATEWAY_API_KEY: gatewayKey(scope, keySecret) } } : {}),
+  }
+}
+
+function gatewayKey(scope: Construct, name: string) {
+  return name.startsWith('/')
+    ? ssm.StringParameter.fromSecureStringParameterAttributes(scope, 'GatewayKey', {
+        parameterName: name,
+      })
+    : secretsmanager.Secret.fromSecretNameV2(scope, 'GatewayKey', name)
+}
