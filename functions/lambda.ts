@@ -3,13 +3,20 @@
 // an esbuild alias in the construct, the example agent for typechecking.
 
 import { Logger } from '@aws-lambda-powertools/logger'
-import { readAwsEnvironment } from '../shared/aws/agent-environment.ts'
+import { Tracer } from '@aws-lambda-powertools/tracer'
+import { DEFAULT_METRICS_TARGET, readAwsEnvironment } from '../shared/aws/agent-environment.ts'
 import { lambdaGlobal } from '../shared/aws/lambda/awslambda.ts'
+import { cloudWatchMetrics } from '../shared/aws/lambda/cloudwatch-metrics.ts'
 import { loadSecrets } from '../shared/aws/lambda/cold-start-secrets.ts'
+import { withTracing } from '../shared/aws/lambda/invocation-tracing.ts'
 import { withLambdaContext } from '../shared/aws/lambda/lambda-context.ts'
 import { pipelineHandlers } from '../shared/aws/lambda/pipeline-handlers.ts'
 
 const logger = new Logger({ serviceName: 'a2' })
+const environment = readAwsEnvironment()
+const target = environment.metrics ?? DEFAULT_METRICS_TARGET
+// Off (a no-op) when the construct's `tracing` is false: POWERTOOLS_TRACE_ENABLED.
+const tracer = new Tracer({ serviceName: target.service })
 
 // At cold start, before the agent module loads (it may read process.env as
 // it loads) and before any handler runs: the secrets the construct named
@@ -27,14 +34,18 @@ try {
 const agentModule = await import('a2-aws-agent-module')
 
 const handlers = pipelineHandlers(agentModule as Record<string, unknown>, {
-  environment: readAwsEnvironment(),
+  environment,
   logger,
   httpResponseStream: {
     from: (stream, metadata) => lambdaGlobal().HttpResponseStream.from(stream, metadata),
   },
+  // EMF lines on stdout, one per invocation: no API call in the invocation.
+  metrics: cloudWatchMetrics(target),
+  ...(environment.modelTelemetry ? { modelTelemetry: true } : {}),
 })
-// Every log line names its function, request ID and cold start.
-const logged = withLambdaContext(logger, handlers)
+// Every log line names its function, request ID and cold start; every
+// invocation is a subsegment of its X-Ray trace.
+const logged = withLambdaContext(logger, withTracing(tracer, handlers))
 
 export const http = lambdaGlobal().streamifyResponse(logged.http)
 export const router = logged.router

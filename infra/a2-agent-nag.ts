@@ -19,6 +19,8 @@ const PINNED_RUNTIME = {
 export function acknowledgeFindings(
   agent: A2Agent,
   parts: {
+    /** Whether the functions send X-Ray traces (the `tracing` prop). */
+    tracing: boolean
     /** Every function bundled from functions/lambda.ts. */
     bundledFunctions: lambda.IFunction[]
     /** The lane functions, which alone set timers. */
@@ -27,13 +29,21 @@ export function acknowledgeFindings(
     scheduleArn: string
   },
 ): void {
+  const xray = parts.tracing
+    ? ' xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) have no resource either.'
+    : ''
   for (const bundled of parts.bundledFunctions) {
     Validations.of(bundled).acknowledge(BASIC_EXECUTION_ROLE, PINNED_RUNTIME)
+    if (parts.tracing && bundled !== agent.functions.router) {
+      Validations.of(bundled).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: xray.trim(),
+      })
+    }
   }
   Validations.of(agent.functions.router).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
-    reason:
-      'dynamodb:ListStreams, which the DynamoDB event source grants, cannot be scoped to a resource.',
+    reason: `dynamodb:ListStreams, which the DynamoDB event source grants, cannot be scoped to a resource.${xray}`,
   })
   for (const lane of parts.laneFunctions) {
     Validations.of(lane).acknowledge({

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib'
 import * as apigateway from 'aws-cdk-lib/aws-apigateway'
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
 import * as iam from 'aws-cdk-lib/aws-iam'
 import * as lambda from 'aws-cdk-lib/aws-lambda'
@@ -12,7 +13,10 @@ import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
 import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
-import { environmentVariables } from '../shared/aws/environment-variables.ts'
+import {
+  DEFAULT_METRICS_TARGET,
+  environmentVariables,
+} from '../shared/aws/environment-variables.ts'
 import {
   DEAD_LETTER_RETENTION_SECONDS,
   DEFAULT_MAX_RECEIVE_COUNT,
@@ -27,6 +31,12 @@ import {
 import { ROUTER_FILTER_PATTERN } from '../shared/aws/stream-filter.ts'
 import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfig } from '../shared/aws/verify-output.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
+import {
+  A2AgentAlarms,
+  type A2AgentAlarmsProps,
+  A2AgentDashboard,
+  type MonitoredParts,
+} from './a2-agent-monitoring.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
 import { type BedrockModel, bedrockInvokeStatements } from './bedrock-grants.ts'
 import { ReservedConcurrency } from './reserved-concurrency.ts'
@@ -129,6 +139,33 @@ export interface A2AgentProps {
   projectRoot?: string
   /** The API stage (default `prod`). */
   stageName?: string
+  /**
+   * Where the functions' metrics go (CloudWatch EMF): the namespace
+   * (default `a2`) and the value of their `service` dimension (default this
+   * construct's path, e.g. `MyStack/Support`), which tells agents apart.
+   */
+  metrics?: { namespace?: string; service?: string }
+  /**
+   * X-Ray active tracing on every function, each invocation a Powertools
+   * Tracer subsegment with its AWS and model calls, sampled by X-Ray's
+   * default rule (one request a second and 5% beyond). Default false:
+   * traces cost per trace beyond X-Ray's free tier and need a wildcard
+   * grant (X-Ray has no resources to scope it to); the metrics and alarms
+   * are always on. Turn it on to find where a slow turn spends its time.
+   */
+  tracing?: boolean
+  /**
+   * The AI SDK's telemetry on every model call (default false): spans go
+   * to the integration the agent module registers (`registerTelemetry`).
+   */
+  modelTelemetry?: boolean
+  /**
+   * The agent's alarms (default: created, without actions): `{ topic }`
+   * notifies an SNS topic; `false` creates none.
+   */
+  alarms?: A2AgentAlarmsProps | false
+  /** A CloudWatch dashboard of the agent (default true). */
+  dashboard?: boolean
 }
 
 /**
@@ -165,6 +202,12 @@ export class A2Agent extends Construct {
   readonly functions: Record<'http' | 'stream' | 'router' | QueueFunction, nodejs.NodejsFunction>
   /** The concurrency reserved for `functions.stream` at deploy time (a token; 0 if the account could not spare it). */
   readonly streamConcurrency?: string
+  /** Where the functions write their metrics: the namespace and the `service` dimension. */
+  readonly metricsTarget: { namespace: string; service: string }
+  /** The alarms the construct created (none with `alarms: false`). */
+  readonly alarms: cloudwatch.Alarm[]
+  /** The agent's dashboard (absent with `dashboard: false`). */
+  readonly dashboard?: cloudwatch.Dashboard
 
   constructor(scope: Construct, id: string, props: A2AgentProps) {
     super(scope, id)
@@ -172,6 +215,11 @@ export class A2Agent extends Construct {
       props.timeouts?.[name] ??
       (name === 'router' ? ROUTER_TIMEOUT : Duration.seconds(QUEUE_FUNCTIONS[name].timeoutSeconds))
     const maxReceiveCount = props.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT
+    const tracing = props.tracing ?? false
+    this.metricsTarget = {
+      namespace: props.metrics?.namespace ?? DEFAULT_METRICS_TARGET.namespace,
+      service: props.metrics?.service ?? this.node.path,
+    }
 
     this.table = new dynamodb.Table(this, 'Table', {
       partitionKey: { name: PK, type: dynamodb.AttributeType.STRING },
@@ -276,7 +324,12 @@ export class A2Agent extends Construct {
         },
         agentExport: props.exportName ?? 'default',
         maxReceiveCount,
+        metrics: this.metricsTarget,
+        ...(props.modelTelemetry ? { modelTelemetry: true } : {}),
       }),
+      // Powertools Tracer is a no-op without it (and X-Ray's SDK would
+      // complain of missing trace data when the function is not traced).
+      POWERTOOLS_TRACE_ENABLED: String(tracing),
       NODE_OPTIONS: '--enable-source-maps',
     }
 
@@ -299,6 +352,7 @@ export class A2Agent extends Construct {
         memorySize,
         timeout,
         environment,
+        tracing: tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
         loggingFormat: lambda.LoggingFormat.JSON,
         logGroup: new logs.LogGroup(this, `${name}Logs`, {
           retention: logs.RetentionDays.ONE_MONTH,
@@ -490,7 +544,31 @@ export class A2Agent extends Construct {
       value: Stack.of(this).toJsonString(verifyConfig),
     })
 
+    const monitored: MonitoredParts = {
+      target: this.metricsTarget,
+      functions,
+      router: functions.router,
+      stream: functions.stream,
+      deadLetterQueues: {
+        ...Object.fromEntries(
+          QUEUE_LANES.map((lane) => [`${pascal(lane)}DeadLetter`, this.laneDeadLetterQueues[lane]]),
+        ),
+        IngressDeadLetter: this.ingressDeadLetterQueue,
+        TimersDeadLetter: this.timerDeadLetterQueue,
+        SchedulerDeadLetter: this.schedulerDeadLetterQueue,
+        RouterFailure: this.routerFailureQueue,
+      },
+    }
+    this.alarms =
+      props.alarms === false
+        ? []
+        : new A2AgentAlarms(this, 'Alarms', monitored, props.alarms ?? {}).alarms
+    if (props.dashboard !== false) {
+      this.dashboard = new A2AgentDashboard(this, 'Dashboard', monitored, this.alarms).dashboard
+    }
+
     acknowledgeFindings(this, {
+      tracing,
       bundledFunctions: [...agentFunctions, functions.router],
       laneFunctions: QUEUE_LANES.map((lane) => functions[lane]),
       deadLetterQueues: [this.schedulerDeadLetterQueue, this.routerFailureQueue],

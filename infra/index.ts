@@ -5,6 +5,7 @@
 // Synthesizing loads no AWS SDK client.
 
 export { A2Agent, type A2AgentProps, type LaneName, type TimedFunction } from './a2-agent.ts'
+export type { A2AgentAlarmsProps } from './a2-agent-monitoring.ts'
 export { type BedrockModel, INFERENCE_PROFILE_REGIONS } from './bedrock-grants.ts'
 export { A2ChatPage, type A2ChatPageProps } from './chat-page.ts'
 export type { AgentFunctionName, AgentSecret, SecretSource } from './secrets.ts'

@@ -6,14 +6,18 @@ import { QUEUE_LANES } from '../runtime/lanes.ts'
 import type { Scheduler } from '../runtime/scheduler.ts'
 import type { Dispatcher } from '../runtime/wake-up.ts'
 import { dynamoDBEventStore } from '../stores/dynamodb/dynamodb-event-store.ts'
-import { ENVIRONMENT_VARIABLES, laneQueueUrlVariable } from './environment-variables.ts'
+import {
+  DEFAULT_METRICS_TARGET,
+  ENVIRONMENT_VARIABLES,
+  laneQueueUrlVariable,
+} from './environment-variables.ts'
 import { PipelineError } from './errors.ts'
 import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
 import { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
 import { DEFAULT_MAX_RECEIVE_COUNT } from './pipeline-functions.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
-export { ENVIRONMENT_VARIABLES }
+export { DEFAULT_METRICS_TARGET, ENVIRONMENT_VARIABLES }
 
 export interface AwsEnvironment {
   tableName: string
@@ -31,6 +35,10 @@ export interface AwsEnvironment {
   agentExport: string
   /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
   maxReceiveCount: number
+  /** Where the functions' metrics go in CloudWatch (default: namespace and service `a2`). */
+  metrics?: { namespace: string; service: string }
+  /** The AI SDK's telemetry on for every model call (default off). */
+  modelTelemetry?: boolean
 }
 
 /**
@@ -71,6 +79,15 @@ export function readAwsEnvironment(
     else missing.push(`${v.maxReceiveCount} (an integer from 1 to 1000, not "${maxReceiveCount}")`)
   }
   if (env[v.endpoint]) environment.endpoint = env[v.endpoint] as string
+  const namespace = env[v.metricsNamespace]
+  const service = env[v.metricsService]
+  if (namespace || service) {
+    environment.metrics = {
+      namespace: namespace || DEFAULT_METRICS_TARGET.namespace,
+      service: service || DEFAULT_METRICS_TARGET.service,
+    }
+  }
+  if (env[v.modelTelemetry] === 'true') environment.modelTelemetry = true
   if (missing.length > 0) {
     throw new PipelineError(
       'MISSING_ENVIRONMENT',

@@ -6,6 +6,9 @@ import type { AwsEnvironment } from './agent-environment.ts'
 export const laneQueueUrlVariable = (lane: QueueLane): string =>
   `A2_${lane.toUpperCase()}_QUEUE_URL`
 
+/** Where the functions' metrics go when the environment does not say. */
+export const DEFAULT_METRICS_TARGET = { namespace: 'a2', service: 'a2' }
+
 /** The environment variables the construct sets on every function, besides the lane queues'. */
 export const ENVIRONMENT_VARIABLES = {
   tableName: 'A2_TABLE_NAME',
@@ -21,6 +24,12 @@ export const ENVIRONMENT_VARIABLES = {
   endpoint: 'A2_AWS_ENDPOINT',
   /** Optional: the agent module's export (default `default`). */
   agentExport: 'A2_AGENT_EXPORT',
+  /** Optional: the CloudWatch namespace of the functions' metrics (default `a2`). */
+  metricsNamespace: 'A2_METRICS_NAMESPACE',
+  /** Optional: their `service` dimension (default `a2`; the construct sets its own path). */
+  metricsService: 'A2_METRICS_SERVICE',
+  /** Optional: `true` turns the AI SDK's telemetry on for every model call. */
+  modelTelemetry: 'A2_MODEL_TELEMETRY',
   /** Optional: variables to read from Secrets Manager or SSM at cold start, `{ NAME: arn }` as JSON. */
   secrets: 'A2_SECRETS',
 } as const
@@ -45,5 +54,12 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
     [v.agentExport]: environment.agentExport,
     [v.maxReceiveCount]: String(environment.maxReceiveCount),
     ...(environment.endpoint ? { [v.endpoint]: environment.endpoint } : {}),
+    ...(environment.metrics
+      ? {
+          [v.metricsNamespace]: environment.metrics.namespace,
+          [v.metricsService]: environment.metrics.service,
+        }
+      : {}),
+    ...(environment.modelTelemetry ? { [v.modelTelemetry]: 'true' } : {}),
   }
 }

@@ -58,6 +58,12 @@ export interface AppendResult {
   events: StoredEvent[]
   /** True when the batch was an exact replay and nothing was written. */
   replayed: boolean
+  /**
+   * The write units the append cost, where the store can tell (the
+   * DynamoDB store estimates them from its items' sizes; see
+   * `transactionWriteUnits`). Absent on a replay and in the memory store.
+   */
+  writeUnits?: number
 }
 
 export interface ReadOptions {

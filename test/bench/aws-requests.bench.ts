@@ -47,6 +47,7 @@ import type { StoredEvent } from '../../shared/log/event.ts'
 import { foldEvents } from '../../shared/log/reducer.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { itemBytes } from '../../shared/stores/dynamodb/write-units.ts'
 import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
 
 /**
@@ -228,40 +229,7 @@ function describeCall(
   return call
 }
 
-// DynamoDB's item size: attribute names plus values
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html).
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8')
-
-function numberBytes(value: string): number {
-  const digits = value
-    .replace(/^[-+]/, '')
-    .replace(/[eE].*$/, '')
-    .replace('.', '')
-    .replace(/^0+/, '')
-    .replace(/0+$/, '')
-  return Math.ceil(digits.length / 2) + 1
-}
-
-function valueBytes(value: AttributeValue): number {
-  if (value.S !== undefined) return utf8(value.S)
-  if (value.N !== undefined) return numberBytes(value.N)
-  if (value.B !== undefined) return value.B.byteLength
-  if (value.BOOL !== undefined || value.NULL !== undefined) return 1
-  if (value.SS) return value.SS.reduce((sum, s) => sum + utf8(s), 0)
-  if (value.NS) return value.NS.reduce((sum, n) => sum + numberBytes(n), 0)
-  if (value.BS) return value.BS.reduce((sum, b) => sum + b.byteLength, 0)
-  if (value.L) return 3 + value.L.reduce((sum, v) => sum + 1 + valueBytes(v), 0)
-  if (value.M)
-    return 3 + Object.entries(value.M).reduce((sum, [k, v]) => sum + 1 + utf8(k) + valueBytes(v), 0)
-  return 0
-}
-
-function itemBytes(item: Record<string, AttributeValue>): number {
-  return Object.entries(item).reduce(
-    (sum, [name, value]) => sum + utf8(name) + valueBytes(value),
-    0,
-  )
-}
 
 const keyOf = (item: Record<string, AttributeValue> | undefined): string =>
   `${item?.pk?.S ?? '?'}|${item?.sk?.S ?? '?'}`

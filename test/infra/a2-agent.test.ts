@@ -1,9 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib'
-import { Match, Template } from 'aws-cdk-lib/assertions'
+import { Match } from 'aws-cdk-lib/assertions'
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
+import * as sns from 'aws-cdk-lib/aws-sns'
 import { describe, expect, it } from 'vitest'
 import { A2Agent } from '../../infra/index.ts'
+import { AGENT_METRIC_NAMES } from '../../shared/ai/server/agent-metrics.ts'
 import { VERIFY_OUTPUT_DESCRIPTION } from '../../shared/aws/verify-output.ts'
 import { cfnLint } from './support/cfn-lint.ts'
 import { type Resource, templateOf, unacknowledgedNagFindings } from './support/template.ts'
@@ -12,14 +15,20 @@ import { type Resource, templateOf, unacknowledgedNagFindings } from './support/
 const app = new App()
 const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'us-east-1' } })
 const agent = new A2Agent(stack, 'Agent', { entry: 'functions/example-agent.ts' })
-const { template, resources, ofType, logicalId, propertiesOf } = templateOf(stack)
+const byDefault = templateOf(stack)
+const { template, resources, ofType, logicalId, propertiesOf } = byDefault
 
 // Every prop away from its default, in one more stack (not bundled: only the
 // template matters).
 const customApp = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
 const customStack = new Stack(customApp, 'Customized')
-new A2Agent(customStack, 'Agent', {
+const onCall = new sns.Topic(customStack, 'OnCall', { enforceSSL: true })
+const customAgent = new A2Agent(customStack, 'Agent', {
   entry: 'functions/example-agent.ts',
+  metrics: { namespace: 'Acme/Agents', service: 'support-prod' },
+  tracing: true,
+  modelTelemetry: true,
+  alarms: { topic: onCall, turnFailureRate: 0.25, routerIteratorAgeMs: 120_000 },
   removalPolicy: RemovalPolicy.DESTROY,
   deletionProtection: false,
   apiGatewayCloudWatchRole: false,
@@ -29,7 +38,8 @@ new A2Agent(customStack, 'Agent', {
   memorySize: 2048,
   streamMemorySize: 128,
 })
-const customized = Template.fromStack(customStack)
+const custom = templateOf(customStack)
+const customized = custom.template
 
 describe('the A2Agent template', () => {
   it('keeps the log in an on-demand table with a NEW_IMAGE stream, PITR, TTL, deletion protection and RETAIN by default', () => {
@@ -470,8 +480,236 @@ describe('the A2Agent template', () => {
     expect(mangled.some((finding) => finding.startsWith('E'))).toBe(true)
   }, 60_000)
 
-  it('passes cdk-nag AwsSolutions with every acknowledged finding explained', () => {
+  it('passes cfn-lint with no errors with every prop away from its default (alarm actions, tracing)', () => {
+    const [findings = []] = cfnLint(customized.toJSON())
+    expect(findings.filter((finding) => finding.startsWith('E'))).toEqual([])
+  }, 60_000)
+
+  it('passes cdk-nag AwsSolutions with every acknowledged finding explained, with every prop away from its default too', () => {
     expect(unacknowledgedNagFindings(stack)).toEqual([])
+    expect(unacknowledgedNagFindings(customStack)).toEqual([])
+  }, 30_000)
+})
+
+type Alarm = {
+  MetricName?: string
+  Namespace?: string
+  Dimensions?: { Name: string; Value: unknown }[]
+  Threshold: number
+  AlarmActions?: unknown[]
+  OKActions?: unknown[]
+  Metrics?: {
+    Id: string
+    Expression?: string
+    MetricStat?: {
+      Metric: {
+        MetricName: string
+        Namespace: string
+        Dimensions: { Name: string; Value: unknown }[]
+      }
+    }
+  }[]
+}
+const alarmsOf = (template: ReturnType<typeof templateOf>): Alarm[] =>
+  template.ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties as Alarm)
+const variablesOf = (fn: Resource | undefined): Record<string, unknown> =>
+  (fn?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ??
+  {}
+const functionsOf = (template: ReturnType<typeof templateOf>, a: A2Agent) =>
+  Object.entries(a.functions).map(
+    ([name, fn]) => [name, template.resources[template.logicalId(fn)]] as const,
+  )
+const ref = (
+  template: ReturnType<typeof templateOf>,
+  construct: { node: { defaultChild?: unknown } },
+) => ({
+  Ref: template.logicalId(construct),
+})
+
+describe('the A2Agent metrics and traces', () => {
+  it('tells every function where its metrics go: namespace a2 and the construct path as the service', () => {
+    for (const [name, fn] of functionsOf(byDefault, agent)) {
+      expect(variablesOf(fn), name).toMatchObject({
+        A2_METRICS_NAMESPACE: 'a2',
+        A2_METRICS_SERVICE: 'Test/Agent',
+      })
+      expect(variablesOf(fn).A2_MODEL_TELEMETRY, name).toBeUndefined()
+    }
+    for (const [name, fn] of functionsOf(custom, customAgent)) {
+      expect(variablesOf(fn), name).toMatchObject({
+        A2_METRICS_NAMESPACE: 'Acme/Agents',
+        A2_METRICS_SERVICE: 'support-prod',
+        A2_MODEL_TELEMETRY: 'true',
+      })
+    }
+  })
+
+  it('traces no function by default (no X-Ray cost, no wildcard grant), and every function with tracing: true', () => {
+    for (const [name, fn] of functionsOf(byDefault, agent)) {
+      expect(fn?.Properties.TracingConfig, name).toBeUndefined()
+      expect(variablesOf(fn).POWERTOOLS_TRACE_ENABLED, name).toBe('false')
+    }
+    for (const [name, fn] of functionsOf(custom, customAgent)) {
+      expect(fn?.Properties.TracingConfig, name).toEqual({ Mode: 'Active' })
+      expect(variablesOf(fn).POWERTOOLS_TRACE_ENABLED, name).toBe('true')
+    }
+    const xrayActions = (template: ReturnType<typeof templateOf>) =>
+      JSON.stringify(template.ofType('AWS::IAM::Policy')).match(/xray:PutTraceSegments/g) ?? []
+    expect(xrayActions(byDefault)).toEqual([])
+    expect(xrayActions(custom)).toHaveLength(9)
+  })
+})
+
+describe('the A2Agent alarms', () => {
+  const alarms = alarmsOf(byDefault)
+
+  it('alarms on a message visible in any dead-letter queue, the Scheduler DLQ and the router failure queue included', () => {
+    const watched = alarms
+      .filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible')
+      .map((alarm) => {
+        expect(alarm.Threshold).toBe(1)
+        return alarm.Dimensions?.[0]?.Value
+      })
+    const queues = [
+      ...Object.values(agent.laneDeadLetterQueues),
+      agent.ingressDeadLetterQueue,
+      agent.timerDeadLetterQueue,
+      agent.schedulerDeadLetterQueue,
+      agent.routerFailureQueue,
+    ].map((queue) => ({ 'Fn::GetAtt': [byDefault.logicalId(queue), 'QueueName'] }))
+    expect(watched).toHaveLength(8)
+    expect(watched).toEqual(expect.arrayContaining(queues))
+  })
+
+  it("alarms when the stream router falls a minute behind the table's stream", () => {
+    const [iteratorAge] = alarms.filter((alarm) => alarm.MetricName === 'IteratorAge')
+    expect(iteratorAge?.Dimensions).toEqual([
+      { Name: 'FunctionName', Value: ref(byDefault, agent.functions.router) },
+    ])
+    expect(iteratorAge?.Threshold).toBe(60_000)
+    const [slower] = alarmsOf(custom).filter((alarm) => alarm.MetricName === 'IteratorAge')
+    expect(slower?.Threshold).toBe(120_000)
+  })
+
+  it('alarms on any Lambda error and any throttle, per function', () => {
+    for (const metric of ['Errors', 'Throttles']) {
+      const functions = alarms
+        .filter((alarm) => alarm.MetricName === metric && alarm.Namespace === 'AWS/Lambda')
+        .map((alarm) => alarm.Dimensions?.[0]?.Value)
+      expect(functions, metric).toHaveLength(9)
+      expect(functions, metric).toEqual(
+        expect.arrayContaining(Object.values(agent.functions).map((fn) => ref(byDefault, fn))),
+      )
+    }
+  })
+
+  it("alarms on failed model steps per turn above a rate, from the functions' own EMF metrics", () => {
+    const [failures] = alarms.filter((alarm) => alarm.Metrics !== undefined)
+    expect(failures?.Threshold).toBe(0.1)
+    const expression = failures?.Metrics?.find((metric) => metric.Expression)
+    expect(expression?.Expression).toBe('IF(FILL(started, 0) > 0, FILL(failed, 0) / started, 0)')
+    const inputs = Object.fromEntries(
+      (failures?.Metrics ?? [])
+        .filter((metric) => metric.MetricStat)
+        .map((metric) => [metric.Id, metric.MetricStat?.Metric]),
+    )
+    // The very namespace and service the functions write to.
+    const [, fn] = functionsOf(byDefault, agent)[0] ?? []
+    const service = [{ Name: 'service', Value: variablesOf(fn).A2_METRICS_SERVICE }]
+    expect(inputs).toEqual({
+      started: {
+        MetricName: 'TurnsStarted',
+        Namespace: variablesOf(fn).A2_METRICS_NAMESPACE,
+        Dimensions: service,
+      },
+      failed: {
+        MetricName: 'TurnsFailed',
+        Namespace: variablesOf(fn).A2_METRICS_NAMESPACE,
+        Dimensions: service,
+      },
+    })
+    const [customFailures] = alarmsOf(custom).filter((alarm) => alarm.Metrics !== undefined)
+    expect(customFailures?.Threshold).toBe(0.25)
+    expect(JSON.stringify(customFailures?.Metrics)).toContain('"Namespace":"Acme/Agents"')
+  })
+
+  it('creates 28 alarms without actions by default; with a topic every alarm notifies it, going off and recovering', () => {
+    expect(alarms).toHaveLength(8 + 1 + 9 * 2 + 1)
+    expect(agent.alarms).toHaveLength(alarms.length)
+    for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined()
+    const notified = alarmsOf(custom)
+    expect(notified).toHaveLength(alarms.length)
+    for (const alarm of notified) {
+      expect(alarm.AlarmActions).toEqual([ref(custom, onCall)])
+      expect(alarm.OKActions).toEqual([ref(custom, onCall)])
+    }
+  })
+
+  it('creates no alarms and no dashboard when told not to', () => {
+    // Constructed only: no synth needed to see what it holds.
+    const quietStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Quiet')
+    const quiet = new A2Agent(quietStack, 'Agent', {
+      entry: 'functions/example-agent.ts',
+      alarms: false,
+      dashboard: false,
+    })
+    const monitoring = quietStack.node
+      .findAll()
+      .filter(
+        (construct) =>
+          construct instanceof cloudwatch.Alarm || construct instanceof cloudwatch.Dashboard,
+      )
+    expect(monitoring).toEqual([])
+    expect(quiet.alarms).toEqual([])
+    expect(quiet.dashboard).toBeUndefined()
+  })
+})
+
+describe('the A2Agent dashboard', () => {
+  /** The dashboard body, references rendered as <Ref Id> and <Id.Attribute>. */
+  const body = (): { widgets: { type: string; properties: Record<string, unknown> }[] } => {
+    const [[, dashboard] = []] = byDefault.ofType('AWS::CloudWatch::Dashboard')
+    const joined = dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] }
+    const [, parts] = joined['Fn::Join']
+    const render = (part: unknown): string => {
+      if (typeof part === 'string') return part
+      const node = part as { Ref?: string; 'Fn::GetAtt'?: string[] }
+      return node.Ref ? `<Ref ${node.Ref}>` : `<${node['Fn::GetAtt']?.join('.')}>`
+    }
+    return JSON.parse(parts.map(render).join(''))
+  }
+
+  it('graphs every figure the functions report, in their namespace and service, beside the AWS health figures', () => {
+    expect(byDefault.ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1)
+    const lines = body()
+      .widgets.filter((widget) => widget.type === 'metric')
+      .flatMap((widget) => widget.properties.metrics as unknown[][])
+    const ours = lines.filter((line) => line[0] === 'a2')
+    for (const name of AGENT_METRIC_NAMES) {
+      expect(
+        ours.some((line) => line[1] === name && line[2] === 'service' && line[3] === 'Test/Agent'),
+        name,
+      ).toBe(true)
+    }
+    const health = new Set(lines.map((line) => `${line[0]} ${line[1]}`))
+    for (const figure of [
+      'AWS/Lambda IteratorAge',
+      'AWS/Lambda Errors',
+      'AWS/Lambda Throttles',
+      'AWS/Lambda ConcurrentExecutions',
+      'AWS/SQS ApproximateNumberOfMessagesVisible',
+    ]) {
+      expect(health, figure).toContain(figure)
+    }
+    expect(JSON.stringify(lines)).toContain('FILL(failed, 0) / started')
+  })
+
+  it("shows every alarm's state at the top", () => {
+    const [first] = body().widgets
+    expect(first?.type).toBe('alarm')
+    expect(first?.properties.alarms).toEqual(
+      agent.alarms.map((alarm) => `<${byDefault.logicalId(alarm)}.Arn>`),
+    )
   })
 })
 

@@ -144,3 +144,15 @@ describe('DynamoDB store: appends racing for the session head', () => {
     expect(resent).toMatchObject({ replayed: false, events: [{ id: batch[0]?.id, index: 2 }] })
   })
 })
+
+describe('DynamoDB store write units', () => {
+  it('reports what an append cost (guard, head and event, twice in a transaction), and nothing for a replay', async () => {
+    const store = dynamoDBEventStore({ client: table.client(), tableName: table.tableName() })
+    const sessionId = `wru-${randomUUID()}`
+    const event = { id: `e-${randomUUID()}`, type: 'note.added', payload: { text: 'hi' } }
+    expect((await store.append(sessionId, [event])).writeUnits).toBe(6)
+    const replay = await store.append(sessionId, [event])
+    expect(replay.replayed).toBe(true)
+    expect(replay.writeUnits).toBeUndefined()
+  })
+})

@@ -141,9 +141,11 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   'a2-aws/ai/server': {
-    values: ['TimerConflictError', 'agent', 'runWithHandlerContext'],
+    values: ['AGENT_METRICS', 'TimerConflictError', 'agent', 'runWithHandlerContext'],
     types: [
       'Agent',
+      'AgentMetric',
+      'AgentMetrics',
       'AgentOptions',
       'AgentRuntime',
       'AgentSession',
@@ -156,6 +158,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'ModelChoice',
       'ResolverContext',
       'RetryPolicy',
+      'RunOptions',
       'Scheduler',
       'Timer',
       'ToolApprovalPolicy',
@@ -228,6 +231,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   'a2-aws/cdk': {
     values: ['A2Agent', 'A2ChatPage', 'INFERENCE_PROFILE_REGIONS'],
     types: [
+      'A2AgentAlarmsProps',
       'A2AgentProps',
       'A2ChatPageProps',
       'AgentFunctionName',

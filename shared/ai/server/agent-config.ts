@@ -1,8 +1,9 @@
-import type { ToolSet, UIMessage } from 'ai'
+import type { TelemetryOptions, ToolSet, UIMessage } from 'ai'
 import type { ContractEvents } from '../../log/contract.ts'
 import type { AdvanceOptions } from '../controller/advance.ts'
 import { DEFAULT_CLAIM_TTL_MS } from '../controller/claim-keys.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
+import { type AgentMetrics, NO_METRICS, safeMetrics } from './agent-metrics.ts'
 import type {
   AgentOptions,
   AppHandlerArgs,
@@ -53,6 +54,10 @@ export interface AgentConfig {
   readonly modelCatalog: ModelCatalogOptions
   readonly now: () => number
   readonly logger: Logger
+  /** Where figures go when a run is not given its own sink (never throws). */
+  readonly metrics: AgentMetrics
+  /** The AI SDK telemetry of model calls; `isEnabled` says whether it is on. */
+  readonly telemetry: TelemetryOptions
 }
 
 /**
@@ -116,5 +121,11 @@ export function resolveAgentConfig<
     modelCatalog: options.modelCatalog ?? {},
     now: options.now ?? Date.now,
     logger: options.logger ?? console,
+    metrics: options.metrics ? safeMetrics(options.metrics) : NO_METRICS,
+    telemetry: {
+      functionId: name,
+      ...options.telemetry,
+      isEnabled: options.telemetry !== undefined && options.telemetry.isEnabled !== false,
+    },
   }
 }

@@ -3,6 +3,7 @@ import type {
   LanguageModel,
   LanguageModelUsage,
   ModelMessage,
+  TelemetryOptions,
   TextStreamPart,
   ToolSet,
   UIMessage,
@@ -19,6 +20,7 @@ import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
 import type { ModelSettings } from '../state/model-settings.ts'
+import type { AgentMetrics } from './agent-metrics.ts'
 import type { CompactionOptions } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 import type { ProgressBatching } from './progress-batcher.ts'
@@ -60,6 +62,13 @@ export interface GenerateContext<AppState = unknown, M extends UIMessage = UIMes
   tools: ToolSet
   signal: AbortSignal
   settings: GenerationSettings
+  /**
+   * The AI SDK's telemetry for this call (`telemetry` of `streamText`):
+   * `isEnabled` is true only when the agent's `telemetry` option (or, on
+   * Lambda, the construct's `modelTelemetry` prop) turned it on, and false
+   * otherwise, so an integration registered globally stays quiet too.
+   */
+  telemetry?: TelemetryOptions
 }
 
 export interface GenerationSettings {
@@ -152,6 +161,23 @@ export interface AgentOptions<
   retry?: Partial<RetryPolicy>
   /** How long a worker's claim on a generation or tool lasts between renewals (default 30 s). */
   claimTtlMs?: number
+  /**
+   * Where the runtime's figures go: turns started, completed and failed,
+   * time to first token, tokens, tool calls and failures, dead letters,
+   * appends and their write units (docs/operations.md). Default: nowhere.
+   * On Lambda the A2Agent construct's functions send their own to
+   * CloudWatch (EMF) whatever this says.
+   */
+  metrics?: AgentMetrics
+  /**
+   * The AI SDK's telemetry (OpenTelemetry spans per model call, through the
+   * integration you register with the AI SDK), passed to `streamText` as
+   * its `telemetry` option (summaries of compaction too); `functionId`
+   * defaults to the agent's name. Default: off, even for an integration
+   * registered globally with `registerTelemetry`. On Lambda the A2Agent
+   * construct's `modelTelemetry` prop turns it on for every function.
+   */
+  telemetry?: TelemetryOptions
   /** Runs to `state()` and resolvers; default `Date.now`. */
   now?: () => number
   logger?: Pick<Console, 'info' | 'warn' | 'error'>

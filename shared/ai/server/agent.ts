@@ -19,6 +19,7 @@ import { checkInputIdentity } from '../events/input-identity.ts'
 import { derivedId } from '../ids.ts'
 import { sessionReducer } from '../state/session-state.ts'
 import { resolveAgentConfig } from './agent-config.ts'
+import { type AgentMetrics, safeMetrics } from './agent-metrics.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
@@ -27,6 +28,7 @@ import type { LaneContext } from './lanes/lane-context.ts'
 import { localWork } from './lanes/local-work.ts'
 import { runMetadataLane } from './lanes/metadata-lane.ts'
 import { runToolsLane } from './lanes/tools-lane.ts'
+import { meteredStore } from './metered-store.ts'
 import { lanesToRecover, RECOVER_KEY } from './recovery.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
 import { stateCache } from './state-cache.ts'
@@ -52,11 +54,22 @@ export interface Agent<
   readonly runtime: AgentRuntime
 }
 
+/**
+ * What one run reports to. The Lambda pipeline passes its own per
+ * invocation (its CloudWatch sink, the construct's tracing switch).
+ */
+export interface RunOptions {
+  /** Where the run's figures go (default: the agent's `metrics` option). */
+  metrics?: AgentMetrics
+  /** Turns the AI SDK's telemetry on for the run's model calls (default: the agent's `telemetry` option). */
+  telemetry?: boolean
+}
+
 export interface AgentRuntime {
   log: EventLog
   store: EventStore
   /** Runs one lane's due work for a session (what a Lambda handler calls). */
-  run(wakeUp: WakeUp): Promise<void>
+  run(wakeUp: WakeUp, options?: RunOptions): Promise<void>
   /** The lanes a batch of stored events concerns. */
   wakeUpsFor(events: readonly StoredEvent[]): WakeUp[]
   /**
@@ -67,6 +80,7 @@ export interface AgentRuntime {
   deadLetter(
     wakeUp: WakeUp,
     failure: { error: unknown; attempts: number; occurrence: string },
+    options?: RunOptions,
   ): Promise<void>
   /** Fires a due timer: appends its events as A2 (once, by their IDs) and wakes their lanes. */
   fireTimer(timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void>
@@ -114,82 +128,104 @@ export function agent<
   const wake = (wakeUps: WakeUp[]): Promise<void> =>
     wakeUps.length === 0 ? Promise.resolve() : dispatcher.wake(wakeUps)
 
-  // Every append wakes the lanes its events concern: a worker's, a tool's or
-  // a handler's as much as a browser's, so nothing written waits unseen.
-  async function appendAndWake(
-    sessionId: string,
-    events: readonly EventInput[],
-    appendOptions: Parameters<ReturnType<EventLog['session']>['append']>[1] = {},
-  ): Promise<StoredEvent[]> {
-    const stored = await log.session(sessionId).append(events, appendOptions)
-    await wake(wakeUpsFor(stored, handledTypes))
-    return stored
+  // What a run works with. Its appends go through a store metered into the
+  // run's metrics, and every append wakes the lanes its events concern: a
+  // worker's, a tool's or a handler's as much as a browser's, so nothing
+  // written waits unseen.
+  function appendAndWake(target: EventLog) {
+    return async (
+      sessionId: string,
+      events: readonly EventInput[],
+      appendOptions: Parameters<ReturnType<EventLog['session']>['append']>[1] = {},
+    ): Promise<StoredEvent[]> => {
+      const stored = await target.session(sessionId).append(events, appendOptions)
+      await wake(wakeUpsFor(stored, handledTypes))
+      return stored
+    }
   }
+  function laneContext(metrics: AgentMetrics, telemetry: boolean): LaneContext {
+    const metered = meteredStore(store, metrics)
+    const meteredLog = eventLog({ store: metered, contract: validation })
+    const append = appendAndWake(meteredLog)
+    return {
+      config,
+      log: meteredLog,
+      store: metered,
+      scheduler,
+      state,
+      appendAsA2: (sessionId, events, appendOptions) =>
+        append(sessionId, events, { ...appendOptions, author: 'a2' }),
+      append: (sessionId, events) => append(sessionId, events),
+      wake,
+      work,
+      metrics,
+      telemetry: { ...config.telemetry, isEnabled: telemetry },
+    }
+  }
+  const laneFor = (options: RunOptions = {}): LaneContext =>
+    options.metrics === undefined && options.telemetry === undefined
+      ? defaultLane
+      : laneContext(
+          options.metrics ? safeMetrics(options.metrics) : config.metrics,
+          options.telemetry ?? config.telemetry.isEnabled === true,
+        )
 
   const fireTimer = async (timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void> => {
-    await appendAndWake(timer.sessionId, timer.events, { author: 'a2' })
+    await appendAndWake(defaultLane.log)(timer.sessionId, timer.events, { author: 'a2' })
   }
   const scheduler: Scheduler =
     options.scheduler ?? inProcessScheduler({ fire: fireTimer, now: config.now })
 
-  const lane: LaneContext = {
-    config,
-    log,
-    store,
-    scheduler,
-    state,
-    appendAsA2: (sessionId, events, appendOptions) =>
-      appendAndWake(sessionId, events, { ...appendOptions, author: 'a2' }),
-    append: (sessionId, events) => appendAndWake(sessionId, events),
-    wake,
-    work,
-  }
+  const defaultLane = laneContext(config.metrics, config.telemetry.isEnabled === true)
 
   // Each lane's run, by the lane table's names (shared/runtime/lanes.ts).
-  const runs: Record<Lane, (wakeUp: WakeUp) => Promise<void>> = {
-    admission: async ({ sessionId, key }) => {
+  const runs: Record<Lane, (lane: LaneContext, wakeUp: WakeUp) => Promise<void>> = {
+    admission: async (lane, { sessionId, key }) => {
       await runAdmissionLane(lane, sessionId)
       if (key !== RECOVER_KEY) return
       const { state: current } = await state(sessionId)
       const lanes = lanesToRecover(current.ai, { handlers: handledTypes.size > 0 })
       await wake(lanes.map((laneName) => ({ sessionId, lane: laneName })))
     },
-    generation: ({ sessionId }) => runGenerationLane(lane, sessionId),
-    tools: ({ sessionId, key }) => runToolsLane(lane, sessionId, key),
-    handlers: ({ sessionId }) => runHandlersLane(lane, sessionId),
-    metadata: ({ sessionId, key }) => runMetadataLane(lane, sessionId, key),
+    generation: (lane, { sessionId }) => runGenerationLane(lane, sessionId),
+    tools: (lane, { sessionId, key }) => runToolsLane(lane, sessionId, key),
+    handlers: (lane, { sessionId }) => runHandlersLane(lane, sessionId),
+    metadata: (lane, { sessionId, key }) => runMetadataLane(lane, sessionId, key),
   }
 
-  async function run(wakeUp: WakeUp): Promise<void> {
+  async function run(wakeUp: WakeUp, runOptions?: RunOptions): Promise<void> {
     if (!isLane(wakeUp.lane)) {
       logger.warn(`a2: no lane "${wakeUp.lane}"`)
       return
     }
-    await runs[wakeUp.lane](wakeUp)
+    await runs[wakeUp.lane](laneFor(runOptions), wakeUp)
   }
 
   async function deadLetter(
     wakeUp: WakeUp,
     { error, attempts, occurrence }: { error: unknown; attempts: number; occurrence: string },
+    runOptions?: RunOptions,
   ): Promise<void> {
     logger.error(
       `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} dead-lettered after ${attempts} attempts: ${messageOf(error)}`,
     )
-    await log.session(wakeUp.sessionId).append(
-      [
-        {
-          id: derivedId('dead-letter', wakeUp.lane, wakeUp.key ?? '', occurrence),
-          type: 'ai.handler.dead-lettered',
-          payload: {
-            lane: wakeUp.lane,
-            ...(wakeUp.key ? { key: wakeUp.key } : {}),
-            error: messageOf(error),
-            attempts,
+    await laneFor(runOptions)
+      .log.session(wakeUp.sessionId)
+      .append(
+        [
+          {
+            id: derivedId('dead-letter', wakeUp.lane, wakeUp.key ?? '', occurrence),
+            type: 'ai.handler.dead-lettered',
+            payload: {
+              lane: wakeUp.lane,
+              ...(wakeUp.key ? { key: wakeUp.key } : {}),
+              error: messageOf(error),
+              attempts,
+            },
           },
-        },
-      ],
-      { author: 'a2' },
-    )
+        ],
+        { author: 'a2' },
+      )
   }
 
   const embedded = options.dispatcher
@@ -259,7 +295,7 @@ export function agent<
     session(id) {
       // The lanes hold state erased to `unknown` (see resolveAgentConfig);
       // it is this agent's AgentState, folded by its own reducer.
-      return agentSession(lane, id) as never
+      return agentSession(defaultLane, id) as never
     },
     runtime: {
       log,

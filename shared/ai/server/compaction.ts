@@ -1,5 +1,11 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
-import { type ModelMessage, streamText, type ToolSet, type UIMessage } from 'ai'
+import {
+  type ModelMessage,
+  streamText,
+  type TelemetryOptions,
+  type ToolSet,
+  type UIMessage,
+} from 'ai'
 import type { AIState } from '../state/ai-state.ts'
 import type { ResolvedModel } from './resolve-model.ts'
 
@@ -151,6 +157,7 @@ export async function requestSummary(args: {
   extra: string | undefined
   providerOptions: ProviderOptions | undefined
   signal: AbortSignal
+  telemetry?: TelemetryOptions
 }): Promise<{ summary: string; usage: Record<string, unknown> | undefined }> {
   const result = streamText({
     model: args.model.model,
@@ -162,6 +169,7 @@ export async function requestSummary(args: {
     toolChoice: 'none',
     abortSignal: args.signal,
     onError: () => {},
+    ...(args.telemetry ? { telemetry: args.telemetry } : {}),
     ...(args.instructions === undefined ? {} : { instructions: args.instructions }),
     ...(args.model.reasoning === undefined ? {} : { reasoning: args.model.reasoning }),
     ...(args.providerOptions || args.model.providerOptions

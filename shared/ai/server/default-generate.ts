@@ -26,6 +26,7 @@ export function defaultGenerate(
       ? {}
       : { maxOutputTokens: settings.maxOutputTokens }),
     ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+    ...(context.telemetry ? { telemetry: context.telemetry } : {}),
     ...(settings.providerOptions || resolved.providerOptions
       ? { providerOptions: { ...resolved.providerOptions, ...settings.providerOptions } }
       : {}),

@@ -5,7 +5,9 @@
 //   runtime (in a test) with `handlerContext()` returning `ctx`;
 // - the ports an agent's `dispatcher` and `scheduler` options take, and
 //   `TimerConflictError`, which a scheduler throws for a timer set again at
-//   another time.
+//   another time;
+// - `AGENT_METRICS`, the figures an agent's `metrics` option receives (and
+//   the A2Agent construct's functions write to CloudWatch).
 // Importing it loads no AWS SDK: the DynamoDB store and the other AWS
 // adapters are in `a2-aws/aws`, the memory store and the log in `a2-aws`.
 
@@ -15,7 +17,8 @@ export { TimerConflictError } from '../../runtime/in-process-scheduler.ts'
 export type { Lane } from '../../runtime/lanes.ts'
 export type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 export type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
-export { type Agent, type AgentRuntime, agent } from './agent.ts'
+export { type Agent, type AgentRuntime, agent, type RunOptions } from './agent.ts'
+export { AGENT_METRICS, type AgentMetric, type AgentMetrics } from './agent-metrics.ts'
 export type {
   AgentOptions,
   GenerateContext,

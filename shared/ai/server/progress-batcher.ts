@@ -34,6 +34,11 @@ export const DEFAULT_PROGRESS_BATCHING: ProgressBatching = {
  */
 const OPENING_CHUNKS = new Set(['start', 'start-step', 'text-start', 'reasoning-start'])
 
+/** A chunk that shows something: the batcher writes the first at once, and time to first token ends at it. */
+export function showsContent(chunk: UIMessageChunk): boolean {
+  return !OPENING_CHUNKS.has(chunk.type)
+}
+
 /**
  * Turns a stream of chunks into few appends. The first content chunk (with
  * the opening chunks before it) is written at once, since time to first token
@@ -92,7 +97,7 @@ export function progressBatcher(
       waiting.push(chunk)
       waitingBytes += JSON.stringify(chunk).length
       if (!contentSeen) {
-        if (OPENING_CHUNKS.has(chunk.type)) return
+        if (!showsContent(chunk)) return
         contentSeen = true
         return flush()
       }

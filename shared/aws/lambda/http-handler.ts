@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda'
+import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
 import type { Authorize } from '../../http/log-endpoint.ts'
 import { a2ErrorKind } from '../../log/error-brand.ts'
 import { PipelineError } from '../errors.ts'
@@ -22,6 +23,8 @@ export interface HttpHandlerOptions {
   logger: PipelineLogger
   /** The Lambda global's `HttpResponseStream` (the real one, or the local shim's). */
   httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
+  /** Where GET streams are counted (opened, ended, how long). */
+  metrics?: AgentMetrics
 }
 
 /**
@@ -56,6 +59,7 @@ export function httpHandler(
         if (isEventStream(request, response)) {
           streamOf = new URL(request.url).searchParams.get('sessionId') ?? ''
           options.logger.info(STREAM_OPENED, { sessionId: streamOf })
+          options.metrics?.record('StreamsOpened', 1)
         }
       } catch (error) {
         options.logger.warn('a2: bad HTTP event', { error: String(error) })
@@ -74,11 +78,14 @@ export function httpHandler(
     } finally {
       clearTimeout(deadline)
       if (streamOf !== undefined) {
+        const durationMs = Date.now() - started
         options.logger.info(STREAM_ENDED, {
           sessionId: streamOf,
-          durationMs: Date.now() - started,
+          durationMs,
           reason: endReason(abort.signal),
         })
+        options.metrics?.record('StreamsEnded', 1)
+        options.metrics?.record('StreamDuration', durationMs)
       }
     }
   }

@@ -1,5 +1,7 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch'
 import type { SQSRecord } from 'aws-lambda'
+import type { RunOptions } from '../../ai/server/agent.ts'
+import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
 import { hasA2Code } from '../../log/error-brand.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import { sleep } from '../../timing/sleep.ts'
@@ -21,6 +23,10 @@ export interface LaneHandlerOptions {
    * the session first (`ai.handler.dead-lettered`).
    */
   maxReceiveCount: number
+  /** Where the runs' figures go (the invocation's CloudWatch sink), and the wake-up latency. */
+  metrics?: AgentMetrics
+  /** The AI SDK's telemetry on for the runs' model calls. */
+  modelTelemetry?: boolean
 }
 
 /**
@@ -39,7 +45,11 @@ export function laneHandler(
   lane: QueueLane,
   options: LaneHandlerOptions,
 ): SqsHandler {
-  const { logger } = options
+  const { logger, metrics } = options
+  const runOptions: RunOptions = {
+    ...(metrics ? { metrics } : {}),
+    ...(options.modelTelemetry === undefined ? {} : { telemetry: options.modelTelemetry }),
+  }
   const processor = new SqsFifoPartialProcessorAsync()
   return (event, context) => {
     const deadline =
@@ -62,10 +72,17 @@ export function laneHandler(
         })
         throw error
       }
+      const receiveCount = Number(message.attributes?.ApproximateReceiveCount ?? 1)
+      // From the wake-up being sent (right after its append, on the fast
+      // path) to its lane starting on it; a redelivery's figure would be the
+      // retry's backoff, so only first receives count.
+      const sentAt = Number(message.attributes?.SentTimestamp)
+      if (metrics && receiveCount === 1 && sentAt > 0) {
+        metrics.record('WakeUpLatency', Math.max(0, Date.now() - sentAt))
+      }
       try {
-        await runWaitingForClaims(agent, wakeUp, deadline)
+        await runWaitingForClaims(agent, wakeUp, deadline, runOptions)
       } catch (error) {
-        const receiveCount = Number(message.attributes?.ApproximateReceiveCount ?? 1)
         const last = receiveCount >= options.maxReceiveCount
         logger.warn(
           `a2: ${lane} lane failed; ${last ? 'its message goes to the dead-letter queue' : 'SQS will redeliver'}`,
@@ -78,7 +95,11 @@ export function laneHandler(
         )
         if (last) {
           await agent.runtime
-            .deadLetter(wakeUp, { error, attempts: receiveCount, occurrence: message.messageId })
+            .deadLetter(
+              wakeUp,
+              { error, attempts: receiveCount, occurrence: message.messageId },
+              runOptions,
+            )
             .catch((deadLetterError: unknown) =>
               logger.error('a2: could not record the dead letter on the session', {
                 sessionId: wakeUp.sessionId,
@@ -101,10 +122,11 @@ async function runWaitingForClaims(
   agent: PipelineAgent,
   wakeUp: WakeUp,
   deadline: number,
+  runOptions: RunOptions,
 ): Promise<void> {
   for (;;) {
     try {
-      return await agent.runtime.run(wakeUp)
+      return await agent.runtime.run(wakeUp, runOptions)
     } catch (error) {
       // Known by its code, not its class: the agent module may bring its own
       // copy of a2-aws, whose classes are not this bundle's.

@@ -4,6 +4,7 @@ import type {
   DynamoDBBatchResponse,
   DynamoDBStreamEvent,
 } from 'aws-lambda'
+import { type AgentMetrics, safeMetrics } from '../../ai/server/agent-metrics.ts'
 import { QUEUE_LANES, type QueueLane } from '../../runtime/lanes.ts'
 import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
 import {
@@ -11,7 +12,9 @@ import {
   VISIBILITY_LEASE,
   type VisibilityLease,
 } from '../pipeline-functions.ts'
+import { aroundEachInvocation } from './around-invocations.ts'
 import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
+import type { InvocationMetrics } from './cloudwatch-metrics.ts'
 import { httpHandler } from './http-handler.ts'
 import { ingressHandler, timerHandler } from './ingress-handler.ts'
 import { laneHandler } from './lane-handler.ts'
@@ -44,6 +47,13 @@ export function pipelineHandlers(
     sqs?: ReturnType<typeof awsClients>['sqs']
     /** How queue handlers hold their messages (default `VISIBILITY_LEASE`). */
     lease?: VisibilityLease
+    /**
+     * Where the runs' figures go (the Lambda entry: CloudWatch EMF), flushed
+     * as each invocation ends, failed or not. Default: the agent's own option.
+     */
+    metrics?: InvocationMetrics
+    /** The AI SDK's telemetry on for every model call the lanes make. */
+    modelTelemetry?: boolean
   },
 ): PipelineHandlers {
   const { environment, logger } = options
@@ -55,7 +65,14 @@ export function pipelineHandlers(
     return sqs
   }
   const { maxReceiveCount } = environment
-  const lanes = { logger, maxReceiveCount }
+  // A figure is never worth a failed invocation (and a batch redelivered).
+  const metrics = options.metrics ? safeMetrics(options.metrics) : undefined
+  const lanes = {
+    logger,
+    maxReceiveCount,
+    ...(metrics ? { metrics } : {}),
+    ...(options.modelTelemetry === undefined ? {} : { modelTelemetry: options.modelTelemetry }),
+  }
   const leased = (handler: SqsHandler, queueUrl: string): SqsHandler =>
     leasingMessages(handler, {
       client,
@@ -64,11 +81,12 @@ export function pipelineHandlers(
       maxReceiveCount,
       logger,
     })
-  return {
+  const handlers: PipelineHandlers = {
     http: httpHandler(agent, {
       logger,
       httpResponseStream: options.httpResponseStream,
       ...(authorize ? { authorize } : {}),
+      ...(metrics ? { metrics } : {}),
     }),
     router: (event) =>
       routerHandler(agent, { client: client(), queueUrls: environment.queueUrls }, logger)(event),
@@ -82,4 +100,16 @@ export function pipelineHandlers(
     ingress: leased(ingressHandler(agent, logger), environment.ingressQueueUrl),
     timers: leased(timerHandler(agent, logger), environment.timers.queueUrl),
   }
+  return metrics ? flushingMetrics(metrics, handlers) : handlers
+}
+
+/** Each handler, writing its invocation's figures as it ends (one EMF line), failed or not. */
+function flushingMetrics(metrics: AgentMetrics, handlers: PipelineHandlers): PipelineHandlers {
+  return aroundEachInvocation(handlers, async (_name, run) => {
+    try {
+      return await run()
+    } finally {
+      metrics.flush?.()
+    }
+  })
 }

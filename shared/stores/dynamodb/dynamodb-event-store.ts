@@ -49,6 +49,7 @@ import {
   sessionItemKey,
   sessionPk,
 } from './table-keys.ts'
+import { transactionWriteUnits } from './write-units.ts'
 
 export interface DynamoDBEventStoreOptions {
   client: DynamoDBClient
@@ -208,7 +209,11 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         sentAt = Date.now()
         await client.send(new TransactWriteItemsCommand({ TransactItems: transaction.items }))
         if (events.length > 0) rememberHead(sessionId, base + events.length)
-        return { events: transaction.stored, replayed: false }
+        return {
+          events: transaction.stored,
+          replayed: false,
+          writeUnits: transactionWriteUnits(transaction.items),
+        }
       } catch (error) {
         if (!isAwsError<TransactionCanceledException>(error, 'TransactionCanceledException'))
           throw error

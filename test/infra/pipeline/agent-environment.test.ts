@@ -27,6 +27,22 @@ describe('the pipeline environment', () => {
     expect(readAwsEnvironment(environmentVariables(environment))).toEqual(environment)
   })
 
+  it('reads back the metrics target and the model telemetry switch, which are optional', () => {
+    const observed: AwsEnvironment = {
+      ...environment,
+      metrics: { namespace: 'Acme/Agents', service: 'Prod/Support' },
+      modelTelemetry: true,
+    }
+    expect(readAwsEnvironment(environmentVariables(observed))).toEqual(observed)
+    const variables = environmentVariables(observed)
+    delete variables[ENVIRONMENT_VARIABLES.metricsNamespace]
+    variables[ENVIRONMENT_VARIABLES.modelTelemetry] = 'yes'
+    expect(readAwsEnvironment(variables)).toMatchObject({
+      metrics: { namespace: 'a2', service: 'Prod/Support' },
+    })
+    expect(readAwsEnvironment(variables).modelTelemetry).toBeUndefined()
+  })
+
   it('defaults the export and maxReceiveCount', () => {
     const variables = environmentVariables(environment)
     delete variables[ENVIRONMENT_VARIABLES.agentExport]

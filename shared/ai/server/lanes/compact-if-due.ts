@@ -1,5 +1,5 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
-import type { ModelMessage, ToolSet, UIMessage } from 'ai'
+import type { ModelMessage, TelemetryOptions, ToolSet, UIMessage } from 'ai'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
@@ -31,6 +31,8 @@ interface CompactionStep {
   definitions: ToolSet
   generationId: string
   signal: AbortSignal
+  /** The AI SDK telemetry of the summary's model call (the step's own). */
+  telemetry: TelemetryOptions
   append: (events: AIEventInput<UIMessage>[]) => Promise<unknown>
 }
 
@@ -100,6 +102,7 @@ export async function compactIfDue(
           extra: config.instructions,
           providerOptions: step.providerOptions,
           signal: step.signal,
+          telemetry: step.telemetry,
         })
     if (summary === '') throw new Error('The summary is empty')
     await step.append([

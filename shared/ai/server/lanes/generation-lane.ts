@@ -18,7 +18,7 @@ import type { SessionState } from '../../state/session-state.ts'
 import type { GenerateContext, ResolverContext } from '../agent-options.ts'
 import { estimateTokens, type StepCompaction } from '../compaction.ts'
 import { defaultGenerate } from '../default-generate.ts'
-import { progressBatcher } from '../progress-batcher.ts'
+import { progressBatcher, showsContent } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
 import { validatedToolInput } from '../validated-tool-input.ts'
@@ -103,8 +103,24 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       tools: step.definitions,
       signal,
       settings: lane.config.generation,
+      telemetry: lane.telemetry,
     }
-    const streamed = await streamStep(lane, context, step.model, state, append, writer)
+    // From the step being due to its first content: what a user waits for,
+    // queueing and cold starts included. A later attempt's figure would be
+    // the recovery's, not the model's, so only the first attempt records it.
+    const firstContent =
+      claim.attempt === 1
+        ? () => lane.metrics.record('TimeToFirstToken', lane.config.now() - requested.timestamp)
+        : () => {}
+    const streamed = await streamStep(
+      lane,
+      context,
+      step.model,
+      state,
+      append,
+      writer,
+      firstContent,
+    )
     if (signal.aborted) return
     if (streamed.error !== undefined) return void (await fail(streamed.error))
     await close({
@@ -226,6 +242,7 @@ async function promptOf(
     definitions: step.definitions,
     generationId,
     signal,
+    telemetry: lane.telemetry,
     append,
   })
   if (compacted === undefined) return prompt
@@ -246,6 +263,7 @@ async function streamStep(
   state: AIState,
   append: Append,
   writer: ProgressWriter,
+  firstContent: () => void,
 ): Promise<{ finishReason?: string; error?: string; usage?: Record<string, unknown> }> {
   const { generationId, signal } = context
   const active = state.active as NonNullable<AIState['active']>
@@ -270,6 +288,7 @@ async function streamStep(
   let error: string | undefined
   let writeFailure: { error: unknown } | undefined
   let usage: PromiseLike<unknown> | undefined
+  let contentSeen = false
   try {
     const generated = generate
       ? { stream: await generate(context), usage: undefined }
@@ -281,6 +300,10 @@ async function streamStep(
       const chunk = generate ? await validatedToolInput(streamed, lane.config.tools) : streamed
       if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
       if (chunk.type === 'error') error = chunk.errorText
+      if (!contentSeen && chunk.type !== 'error' && showsContent(chunk)) {
+        contentSeen = true
+        firstContent()
+      }
       batcher.push(chunk)
       const facts = factsOf(chunk)
       if (facts.length === 0) continue

@@ -1,4 +1,4 @@
-import type { UIMessage } from 'ai'
+import type { TelemetryOptions, UIMessage } from 'ai'
 import type { EventInput, StoredEvent } from '../../../log/event.ts'
 import type { EventLog, SessionLog } from '../../../log/event-log.ts'
 import type { EventStore } from '../../../log/event-store.ts'
@@ -8,6 +8,7 @@ import type { WakeUp } from '../../../runtime/wake-up.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import type { SessionState } from '../../state/session-state.ts'
 import type { AgentConfig } from '../agent-config.ts'
+import type { AgentMetrics } from '../agent-metrics.ts'
 import type { LocalWork } from './local-work.ts'
 
 export type { SessionState } from '../../state/session-state.ts'
@@ -18,7 +19,9 @@ type AppendOptions = Parameters<SessionLog['append']>[1]
  * What every lane worker runs with: the agent's resolved configuration, its
  * I/O (the log and its store, timers, wake-ups), the folded state of a
  * session, and the work this process runs. Every append here wakes the lanes
- * its events concern, so nothing a worker writes can wait unseen.
+ * its events concern, so nothing a worker writes can wait unseen, and is
+ * recorded in the run's metrics. A run may bring its own metrics and
+ * telemetry (the Lambda pipeline does, per invocation).
  */
 export interface LaneContext {
   readonly config: AgentConfig
@@ -37,4 +40,8 @@ export interface LaneContext {
   append(sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]>
   wake(wakeUps: WakeUp[]): Promise<void>
   readonly work: LocalWork
+  /** Where this run's figures go; its appends are metered into it already. */
+  readonly metrics: AgentMetrics
+  /** The AI SDK telemetry of this run's model calls. */
+  readonly telemetry: TelemetryOptions
 }
