@@ -80,6 +80,36 @@ export interface StoredSnapshot {
 }
 
 /**
+ * What `erase` removed from the store, by item kind. An erase of a session
+ * that is already gone removes nothing: every count is 0.
+ */
+export interface EraseReceipt {
+  sessionId: string
+  /** Events of the session's log. */
+  events: number
+  /** The session head (the log's last index): 0 or 1. */
+  heads: number
+  /** Reducer snapshots. */
+  snapshots: number
+  /** Handler cursors. */
+  cursors: number
+  /** Work claims (generations, tool calls). */
+  claims: number
+  /** The ID guards of the session's events (unguarded events have none). */
+  idGuards: number
+}
+
+/** The item kinds an `EraseReceipt` counts, in the order receipts print them. */
+export const ERASED_ITEM_KINDS = [
+  'events',
+  'heads',
+  'snapshots',
+  'cursors',
+  'claims',
+  'idGuards',
+] as const satisfies readonly (keyof EraseReceipt)[]
+
+/**
  * The port every event log adapter implements, and that one conformance suite
  * (`shared/testing/event-store-conformance.ts`, `a2-aws/test`) checks.
  *
@@ -134,4 +164,13 @@ export interface EventStore {
    * new attempt.
    */
   revokeClaim(sessionId: string, key: string): Promise<void>
+  /**
+   * Removes the session from the store, every item kind (events, head,
+   * snapshots, cursors, claims, ID guards), and says what it removed. The
+   * session is then empty, as if it never existed: its event IDs may be
+   * used again, and an append starts it over at index 1. Idempotent: erasing
+   * an erased session removes nothing. Held claims are removed too, so an
+   * attempt still running is fenced out of its next write.
+   */
+  erase(sessionId: string): Promise<EraseReceipt>
 }

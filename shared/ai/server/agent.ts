@@ -20,6 +20,7 @@ import { derivedId } from '../ids.ts'
 import { sessionReducer } from '../state/session-state.ts'
 import { resolveAgentConfig } from './agent-config.ts'
 import type { AgentOptions } from './agent-options.ts'
+import { eraseAgentSession } from './erase-agent-session.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
 import { runHandlersLane } from './lanes/handlers-lane.ts'
@@ -143,6 +144,8 @@ export function agent<
     append: (sessionId, events) => appendAndWake(sessionId, events),
     wake,
     work,
+    erase: (sessionId, eraseOptions) =>
+      eraseAgentSession({ store, state, work }, sessionId, eraseOptions),
   }
 
   // Each lane's run, by the lane table's names (shared/runtime/lanes.ts).

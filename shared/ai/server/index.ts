@@ -26,4 +26,5 @@ export type {
   ResolverContext,
   ToolApprovalPolicy,
 } from './agent-options.ts'
+export type { EraseOptions } from './erase-agent-session.ts'
 export type { AgentSession } from './session-api.ts'

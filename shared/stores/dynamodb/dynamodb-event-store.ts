@@ -34,6 +34,7 @@ import { appendRetryDelay, DEFAULT_APPEND_RETRY_MS } from './append-retry.ts'
 import { appendCancellation, appendTransaction, contentDigest } from './append-transaction.ts'
 import { isAwsError } from './aws-error.ts'
 import { dynamoDBClaims } from './claims.ts'
+import { eraseSession } from './erase-session.ts'
 import { guardFromItem, storedEventFromItem } from './event-items.ts'
 import { dynamoDBSnapshots } from './snapshots.ts'
 import {
@@ -270,6 +271,15 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     readCursor,
     ...dynamoDBClaims(client, tableName, now),
     ...dynamoDBSnapshots(client, tableName, now),
+
+    erase(sessionId: string) {
+      // Queued behind this instance's appends to the session, and its head
+      // hint forgotten: the next append starts the log over at 1.
+      return oneAtATime(sessionId, async () => {
+        knownHeads.delete(sessionId)
+        return eraseSession(client, tableName, sessionId)
+      })
+    },
 
     tail(sessionId: string, { after = 0, signal }: TailOptions = {}): AsyncIterable<StoredEvent> {
       return tailLoop(

@@ -14,6 +14,7 @@ import type {
   AppendResult,
   Claim,
   ClaimOptions,
+  EraseReceipt,
   EventStore,
   ReadOptions,
   StoredSnapshot,
@@ -208,6 +209,36 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       const held = claims.get(keyOf(sessionId, claim.key))
       if (held?.attempt !== claim.attempt) return
       claims.set(keyOf(sessionId, claim.key), { ...held, expiresAt: 0, ended: 'released' })
+    },
+
+    async erase(sessionId: string): Promise<EraseReceipt> {
+      const log = logs.get(sessionId) ?? []
+      logs.delete(sessionId)
+      let idGuards = 0
+      for (const event of log) {
+        if (guards.get(event.id)?.sessionId !== sessionId) continue
+        guards.delete(event.id)
+        idGuards++
+      }
+      // Every other item kind is keyed by the session, then a NUL.
+      const removeKeyed = (map: Map<string, unknown>): number => {
+        let removed = 0
+        for (const key of map.keys()) {
+          if (!key.startsWith(keyOf(sessionId, ''))) continue
+          map.delete(key)
+          removed++
+        }
+        return removed
+      }
+      return {
+        sessionId,
+        events: log.length,
+        heads: log.length > 0 ? 1 : 0,
+        snapshots: removeKeyed(snapshots),
+        cursors: removeKeyed(cursors),
+        claims: removeKeyed(claims),
+        idGuards,
+      }
     },
 
     async revokeClaim(sessionId: string, key: string): Promise<void> {

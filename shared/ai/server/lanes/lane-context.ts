@@ -1,13 +1,14 @@
 import type { UIMessage } from 'ai'
 import type { EventInput, StoredEvent } from '../../../log/event.ts'
 import type { EventLog, SessionLog } from '../../../log/event-log.ts'
-import type { EventStore } from '../../../log/event-store.ts'
+import type { EraseReceipt, EventStore } from '../../../log/event-store.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
 import type { Scheduler } from '../../../runtime/scheduler.ts'
 import type { WakeUp } from '../../../runtime/wake-up.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import type { SessionState } from '../../state/session-state.ts'
 import type { AgentConfig } from '../agent-config.ts'
+import type { EraseOptions } from '../erase-agent-session.ts'
 import type { LocalWork } from './local-work.ts'
 
 export type { SessionState } from '../../state/session-state.ts'
@@ -37,4 +38,6 @@ export interface LaneContext {
   append(sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]>
   wake(wakeUps: WakeUp[]): Promise<void>
   readonly work: LocalWork
+  /** Erases the session (see `eraseAgentSession`), cached state included. */
+  erase(sessionId: string, options?: EraseOptions): Promise<EraseReceipt>
 }
