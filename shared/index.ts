@@ -73,6 +73,12 @@ export {
 } from './log/limits.ts'
 export { foldEvents, type Reducer, type StateSnapshot } from './log/reducer.ts'
 export {
+  exportSession,
+  type ImportOptions,
+  importSession,
+  parseSessionExport,
+} from './log/session-export.ts'
+export {
   type MemoryEventStoreOptions,
   memoryEventStore,
 } from './stores/memory/memory-event-store.ts'

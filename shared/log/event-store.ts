@@ -30,6 +30,12 @@ export interface AppendOptions {
    * `expectedIndex` it throws `InvalidAppendError`. Default `true`.
    */
   guardIds?: boolean
+  /**
+   * Stores the events with this timestamp (epoch ms) instead of the store's
+   * clock: for imports (`importSession`), which keep the times the events
+   * first had, since state folds them.
+   */
+  timestamp?: number
 }
 
 /** A claim on a piece of work (a generation, a tool call): who holds it, until when. */

@@ -110,6 +110,20 @@ export function describeEventStoreConformance(
         expect(await store.head(s)).toBe(3)
       })
 
+      it('stores the timestamp an append passes instead of its clock (imports keep their times)', async () => {
+        const { store } = harness()
+        const s = session()
+        const { events } = await store.append(s, [ev(randomUUID()), ev(randomUUID())], {
+          timestamp: 1_600_000_000_123,
+        })
+        expect(events.map((event) => event.timestamp)).toEqual([
+          1_600_000_000_123, 1_600_000_000_123,
+        ])
+        expect((await store.read(s)).map((event) => event.timestamp)).toEqual([
+          1_600_000_000_123, 1_600_000_000_123,
+        ])
+      })
+
       it('keeps each session its own log', async () => {
         const { store } = harness()
         const [a, b] = [session(), session()]

@@ -3,6 +3,7 @@ import type { EventInput } from '../../log/event.ts'
 import { isReservedId } from '../../log/event.ts'
 import type { EraseReceipt } from '../../log/event-store.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
+import { exportSession } from '../../log/session-export.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
 import { derivedId } from '../ids.ts'
@@ -20,6 +21,11 @@ export interface AgentSession<State = Record<string, unknown>> extends HandlerSe
    * empty; a new message starts it over at index 1.
    */
   erase(options?: EraseOptions): Promise<EraseReceipt>
+  /**
+   * The session's log as JSON Lines (`exportSession`): for a support ticket,
+   * a replay in a test, or a move to another store with `importSession`.
+   */
+  export(): Promise<string>
 }
 
 /**
@@ -44,6 +50,7 @@ export function agentSession(
       return { state: mergeState(state.ai, state.app), index } as StateSnapshot<never>
     },
     erase: (options?: EraseOptions) => lane.erase(sessionId, options),
+    export: () => exportSession(lane.store, sessionId),
     async schedule(name: string, when: TimerWhen, ...events: EventInput[]): Promise<void> {
       for (const event of events) {
         if (event.id !== undefined && isReservedId(event.id))

@@ -203,7 +203,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       await sleep(Math.min(delay, appendRetryMs - retried))
     }
     for (let losses = 1; ; losses++) {
-      const request = { tableName, sessionId, base, events, contents, timestamp: now() }
+      const timestamp = appendOptions.timestamp ?? now()
+      const request = { tableName, sessionId, base, events, contents, timestamp }
       const transaction = appendTransaction({ ...request, options: appendOptions })
       try {
         sentAt = Date.now()

@@ -85,7 +85,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       if (expectedIndex !== undefined && expectedIndex !== log.length) {
         throw new AppendConflictError(sessionId, expectedIndex, log.length)
       }
-      const timestamp = now()
+      const timestamp = appendOptions.timestamp ?? now()
       const first = log.length + 1
       const stored = events.map((event, position): StoredEvent => {
         const payload = encoded[position]
