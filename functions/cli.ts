@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The a2-aws command (`npx a2-aws verify ...`, `npm run verify -- ...`).
+import { LIFECYCLE_USAGE, lifecycleCommand } from './lifecycle/lifecycle-command.ts'
 import { VERIFY_USAGE } from './verify/args.ts'
 import { verifyCommand } from './verify/verify-command.ts'
 
@@ -10,7 +11,11 @@ const io = {
 }
 if (command === 'verify') {
   process.exitCode = await verifyCommand(rest, io)
+} else if (command === 'erase' || command === 'export' || command === 'import') {
+  const write = { ...io, stdout: (text: string) => void process.stdout.write(text) }
+  process.exitCode = await lifecycleCommand(command, rest, write)
 } else {
-  io.stderr(command ? `a2-aws: no command ${command}\n\n${VERIFY_USAGE}` : VERIFY_USAGE)
+  const usage = `${VERIFY_USAGE}\n\n${LIFECYCLE_USAGE}`
+  io.stderr(command ? `a2-aws: no command ${command}\n\n${usage}` : usage)
   process.exitCode = 2
 }
