@@ -66,6 +66,12 @@ export interface A2AgentProps {
   /** Deliveries of a queue message before it goes to its dead-letter queue (default 5). */
   maxReceiveCount?: number
   /**
+   * Expire idle sessions after this long (`'30 days'`): the agent's
+   * `retention` (through `awsAgentParts()`), kept by the table's TTL on each
+   * session's head. Default: sessions are kept forever.
+   */
+  retention?: string
+  /**
    * The most invocations each queue's event source mapping runs at once
    * (`MaximumConcurrency`, 2 to 1,000; defaults in `QUEUE_FUNCTIONS`), so no
    * queue can take the account's whole Lambda concurrency. Generation is
@@ -241,6 +247,7 @@ export class A2Agent extends Construct {
         },
         agentExport: props.exportName ?? 'default',
         maxReceiveCount,
+        ...(props.retention ? { retention: props.retention } : {}),
       }),
       NODE_OPTIONS: '--enable-source-maps',
     }

@@ -31,6 +31,8 @@ export interface AwsEnvironment {
   agentExport: string
   /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
   maxReceiveCount: number
+  /** The agent's `retention` (`'30 days'`), from the construct's `retention` prop. */
+  retention?: string
 }
 
 /**
@@ -64,6 +66,7 @@ export function readAwsEnvironment(
     agentExport: env[v.agentExport] || 'default',
     maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT,
   }
+  if (env[v.retention]) environment.retention = env[v.retention]
   const maxReceiveCount = env[v.maxReceiveCount]
   if (maxReceiveCount) {
     const count = Number(maxReceiveCount)
@@ -103,6 +106,8 @@ export interface AwsAgentParts {
   clients: AwsClients
   watermark: IndexWatermark
   environment: AwsEnvironment
+  /** The construct's `retention`, spread into `agent()`'s options with the rest. */
+  retention?: string
 }
 
 /**
@@ -140,6 +145,7 @@ export function awsAgentParts(
     clients,
     watermark,
     environment,
+    ...(environment.retention ? { retention: environment.retention } : {}),
   }
 }
 

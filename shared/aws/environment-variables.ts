@@ -21,6 +21,8 @@ export const ENVIRONMENT_VARIABLES = {
   endpoint: 'A2_AWS_ENDPOINT',
   /** Optional: the agent module's export (default `default`). */
   agentExport: 'A2_AGENT_EXPORT',
+  /** Optional: the agent's retention (`'30 days'`): idle sessions expire whole. */
+  retention: 'A2_RETENTION',
 } as const
 
 /** The inverse of `readAwsEnvironment`: the variables that describe `environment`. */
@@ -40,5 +42,6 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
     [v.agentExport]: environment.agentExport,
     [v.maxReceiveCount]: String(environment.maxReceiveCount),
     ...(environment.endpoint ? { [v.endpoint]: environment.endpoint } : {}),
+    ...(environment.retention ? { [v.retention]: environment.retention } : {}),
   }
 }

@@ -17,6 +17,11 @@ export interface EventLogOptions {
    * the log on every read.
    */
   snapshotEvery?: number
+  /**
+   * Retention: every append carries `retainForMs` with this value, so the
+   * store expires a session whole once it has been idle this long.
+   */
+  retentionMs?: number
 }
 
 export interface SessionAppendOptions extends AppendOptions {
@@ -66,6 +71,7 @@ export function eventLog(options: EventLogOptions): EventLog {
   const { store, contract } = options
   const generateId = options.generateId ?? (() => crypto.randomUUID())
   const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY
+  const { retentionMs } = options
 
   function prepare(events: readonly EventInput[], author: 'caller' | 'a2') {
     const refuseReserved = (id: string | undefined): void => {
@@ -127,7 +133,8 @@ export function eventLog(options: EventLogOptions): EventLog {
         sessionId,
         async append(events, { author = 'caller', ...appendOptions } = {}) {
           const prepared = prepare(events, author)
-          const result = await store.append(sessionId, prepared, appendOptions)
+          const retention = retentionMs === undefined ? {} : { retainForMs: retentionMs }
+          const result = await store.append(sessionId, prepared, { ...retention, ...appendOptions })
           return result.events
         },
         read: (readOptions) => store.read(sessionId, readOptions),

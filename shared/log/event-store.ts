@@ -36,6 +36,13 @@ export interface AppendOptions {
    * first had, since state folds them.
    */
   timestamp?: number
+  /**
+   * Retention: the whole session (every item kind) may be expired once this
+   * many milliseconds pass with no append to it. Each append that carries it
+   * moves the session's expiry to its time plus this; an idle session goes
+   * whole, never an active one's items (see docs/event-log.md, Retention).
+   */
+  retainForMs?: number
 }
 
 /** A claim on a piece of work (a generation, a tool call): who holds it, until when. */

@@ -26,6 +26,7 @@ new A2Agent(customStack, 'Agent', {
   throttle: { rateLimit: 5, burstLimit: 10 },
   streamConcurrency: false,
   maxConcurrency: { generation: 7 },
+  retention: '30 days',
 })
 const customized = Template.fromStack(customStack)
 
@@ -259,6 +260,17 @@ describe('the A2Agent template', () => {
     customized.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       ScalingConfig: { MaximumConcurrency: 7 },
     })
+  })
+
+  it('passes retention to every function as A2_RETENTION, and sets none by default', () => {
+    const environments = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::Function'))
+        .map((fn) => fn.Properties.Environment?.Variables)
+        .filter((variables) => variables?.A2_TABLE_NAME !== undefined)
+    expect(environments(customized).length).toBeGreaterThan(0)
+    for (const variables of environments(customized)) expect(variables.A2_RETENTION).toBe('30 days')
+    for (const variables of environments(template))
+      expect(variables).not.toHaveProperty('A2_RETENTION')
   })
 
   it('reserves concurrency for the stream function when the account can spare it', () => {

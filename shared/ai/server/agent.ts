@@ -1,4 +1,5 @@
 import type { ToolSet, UIMessage } from 'ai'
+import ms from 'ms'
 import { HttpError } from '../../http/http-error.ts'
 import { type FetchOptions, logEndpoint } from '../../http/log-endpoint.ts'
 import { type ContractEvents, contract as coreContract } from '../../log/contract.ts'
@@ -107,7 +108,11 @@ export function agent<
       checkInputIdentity(declared.validate(event)),
   }
   const store = options.store ?? memoryEventStore({ now: config.now })
-  const log = eventLog({ store, contract: validation })
+  const log = eventLog({
+    store,
+    contract: validation,
+    ...(options.retention === undefined ? {} : { retentionMs: retentionMs(options.retention) }),
+  })
   const reducer = sessionReducer(options.contract)
   const work = localWork()
   const state = stateCache(log, reducer)
@@ -280,6 +285,17 @@ export function agent<
       },
     },
   }
+}
+
+/** `'30 days'`, `'12h'` or milliseconds; anything else is a mistake worth failing on at startup. */
+function retentionMs(retention: string | number): number {
+  const value = typeof retention === 'number' ? retention : ms(retention as ms.StringValue)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(
+      `Cannot read retention ${JSON.stringify(retention)}: use '30 days', '12h' or milliseconds`,
+    )
+  }
+  return value
 }
 
 function messageOf(error: unknown): string {

@@ -204,7 +204,11 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     }
     for (let losses = 1; ; losses++) {
       const timestamp = appendOptions.timestamp ?? now()
-      const request = { tableName, sessionId, base, events, contents, timestamp }
+      const { retainForMs } = appendOptions
+      // From the store's clock, not an import's timestamp: retention counts idle time.
+      const expiresAt =
+        retainForMs === undefined ? undefined : Math.ceil((now() + retainForMs) / 1000)
+      const request = { tableName, sessionId, base, events, contents, timestamp, expiresAt }
       const transaction = appendTransaction({ ...request, options: appendOptions })
       try {
         sentAt = Date.now()
@@ -216,6 +220,11 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           throw error
         const cancelled = appendCancellation(error, transaction)
         if (cancelled.reason === 'resubmission') {
+          // The ID guards of an expired session's leftovers are no replay.
+          if (await sweptHeadless(sessionId)) {
+            base = 0
+            continue
+          }
           return answerResubmission(sessionId, events, contents)
         }
         if (cancelled.reason === 'fenced' && fence) {
@@ -224,6 +233,10 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         if (cancelled.reason === 'cursor-moved' && cursor) {
           const actual = await readCursor(sessionId, cursor.name)
           throw new CursorConflictError(sessionId, cursor.name, cursor.from, actual)
+        }
+        if (cancelled.reason === 'unexplained' && (await sweptHeadless(sessionId))) {
+          base = 0
+          continue
         }
         if (cancelled.reason === 'raced') {
           await contended(losses)
@@ -237,7 +250,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         if (
           appendOptions.guardIds !== false &&
           !cancelled.guardsPassed &&
-          (await readGuards([events[0]?.id as string])).size > 0
+          (await readGuards([events[0]?.id as string])).size > 0 &&
+          !(await sweptHeadless(sessionId))
         ) {
           return answerResubmission(sessionId, events, contents)
         }
@@ -252,6 +266,20 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         base = await head(sessionId)
       }
     }
+  }
+
+  /**
+   * Retention's TTL deletes an idle session's head, and nothing may have
+   * removed the rest yet. When the session has events but no head, this
+   * finishes the erase (the append then starts the log over) and says so.
+   * Only on an append's failure paths: it costs nothing when appends succeed.
+   */
+  async function sweptHeadless(sessionId: string): Promise<boolean> {
+    if ((await head(sessionId)) !== 0 || (await read(sessionId, { limit: 1 })).length === 0)
+      return false
+    knownHeads.delete(sessionId)
+    await eraseSession(client, tableName, sessionId)
+    return true
   }
 
   async function readCursor(sessionId: string, name: string): Promise<number> {

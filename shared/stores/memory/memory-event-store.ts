@@ -44,6 +44,8 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
   /** `ended` records how an attempt gave the claim up, for the next taker. */
   const claims = new Map<string, Claim & { ended?: 'released' | 'revoked' }>()
   const keyOf = (sessionId: string, name: string): string => `${sessionId}\u0000${name}`
+  /** When each session with retention expires (epoch ms), as DynamoDB's TTL would see it. */
+  const expiries = new Map<string, number>()
 
   const logOf = (sessionId: string): StoredEvent[] => logs.get(sessionId) ?? []
   const clone = (events: StoredEvent[]): StoredEvent[] => structuredClone(events)
@@ -54,7 +56,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
     for (const resolve of set ?? []) resolve()
   }
 
-  return {
+  const store: EventStore = {
     async append(
       sessionId: string,
       events: readonly NewEvent[],
@@ -117,6 +119,9 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       // a long session quadratic.
       if (!logs.has(sessionId)) logs.set(sessionId, log)
       log.push(...stored)
+      if (appendOptions.retainForMs !== undefined) {
+        expiries.set(sessionId, now() + appendOptions.retainForMs)
+      }
       wake(sessionId)
       return { events: clone(stored), replayed: false }
     },
@@ -214,6 +219,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
     async erase(sessionId: string): Promise<EraseReceipt> {
       const log = logs.get(sessionId) ?? []
       logs.delete(sessionId)
+      expiries.delete(sessionId)
       let idGuards = 0
       for (const event of log) {
         if (guards.get(event.id)?.sessionId !== sessionId) continue
@@ -250,5 +256,30 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
         ended: 'revoked',
       })
     },
+  }
+
+  /**
+   * Retention, lazily: a session past its expiry is erased whole before
+   * anything reads or writes it, as DynamoDB's TTL and sweep would have.
+   */
+  async function expireIfDue(sessionId: string): Promise<void> {
+    const expiry = expiries.get(sessionId)
+    if (expiry !== undefined && expiry <= now()) await store.erase(sessionId)
+  }
+  const guarded =
+    <Args extends [string, ...unknown[]], Result>(method: (...args: Args) => Promise<Result>) =>
+    async (...args: Args): Promise<Result> => {
+      await expireIfDue(args[0])
+      return method(...args)
+    }
+  return {
+    ...store,
+    append: guarded(store.append),
+    read: guarded(store.read),
+    head: guarded(store.head),
+    readSnapshot: guarded(store.readSnapshot),
+    readCursor: guarded(store.readCursor),
+    claim: guarded(store.claim),
+    readClaim: guarded(store.readClaim),
   }
 }
