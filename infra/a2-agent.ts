@@ -110,6 +110,12 @@ export interface A2AgentProps {
   /** Deliveries of a queue message before it goes to its dead-letter queue (default 5). */
   maxReceiveCount?: number
   /**
+   * Expire idle sessions after this long (`'30 days'`): the agent's
+   * `retention` (through `awsAgentParts()`), kept by the table's TTL on each
+   * session's head. Default: sessions are kept forever.
+   */
+  retention?: string
+  /**
    * The most invocations each queue's event source mapping runs at once
    * (`MaximumConcurrency`, 2 to 1,000; defaults in `QUEUE_FUNCTIONS`), so no
    * queue can take the account's whole Lambda concurrency. Generation is
@@ -326,6 +332,7 @@ export class A2Agent extends Construct {
         maxReceiveCount,
         metrics: this.metricsTarget,
         ...(props.modelTelemetry ? { modelTelemetry: true } : {}),
+        ...(props.retention ? { retention: props.retention } : {}),
       }),
       // Powertools Tracer is a no-op without it (and X-Ray's SDK would
       // complain of missing trace data when the function is not traced).

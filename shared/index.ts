@@ -38,9 +38,12 @@ export {
   EventTooLargeError,
   FencedOutError,
   InvalidEventError,
+  InvalidExportError,
   InvalidSessionIdError,
   PartialDuplicateBatchError,
   ReservedEventIdError,
+  SessionActiveError,
+  SessionNotEmptyError,
 } from './log/errors.ts'
 export type { EventInput, NewEvent, StoredEvent } from './log/event.ts'
 export {
@@ -55,11 +58,13 @@ export type {
   AppendResult,
   Claim,
   ClaimOptions,
+  EraseReceipt,
   EventStore,
   ReadOptions,
   StoredSnapshot,
   TailOptions,
 } from './log/event-store.ts'
+export { ERASED_ITEM_KINDS } from './log/event-store.ts'
 export {
   MAX_APPEND_BYTES,
   MAX_EVENT_BYTES,
@@ -67,6 +72,12 @@ export {
   MAX_PAYLOAD_DEPTH,
 } from './log/limits.ts'
 export { foldEvents, type Reducer, type StateSnapshot } from './log/reducer.ts'
+export {
+  exportSession,
+  type ImportOptions,
+  importSession,
+  parseSessionExport,
+} from './log/session-export.ts'
 export {
   type MemoryEventStoreOptions,
   memoryEventStore,

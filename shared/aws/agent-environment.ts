@@ -39,6 +39,8 @@ export interface AwsEnvironment {
   metrics?: { namespace: string; service: string }
   /** The AI SDK's telemetry on for every model call (default off). */
   modelTelemetry?: boolean
+  /** The agent's `retention` (`'30 days'`), from the construct's `retention` prop. */
+  retention?: string
 }
 
 /**
@@ -72,6 +74,7 @@ export function readAwsEnvironment(
     agentExport: env[v.agentExport] || 'default',
     maxReceiveCount: DEFAULT_MAX_RECEIVE_COUNT,
   }
+  if (env[v.retention]) environment.retention = env[v.retention]
   const maxReceiveCount = env[v.maxReceiveCount]
   if (maxReceiveCount) {
     const count = Number(maxReceiveCount)
@@ -120,6 +123,8 @@ export interface AwsAgentParts {
   clients: AwsClients
   watermark: IndexWatermark
   environment: AwsEnvironment
+  /** The construct's `retention`, spread into `agent()`'s options with the rest. */
+  retention?: string
 }
 
 /**
@@ -157,6 +162,7 @@ export function awsAgentParts(
     clients,
     watermark,
     environment,
+    ...(environment.retention ? { retention: environment.retention } : {}),
   }
 }
 

@@ -32,6 +32,8 @@ export const ENVIRONMENT_VARIABLES = {
   modelTelemetry: 'A2_MODEL_TELEMETRY',
   /** Optional: variables to read from Secrets Manager or SSM at cold start, `{ NAME: arn }` as JSON. */
   secrets: 'A2_SECRETS',
+  /** Optional: the agent's retention (`'30 days'`): idle sessions expire whole. */
+  retention: 'A2_RETENTION',
 } as const
 
 /** A variable a secret may fill (the construct's `secrets`): an environment variable name outside A2's own. */
@@ -61,5 +63,6 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
         }
       : {}),
     ...(environment.modelTelemetry ? { [v.modelTelemetry]: 'true' } : {}),
+    ...(environment.retention ? { [v.retention]: environment.retention } : {}),
   }
 }

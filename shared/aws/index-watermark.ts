@@ -17,6 +17,8 @@ const DEFAULT_MAX_SESSIONS = 10_000
 export interface IndexWatermark {
   observe(sessionId: string, index: number): void
   get(sessionId: string): number | undefined
+  /** Drops what it knows of a session (erased: its log starts over at 1). */
+  forget(sessionId: string): void
 }
 
 export function indexWatermark({
@@ -34,6 +36,7 @@ export function indexWatermark({
       if (indexes.size > maxSessions) indexes.delete(indexes.keys().next().value as string)
     },
     get: (sessionId) => indexes.get(sessionId),
+    forget: (sessionId) => void indexes.delete(sessionId),
   }
 }
 
@@ -58,6 +61,12 @@ export function watchedStore(store: EventStore, watermark: IndexWatermark): Even
       const head = await store.head(sessionId)
       watermark.observe(sessionId, head)
       return head
+    },
+    async erase(sessionId) {
+      const receipt = await store.erase(sessionId)
+      // The erased log's indices would be new news again: they are no watermark.
+      watermark.forget(sessionId)
+      return receipt
     },
     async readSnapshot(sessionId, reducerName) {
       const snapshot = await store.readSnapshot(sessionId, reducerName)
@@ -87,5 +96,6 @@ function bindAll(store: EventStore): EventStore {
     readClaim: store.readClaim.bind(store),
     releaseClaim: store.releaseClaim.bind(store),
     revokeClaim: store.revokeClaim.bind(store),
+    erase: store.erase.bind(store),
   }
 }

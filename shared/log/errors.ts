@@ -23,6 +23,9 @@ export type A2ErrorCode =
   | 'NO_HANDLER_CONTEXT'
   | 'INVALID_APPEND'
   | 'INDEX_OUT_OF_RANGE'
+  | 'SESSION_ACTIVE'
+  | 'SESSION_NOT_EMPTY'
+  | 'INVALID_EXPORT'
 
 export class A2Error extends Error {
   readonly code: A2ErrorCode
@@ -242,5 +245,46 @@ export function checkUnguardedAppend(options: {
     throw new InvalidAppendError(
       'An append with guardIds: false needs expectedIndex: it is what keeps a repeated append from writing twice',
     )
+  }
+}
+
+/** An erase refused because a turn of the session is still running (pass `force` to erase anyway). */
+export class SessionActiveError extends A2Error {
+  readonly sessionId: string
+
+  constructor(sessionId: string, what: string) {
+    super(
+      'SESSION_ACTIVE',
+      `Session "${sessionId}" is active (${what}): stop it first, or erase with force`,
+    )
+    this.name = 'SessionActiveError'
+    this.sessionId = sessionId
+  }
+}
+
+/** An import refused because the target session already has events. */
+export class SessionNotEmptyError extends A2Error {
+  readonly sessionId: string
+  readonly head: number
+
+  constructor(sessionId: string, head: number) {
+    super(
+      'SESSION_NOT_EMPTY',
+      `Session "${sessionId}" already has ${head} events: import only into an empty session`,
+    )
+    this.name = 'SessionNotEmptyError'
+    this.sessionId = sessionId
+    this.head = head
+  }
+}
+
+/** A session export (JSONL) that cannot be read: `line` is 1-based. */
+export class InvalidExportError extends A2Error {
+  readonly line: number
+
+  constructor(line: number, message: string) {
+    super('INVALID_EXPORT', `Invalid session export at line ${line}: ${message}`)
+    this.name = 'InvalidExportError'
+    this.line = line
   }
 }

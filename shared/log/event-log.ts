@@ -17,6 +17,11 @@ export interface EventLogOptions {
    * the log on every read.
    */
   snapshotEvery?: number
+  /**
+   * Retention: every append carries `retainForMs` with this value, so the
+   * store expires a session whole once it has been idle this long.
+   */
+  retentionMs?: number
 }
 
 export interface SessionAppendOptions extends AppendOptions {
@@ -35,6 +40,14 @@ export interface SessionLog {
   tail(options?: TailOptions): AsyncIterable<StoredEvent>
   /** The reducer's state at the log's current end: snapshot plus tail. */
   state<State>(reducer: Reducer<State, never>): Promise<StateSnapshot<State>>
+  /**
+   * `state()`, plus the ID of the event at `index` (undefined for an empty
+   * log), read at no extra cost: a cache that keeps the state tells by it
+   * whether the log it folded is still there or was erased and rewritten.
+   */
+  stateWithLastId<State>(
+    reducer: Reducer<State, never>,
+  ): Promise<StateSnapshot<State> & { lastId: string | undefined }>
 }
 
 export interface EventLog {
@@ -58,6 +71,7 @@ export function eventLog(options: EventLogOptions): EventLog {
   const { store, contract } = options
   const generateId = options.generateId ?? (() => crypto.randomUUID())
   const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY
+  const { retentionMs } = options
 
   function prepare(events: readonly EventInput[], author: 'caller' | 'a2') {
     const refuseReserved = (id: string | undefined): void => {
@@ -78,7 +92,7 @@ export function eventLog(options: EventLogOptions): EventLog {
   async function loadSnapshot<State>(
     sessionId: string,
     reducer: Reducer<State, never>,
-  ): Promise<{ snapshot: StateSnapshot<State>; events: StoredEvent[] }> {
+  ): Promise<{ snapshot: StateSnapshot<State>; events: StoredEvent[]; snapshotId?: string }> {
     const initial = { state: reducer.initialState, index: 0 }
     const stored = await store.readSnapshot(sessionId, reducer.name).catch(() => undefined)
     if (stored && Number.isSafeInteger(stored.index) && stored.index > 0) {
@@ -88,10 +102,27 @@ export function eventLog(options: EventLogOptions): EventLog {
         return {
           snapshot: { state: stored.state as State, index: stored.index },
           events: events.slice(1),
+          snapshotId: events[0].id,
         }
       }
     }
     return { snapshot: initial, events: await store.read(sessionId) }
+  }
+
+  async function stateWithLastId<State>(
+    sessionId: string,
+    reducer: Reducer<State, never>,
+  ): Promise<StateSnapshot<State> & { lastId: string | undefined }> {
+    const { snapshot, events, snapshotId } = await loadSnapshot(sessionId, reducer)
+    // A reducer declares the events it folds (`Reducer<State, E>`); the log
+    // hands it every stored event and the reducer ignores the rest.
+    const fold = reducer.fold as unknown as (state: State, event: StoredEvent) => State
+    const result = foldEvents({ ...reducer, fold }, snapshot, events)
+    if (events.length >= snapshotEvery) {
+      // A failed snapshot write only costs a longer replay next time.
+      await store.writeSnapshot(sessionId, reducer.name, result).catch(() => undefined)
+    }
+    return { ...result, lastId: events.at(-1)?.id ?? snapshotId }
   }
 
   return {
@@ -102,24 +133,18 @@ export function eventLog(options: EventLogOptions): EventLog {
         sessionId,
         async append(events, { author = 'caller', ...appendOptions } = {}) {
           const prepared = prepare(events, author)
-          const result = await store.append(sessionId, prepared, appendOptions)
+          const retention = retentionMs === undefined ? {} : { retainForMs: retentionMs }
+          const result = await store.append(sessionId, prepared, { ...retention, ...appendOptions })
           return result.events
         },
         read: (readOptions) => store.read(sessionId, readOptions),
         head: () => store.head(sessionId),
         tail: (tailOptions) => store.tail(sessionId, tailOptions),
         async state<State>(reducer: Reducer<State, never>) {
-          const { snapshot, events } = await loadSnapshot(sessionId, reducer)
-          // A reducer declares the events it folds (`Reducer<State, E>`); the log
-          // hands it every stored event and the reducer ignores the rest.
-          const fold = reducer.fold as unknown as (state: State, event: StoredEvent) => State
-          const result = foldEvents({ ...reducer, fold }, snapshot, events)
-          if (events.length >= snapshotEvery) {
-            // A failed snapshot write only costs a longer replay next time.
-            await store.writeSnapshot(sessionId, reducer.name, result).catch(() => undefined)
-          }
-          return result
+          const { state, index } = await stateWithLastId(sessionId, reducer)
+          return { state, index }
         },
+        stateWithLastId: (reducer) => stateWithLastId(sessionId, reducer),
       }
     },
   }

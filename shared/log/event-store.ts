@@ -30,6 +30,19 @@ export interface AppendOptions {
    * `expectedIndex` it throws `InvalidAppendError`. Default `true`.
    */
   guardIds?: boolean
+  /**
+   * Stores the events with this timestamp (epoch ms) instead of the store's
+   * clock: for imports (`importSession`), which keep the times the events
+   * first had, since state folds them.
+   */
+  timestamp?: number
+  /**
+   * Retention: the whole session (every item kind) may be expired once this
+   * many milliseconds pass with no append to it. Each append that carries it
+   * moves the session's expiry to its time plus this; an idle session goes
+   * whole, never an active one's items (see docs/event-log.md, Retention).
+   */
+  retainForMs?: number
 }
 
 /** A claim on a piece of work (a generation, a tool call): who holds it, until when. */
@@ -86,6 +99,36 @@ export interface StoredSnapshot {
 }
 
 /**
+ * What `erase` removed from the store, by item kind. An erase of a session
+ * that is already gone removes nothing: every count is 0.
+ */
+export interface EraseReceipt {
+  sessionId: string
+  /** Events of the session's log. */
+  events: number
+  /** The session head (the log's last index): 0 or 1. */
+  heads: number
+  /** Reducer snapshots. */
+  snapshots: number
+  /** Handler cursors. */
+  cursors: number
+  /** Work claims (generations, tool calls). */
+  claims: number
+  /** The ID guards of the session's events (unguarded events have none). */
+  idGuards: number
+}
+
+/** The item kinds an `EraseReceipt` counts, in the order receipts print them. */
+export const ERASED_ITEM_KINDS = [
+  'events',
+  'heads',
+  'snapshots',
+  'cursors',
+  'claims',
+  'idGuards',
+] as const satisfies readonly (keyof EraseReceipt)[]
+
+/**
  * The port every event log adapter implements, and that one conformance suite
  * (`shared/testing/event-store-conformance.ts`, `a2-aws/test`) checks.
  *
@@ -140,4 +183,13 @@ export interface EventStore {
    * new attempt.
    */
   revokeClaim(sessionId: string, key: string): Promise<void>
+  /**
+   * Removes the session from the store, every item kind (events, head,
+   * snapshots, cursors, claims, ID guards), and says what it removed. The
+   * session is then empty, as if it never existed: its event IDs may be
+   * used again, and an append starts it over at index 1. Idempotent: erasing
+   * an erased session removes nothing. Held claims are removed too, so an
+   * attempt still running is fenced out of its next write.
+   */
+  erase(sessionId: string): Promise<EraseReceipt>
 }

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib'
-import { Match } from 'aws-cdk-lib/assertions'
+import { Match, type Template } from 'aws-cdk-lib/assertions'
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
 import * as sns from 'aws-cdk-lib/aws-sns'
 import { describe, expect, it } from 'vitest'
@@ -37,6 +37,7 @@ const customAgent = new A2Agent(customStack, 'Agent', {
   maxConcurrency: { generation: 7 },
   memorySize: 2048,
   streamMemorySize: 128,
+  retention: '30 days',
 })
 const custom = templateOf(customStack)
 const customized = custom.template
@@ -284,6 +285,17 @@ describe('the A2Agent template', () => {
     customized.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       ScalingConfig: { MaximumConcurrency: 7 },
     })
+  })
+
+  it('passes retention to every function as A2_RETENTION, and sets none by default', () => {
+    const environments = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::Function'))
+        .map((fn) => fn.Properties.Environment?.Variables)
+        .filter((variables) => variables?.A2_TABLE_NAME !== undefined)
+    expect(environments(customized).length).toBeGreaterThan(0)
+    for (const variables of environments(customized)) expect(variables.A2_RETENTION).toBe('30 days')
+    for (const variables of environments(template))
+      expect(variables).not.toHaveProperty('A2_RETENTION')
   })
 
   it('reserves concurrency for the stream function when the account can spare it', () => {

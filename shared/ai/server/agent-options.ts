@@ -153,6 +153,13 @@ export interface AgentOptions<
   modelCatalog?: ModelCatalogOptions
   /** Where the log lives. Default: an in-memory store (the embedded default). */
   store?: EventStore
+  /**
+   * Expire idle sessions: a session with no new event for this long (`'30
+   * days'`, `'12h'`, or milliseconds) is removed whole, every item kind, as
+   * `erase()` would; each event moves its expiry. On DynamoDB through the
+   * table's TTL (late by up to a few days). Default: kept forever.
+   */
+  retention?: string | number
   /** How work is woken. Default: in process. */
   dispatcher?: Dispatcher
   /** Where timers live. Default: in process. */

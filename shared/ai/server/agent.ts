@@ -1,4 +1,5 @@
 import type { ToolSet, UIMessage } from 'ai'
+import ms from 'ms'
 import { HttpError } from '../../http/http-error.ts'
 import { type FetchOptions, logEndpoint } from '../../http/log-endpoint.ts'
 import { type ContractEvents, contract as coreContract } from '../../log/contract.ts'
@@ -21,6 +22,7 @@ import { sessionReducer } from '../state/session-state.ts'
 import { resolveAgentConfig } from './agent-config.ts'
 import { type AgentMetrics, safeMetrics } from './agent-metrics.ts'
 import type { AgentOptions } from './agent-options.ts'
+import { eraseAgentSession } from './erase-agent-session.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
 import { runHandlersLane } from './lanes/handlers-lane.ts'
@@ -120,7 +122,12 @@ export function agent<
       checkInputIdentity(declared.validate(event)),
   }
   const store = options.store ?? memoryEventStore({ now: config.now })
-  const log = eventLog({ store, contract: validation })
+  // Every log over the store (the lanes' metered ones too) carries the retention.
+  const logOptions = {
+    contract: validation,
+    ...(options.retention === undefined ? {} : { retentionMs: retentionMs(options.retention) }),
+  }
+  const log = eventLog({ store, ...logOptions })
   const reducer = sessionReducer(options.contract)
   const work = localWork()
   const state = stateCache(log, reducer)
@@ -145,7 +152,7 @@ export function agent<
   }
   function laneContext(metrics: AgentMetrics, telemetry: boolean): LaneContext {
     const metered = meteredStore(store, metrics)
-    const meteredLog = eventLog({ store: metered, contract: validation })
+    const meteredLog = eventLog({ store: metered, ...logOptions })
     const append = appendAndWake(meteredLog)
     return {
       config,
@@ -160,6 +167,8 @@ export function agent<
       work,
       metrics,
       telemetry: { ...config.telemetry, isEnabled: telemetry },
+      erase: (sessionId, eraseOptions) =>
+        eraseAgentSession({ store, state, work }, sessionId, eraseOptions),
     }
   }
   const laneFor = (options: RunOptions = {}): LaneContext =>
@@ -313,6 +322,17 @@ export function agent<
       },
     },
   }
+}
+
+/** `'30 days'`, `'12h'` or milliseconds; anything else is a mistake worth failing on at startup. */
+function retentionMs(retention: string | number): number {
+  const value = typeof retention === 'number' ? retention : ms(retention as ms.StringValue)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(
+      `Cannot read retention ${JSON.stringify(retention)}: use '30 days', '12h' or milliseconds`,
+    )
+  }
+  return value
 }
 
 function messageOf(error: unknown): string {

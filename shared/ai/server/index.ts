@@ -29,4 +29,5 @@ export type {
   ResolverContext,
   ToolApprovalPolicy,
 } from './agent-options.ts'
+export type { EraseOptions } from './erase-agent-session.ts'
 export type { AgentSession } from './session-api.ts'

@@ -8,7 +8,7 @@ import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type { AppendOptions } from '../../log/event-store.ts'
 import { decodePayload, encodeBatch } from '../payload-codec.ts'
 import { eventItem, guardItem } from './event-items.ts'
-import { claimSk, cursorSk, HEAD_SK, PK, sessionItemKey } from './table-keys.ts'
+import { claimSk, cursorSk, HEAD_SK, PK, sessionItemKey, TTL_ATTRIBUTE } from './table-keys.ts'
 
 /**
  * One append as one `TransactWriteItems`: a `Put` per ID guard, the `Update`
@@ -37,6 +37,11 @@ export interface AppendRequest {
   /** Each event's content digest (`contentDigest`), as the guards keep it. */
   contents: readonly string[]
   timestamp: number
+  /**
+   * The session's expiry in epoch seconds (retention), written on the head
+   * as the table's TTL attribute, moved by every append that carries it.
+   */
+  expiresAt?: number
   options: AppendOptions
 }
 
@@ -47,6 +52,7 @@ export function appendTransaction({
   events,
   contents,
   timestamp,
+  expiresAt,
   options: { cursor, fence, guardIds = true },
 }: AppendRequest): AppendTransaction {
   const encoded = encodeBatch(events)
@@ -77,15 +83,23 @@ export function appendTransaction({
       Update: {
         TableName: tableName,
         Key: sessionItemKey(sessionId, HEAD_SK),
-        UpdateExpression:
-          'SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)',
+        UpdateExpression: `SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)${expiresAt === undefined ? '' : ', #ttl = :expires'}`,
         ...(base === 0 ? absent : { ConditionExpression: 'lastIndex = :base' }),
+        ...(expiresAt === undefined
+          ? {}
+          : {
+              ExpressionAttributeNames: {
+                ...(base === 0 ? absent.ExpressionAttributeNames : {}),
+                '#ttl': TTL_ATTRIBUTE,
+              },
+            }),
         // A lost race then says where the head is, saving a read.
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         ExpressionAttributeValues: {
           ':last': { N: String(base + events.length) },
           ':now': { N: String(timestamp) },
           ...(base === 0 ? {} : { ':base': { N: String(base) } }),
+          ...(expiresAt === undefined ? {} : { ':expires': { N: String(expiresAt) } }),
         },
       },
     })

@@ -34,6 +34,7 @@ import { appendRetryDelay, DEFAULT_APPEND_RETRY_MS } from './append-retry.ts'
 import { appendCancellation, appendTransaction, contentDigest } from './append-transaction.ts'
 import { isAwsError } from './aws-error.ts'
 import { dynamoDBClaims } from './claims.ts'
+import { eraseSession } from './erase-session.ts'
 import { guardFromItem, storedEventFromItem } from './event-items.ts'
 import { dynamoDBSnapshots } from './snapshots.ts'
 import {
@@ -203,7 +204,12 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       await sleep(Math.min(delay, appendRetryMs - retried))
     }
     for (let losses = 1; ; losses++) {
-      const request = { tableName, sessionId, base, events, contents, timestamp: now() }
+      const timestamp = appendOptions.timestamp ?? now()
+      const { retainForMs } = appendOptions
+      // From the store's clock, not an import's timestamp: retention counts idle time.
+      const expiresAt =
+        retainForMs === undefined ? undefined : Math.ceil((now() + retainForMs) / 1000)
+      const request = { tableName, sessionId, base, events, contents, timestamp, expiresAt }
       const transaction = appendTransaction({ ...request, options: appendOptions })
       try {
         sentAt = Date.now()
@@ -219,6 +225,11 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           throw error
         const cancelled = appendCancellation(error, transaction)
         if (cancelled.reason === 'resubmission') {
+          // The ID guards of an expired session's leftovers are no replay.
+          if (await sweptHeadless(sessionId)) {
+            base = 0
+            continue
+          }
           return answerResubmission(sessionId, events, contents)
         }
         if (cancelled.reason === 'fenced' && fence) {
@@ -227,6 +238,10 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         if (cancelled.reason === 'cursor-moved' && cursor) {
           const actual = await readCursor(sessionId, cursor.name)
           throw new CursorConflictError(sessionId, cursor.name, cursor.from, actual)
+        }
+        if (cancelled.reason === 'unexplained' && (await sweptHeadless(sessionId))) {
+          base = 0
+          continue
         }
         if (cancelled.reason === 'raced') {
           await contended(losses)
@@ -240,7 +255,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         if (
           appendOptions.guardIds !== false &&
           !cancelled.guardsPassed &&
-          (await readGuards([events[0]?.id as string])).size > 0
+          (await readGuards([events[0]?.id as string])).size > 0 &&
+          !(await sweptHeadless(sessionId))
         ) {
           return answerResubmission(sessionId, events, contents)
         }
@@ -255,6 +271,20 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         base = await head(sessionId)
       }
     }
+  }
+
+  /**
+   * Retention's TTL deletes an idle session's head, and nothing may have
+   * removed the rest yet. When the session has events but no head, this
+   * finishes the erase (the append then starts the log over) and says so.
+   * Only on an append's failure paths: it costs nothing when appends succeed.
+   */
+  async function sweptHeadless(sessionId: string): Promise<boolean> {
+    if ((await head(sessionId)) !== 0 || (await read(sessionId, { limit: 1 })).length === 0)
+      return false
+    knownHeads.delete(sessionId)
+    await eraseSession(client, tableName, sessionId)
+    return true
   }
 
   async function readCursor(sessionId: string, name: string): Promise<number> {
@@ -275,6 +305,15 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     readCursor,
     ...dynamoDBClaims(client, tableName, now),
     ...dynamoDBSnapshots(client, tableName, now),
+
+    erase(sessionId: string) {
+      // Queued behind this instance's appends to the session, and its head
+      // hint forgotten: the next append starts the log over at 1.
+      return oneAtATime(sessionId, async () => {
+        knownHeads.delete(sessionId)
+        return eraseSession(client, tableName, sessionId)
+      })
+    },
 
     tail(sessionId: string, { after = 0, signal }: TailOptions = {}): AsyncIterable<StoredEvent> {
       return tailLoop(

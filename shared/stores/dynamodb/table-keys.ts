@@ -18,7 +18,8 @@ export const PK = 'pk'
 export const SK = 'sk'
 /**
  * Epoch seconds; the table's TTL attribute. Claim items set it (a week after
- * their claim ends); apps may set it to expire sessions.
+ * their claim ends); with retention, the session head does (its last append
+ * plus the retention period), and the rest of the session follows it.
  */
 export const TTL_ATTRIBUTE = 'expiresAt'
 /** A claim item's expiry in epoch milliseconds (not the TTL attribute). */

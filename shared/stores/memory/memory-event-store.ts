@@ -14,6 +14,7 @@ import type {
   AppendResult,
   Claim,
   ClaimOptions,
+  EraseReceipt,
   EventStore,
   ReadOptions,
   StoredSnapshot,
@@ -43,6 +44,8 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
   /** `ended` records how an attempt gave the claim up, for the next taker. */
   const claims = new Map<string, Claim & { ended?: 'released' | 'revoked' }>()
   const keyOf = (sessionId: string, name: string): string => `${sessionId}\u0000${name}`
+  /** When each session with retention expires (epoch ms), as DynamoDB's TTL would see it. */
+  const expiries = new Map<string, number>()
 
   const logOf = (sessionId: string): StoredEvent[] => logs.get(sessionId) ?? []
   const clone = (events: StoredEvent[]): StoredEvent[] => structuredClone(events)
@@ -53,7 +56,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
     for (const resolve of set ?? []) resolve()
   }
 
-  return {
+  const store: EventStore = {
     async append(
       sessionId: string,
       events: readonly NewEvent[],
@@ -84,7 +87,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       if (expectedIndex !== undefined && expectedIndex !== log.length) {
         throw new AppendConflictError(sessionId, expectedIndex, log.length)
       }
-      const timestamp = now()
+      const timestamp = appendOptions.timestamp ?? now()
       const first = log.length + 1
       const stored = events.map((event, position): StoredEvent => {
         const payload = encoded[position]
@@ -116,6 +119,9 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       // a long session quadratic.
       if (!logs.has(sessionId)) logs.set(sessionId, log)
       log.push(...stored)
+      if (appendOptions.retainForMs !== undefined) {
+        expiries.set(sessionId, now() + appendOptions.retainForMs)
+      }
       wake(sessionId)
       return { events: clone(stored), replayed: false }
     },
@@ -210,6 +216,37 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       claims.set(keyOf(sessionId, claim.key), { ...held, expiresAt: 0, ended: 'released' })
     },
 
+    async erase(sessionId: string): Promise<EraseReceipt> {
+      const log = logs.get(sessionId) ?? []
+      logs.delete(sessionId)
+      expiries.delete(sessionId)
+      let idGuards = 0
+      for (const event of log) {
+        if (guards.get(event.id)?.sessionId !== sessionId) continue
+        guards.delete(event.id)
+        idGuards++
+      }
+      // Every other item kind is keyed by the session, then a NUL.
+      const removeKeyed = (map: Map<string, unknown>): number => {
+        let removed = 0
+        for (const key of map.keys()) {
+          if (!key.startsWith(keyOf(sessionId, ''))) continue
+          map.delete(key)
+          removed++
+        }
+        return removed
+      }
+      return {
+        sessionId,
+        events: log.length,
+        heads: log.length > 0 ? 1 : 0,
+        snapshots: removeKeyed(snapshots),
+        cursors: removeKeyed(cursors),
+        claims: removeKeyed(claims),
+        idGuards,
+      }
+    },
+
     async revokeClaim(sessionId: string, key: string): Promise<void> {
       const held = claims.get(keyOf(sessionId, key))
       claims.set(keyOf(sessionId, key), {
@@ -219,5 +256,30 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
         ended: 'revoked',
       })
     },
+  }
+
+  /**
+   * Retention, lazily: a session past its expiry is erased whole before
+   * anything reads or writes it, as DynamoDB's TTL and sweep would have.
+   */
+  async function expireIfDue(sessionId: string): Promise<void> {
+    const expiry = expiries.get(sessionId)
+    if (expiry !== undefined && expiry <= now()) await store.erase(sessionId)
+  }
+  const guarded =
+    <Args extends [string, ...unknown[]], Result>(method: (...args: Args) => Promise<Result>) =>
+    async (...args: Args): Promise<Result> => {
+      await expireIfDue(args[0])
+      return method(...args)
+    }
+  return {
+    ...store,
+    append: guarded(store.append),
+    read: guarded(store.read),
+    head: guarded(store.head),
+    readSnapshot: guarded(store.readSnapshot),
+    readCursor: guarded(store.readCursor),
+    claim: guarded(store.claim),
+    readClaim: guarded(store.readClaim),
   }
 }

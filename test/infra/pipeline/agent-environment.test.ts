@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
   type AwsEnvironment,
+  awsAgentParts,
   ENVIRONMENT_VARIABLES,
   environmentVariables,
   readAwsEnvironment,
@@ -41,6 +42,16 @@ describe('the pipeline environment', () => {
       metrics: { namespace: 'a2', service: 'Prod/Support' },
     })
     expect(readAwsEnvironment(variables).modelTelemetry).toBeUndefined()
+  })
+
+  it("carries the construct's retention to the agent: A2_RETENTION, then awsAgentParts()' retention option", () => {
+    const retained = { ...environment, retention: '30 days' }
+    const variables = environmentVariables(retained)
+    expect(variables[ENVIRONMENT_VARIABLES.retention]).toBe('30 days')
+    expect(readAwsEnvironment(variables)).toEqual(retained)
+    expect(awsAgentParts({ environment: retained }).retention).toBe('30 days')
+    expect(ENVIRONMENT_VARIABLES.retention in environmentVariables(environment)).toBe(false)
+    expect(awsAgentParts({ environment })).not.toHaveProperty('retention')
   })
 
   it('defaults the export and maxReceiveCount', () => {

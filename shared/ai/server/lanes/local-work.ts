@@ -7,6 +7,8 @@ export interface LocalWork {
   /** Registers running work; the returned function unregisters it. */
   register(sessionId: string, claimKey: string, controller: AbortController): () => void
   abort(sessionId: string, claimKey: string, reason: string): void
+  /** Aborts all of a session's work (it is being erased). */
+  abortSession(sessionId: string, reason: string): void
   /** Aborts everything (the agent closes). */
   abortAll(reason: string): void
 }
@@ -24,6 +26,11 @@ export function localWork(): LocalWork {
     },
     abort(sessionId, claimKey, reason) {
       running.get(keyOf(sessionId, claimKey))?.abort(new Error(reason))
+    },
+    abortSession(sessionId, reason) {
+      for (const [key, controller] of running) {
+        if (key.startsWith(keyOf(sessionId, ''))) controller.abort(new Error(reason))
+      }
     },
     abortAll(reason) {
       for (const controller of running.values()) controller.abort(new Error(reason))

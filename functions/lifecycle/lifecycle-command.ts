@@ -1,0 +1,188 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { sessionReducer } from '../../shared/ai/state/session-state.ts'
+import { type A2Code, hasA2Code } from '../../shared/log/error-brand.ts'
+import { SessionActiveError } from '../../shared/log/errors.ts'
+import { eventLog } from '../../shared/log/event-log.ts'
+import {
+  ERASED_ITEM_KINDS,
+  type EraseReceipt,
+  type EventStore,
+} from '../../shared/log/event-store.ts'
+import { exportSession, importSession } from '../../shared/log/session-export.ts'
+import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+
+export const LIFECYCLE_USAGE = `Usage: a2-aws erase <sessionId> --table <name> [--force] [--json]
+       a2-aws export <sessionId> --table <name> [--out <file>]
+       a2-aws import <file | -> --table <name> [--session <id>]
+
+A session's data on a deployed table (AWS credentials and region from the
+environment). erase removes the session from every item kind and prints a
+receipt (counts per item kind); it refuses while a turn is active unless
+--force, and erasing twice removes nothing the second time. export writes the
+session's log as JSON Lines (stdout, or --out); import writes such a file into
+an empty session (- reads stdin).
+
+  --table <name>      the agent's event log table
+  --region <region>   where the table is (default: the environment's)
+  --endpoint <url>    a DynamoDB-compatible endpoint (moto, DynamoDB Local)
+  --force             erase even while a turn is active (a stuck session)
+  --session <id>      import under another session ID
+  --out <file>        write the export there instead of stdout
+  --json              print the erase receipt as JSON
+  --help`
+
+export type LifecycleCommand = 'erase' | 'export' | 'import'
+
+export interface LifecycleIo {
+  stdout: (text: string) => void
+  stderr: (line: string) => void
+  /** The store for a table (default: the DynamoDB store with the environment's credentials). */
+  store?: (target: { table: string; region?: string; endpoint?: string }) => EventStore
+  /** Reads stdin, for `import -`. */
+  stdin?: () => Promise<string>
+}
+
+const defaultStore = ({
+  table,
+  region,
+  endpoint,
+}: {
+  table: string
+  region?: string
+  endpoint?: string
+}): EventStore =>
+  dynamoDBEventStore({
+    client: new DynamoDBClient({
+      ...(region ? { region } : {}),
+      ...(endpoint ? { endpoint } : {}),
+    }),
+    tableName: table,
+  })
+
+/**
+ * `a2-aws erase|export|import ...`. Answers the exit code: 0 done, 1 refused
+ * (an active session, a non-empty import target, an unreadable file), 2 when
+ * the arguments are wrong.
+ */
+export async function lifecycleCommand(
+  command: LifecycleCommand,
+  argv: readonly string[],
+  io: LifecycleIo,
+): Promise<number> {
+  let parsed: ReturnType<typeof parse>
+  try {
+    parsed = parse(argv)
+  } catch (error) {
+    io.stderr(`a2-aws ${command}: ${(error as Error).message}\n\n${LIFECYCLE_USAGE}`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  if (values.help) {
+    io.stdout(`${LIFECYCLE_USAGE}\n`)
+    return 0
+  }
+  const [subject] = positionals
+  const problem =
+    subject === undefined
+      ? command === 'import'
+        ? 'name the file to import (or - for stdin)'
+        : 'name the session'
+      : !values.table
+        ? 'name the table: --table <name>'
+        : positionals.length > 1
+          ? `one ${command === 'import' ? 'file' : 'session'} at a time`
+          : undefined
+  if (problem || subject === undefined || !values.table) {
+    io.stderr(`a2-aws ${command}: ${problem}\n\n${LIFECYCLE_USAGE}`)
+    return 2
+  }
+  const store = (io.store ?? defaultStore)({
+    table: values.table,
+    ...(values.region ? { region: values.region } : {}),
+    ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+  })
+  try {
+    if (command === 'erase') {
+      const receipt = await erase(store, subject, values.force === true)
+      io.stdout(
+        values.json ? `${JSON.stringify(receipt, null, 2)}\n` : receiptText(receipt, values.table),
+      )
+    } else if (command === 'export') {
+      const jsonl = await exportSession(store, subject)
+      if (values.out) await writeFile(values.out, jsonl)
+      else io.stdout(jsonl)
+    } else {
+      const text =
+        subject === '-' ? await (io.stdin ?? readStdin)() : await readFile(subject, 'utf8')
+      const imported = await importSession(
+        store,
+        text,
+        values.session ? { sessionId: values.session } : {},
+      )
+      io.stdout(`imported ${imported.events} events into session ${imported.sessionId}\n`)
+    }
+    return 0
+  } catch (error) {
+    const refused: A2Code[] = [
+      'SESSION_ACTIVE',
+      'SESSION_NOT_EMPTY',
+      'INVALID_EXPORT',
+      'INVALID_SESSION_ID',
+      'INVALID_EVENT',
+      'PARTIAL_DUPLICATE_BATCH',
+    ]
+    if (refused.some((code) => hasA2Code(error, code))) {
+      io.stderr(`a2-aws ${command}: ${(error as Error).message}`)
+      return 1
+    }
+    throw error
+  }
+}
+
+/** Refuses while the agent's state has an active turn, as `session.erase()` does. */
+async function erase(store: EventStore, sessionId: string, force: boolean): Promise<EraseReceipt> {
+  if (!force) {
+    const { state } = await eventLog({ store }).session(sessionId).state(sessionReducer(undefined))
+    const { active } = state.ai
+    if (active) throw new SessionActiveError(sessionId, `turn ${active.turnId} is ${active.phase}`)
+  }
+  return store.erase(sessionId)
+}
+
+/** The receipt as an operator reads it: one line per item kind. */
+export function receiptText(receipt: EraseReceipt, table: string): string {
+  const width = Math.max(...ERASED_ITEM_KINDS.map((kind) => kind.length))
+  const total = ERASED_ITEM_KINDS.reduce((sum, kind) => sum + receipt[kind], 0)
+  const lines = [
+    total === 0
+      ? `session ${receipt.sessionId}: nothing to erase in ${table} (already erased, or never there)`
+      : `erased session ${receipt.sessionId} from ${table}: ${total} items`,
+    ...ERASED_ITEM_KINDS.map((kind) => `  ${kind.padEnd(width)}  ${receipt[kind]}`),
+  ]
+  return `${lines.join('\n')}\n`
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      table: { type: 'string' },
+      region: { type: 'string' },
+      endpoint: { type: 'string' },
+      force: { type: 'boolean' },
+      session: { type: 'string' },
+      out: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  })
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

@@ -1,0 +1,153 @@
+import { z } from 'zod'
+import { InvalidExportError, SessionNotEmptyError } from './errors.ts'
+import type { StoredEvent } from './event.ts'
+import { checkEnvelope, checkSessionId } from './event-envelope.ts'
+import type { EventStore } from './event-store.ts'
+import { MAX_APPEND_BYTES, MAX_EVENTS_PER_APPEND } from './limits.ts'
+
+/** The first line of an export names the format, so a wrong file fails on line 1. */
+export const SESSION_EXPORT_FORMAT = 'a2-aws.session'
+export const SESSION_EXPORT_VERSION = 1
+
+const headerSchema = z.object({
+  format: z.literal(SESSION_EXPORT_FORMAT),
+  version: z.literal(SESSION_EXPORT_VERSION),
+  sessionId: z.string(),
+  events: z.number().int().nonnegative(),
+})
+
+const eventSchema = z.object({
+  index: z.number().int().positive(),
+  id: z.string().min(1),
+  type: z.string().min(1),
+  timestamp: z.number().int().nonnegative(),
+  payload: z.unknown(),
+})
+
+/**
+ * A session's log as JSON Lines: a header line (`format`, `version`,
+ * `sessionId`, `events`), then one line per event (`index`, `id`, `type`,
+ * `timestamp`, `payload`), in index order. Nothing else: state is a fold of
+ * the events, so the file is the session.
+ *
+ * @example
+ * await writeFile('s1.jsonl', await exportSession(store, 's1'))
+ */
+export async function exportSession(store: EventStore, rawSessionId: string): Promise<string> {
+  const sessionId = checkSessionId(rawSessionId)
+  const events = await store.read(sessionId)
+  const header = {
+    format: SESSION_EXPORT_FORMAT,
+    version: SESSION_EXPORT_VERSION,
+    sessionId,
+    events: events.length,
+  }
+  const lines = [JSON.stringify(header)]
+  for (const { index, id, type, timestamp, payload } of events) {
+    lines.push(JSON.stringify({ index, id, type, timestamp, payload }))
+  }
+  return `${lines.join('\n')}\n`
+}
+
+/** An export read back: the session it came from and its events, checked. */
+export function parseSessionExport(jsonl: string): { sessionId: string; events: StoredEvent[] } {
+  const lines = jsonl.split('\n')
+  if (lines.at(-1) === '') lines.pop()
+  const parseLine = <T>(at: number, schema: z.ZodType<T>): T => {
+    let value: unknown
+    try {
+      value = JSON.parse(lines[at] ?? '')
+    } catch {
+      throw new InvalidExportError(at + 1, 'not JSON')
+    }
+    const parsed = schema.safeParse(value)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new InvalidExportError(at + 1, `${issue?.path.join('.') || 'line'}: ${issue?.message}`)
+    }
+    return parsed.data
+  }
+  if (lines.length === 0) throw new InvalidExportError(1, 'empty: no header line')
+  const header = parseLine(0, headerSchema)
+  const events: StoredEvent[] = []
+  for (let at = 1; at < lines.length; at++) {
+    const event = parseLine(at, eventSchema)
+    if (event.index !== at) {
+      throw new InvalidExportError(at + 1, `index ${event.index} where ${at} was expected`)
+    }
+    events.push({ ...event, sessionId: header.sessionId })
+  }
+  if (events.length !== header.events) {
+    throw new InvalidExportError(
+      lines.length,
+      `the header promises ${header.events} events, the file holds ${events.length}`,
+    )
+  }
+  return { sessionId: header.sessionId, events }
+}
+
+export interface ImportOptions {
+  /** Import under another session ID than the exported one. */
+  sessionId?: string
+}
+
+/**
+ * Writes an export into a store, into an empty session only (otherwise
+ * `SessionNotEmptyError`, `SESSION_NOT_EMPTY`, writing nothing): the events
+ * keep their IDs, indices and timestamps, so the session folds to the same
+ * state. Appends run in order, each at the index it expects, batched by
+ * timestamp within the append limits; a concurrent append to the session
+ * stops the import with `APPEND_CONFLICT`. Event IDs are unique per store:
+ * import into another store, or after erasing the original.
+ */
+export async function importSession(
+  store: EventStore,
+  jsonl: string,
+  options: ImportOptions = {},
+): Promise<{ sessionId: string; events: number }> {
+  const parsed = parseSessionExport(jsonl)
+  const sessionId = checkSessionId(options.sessionId ?? parsed.sessionId)
+  const head = await store.head(sessionId)
+  if (head !== 0) throw new SessionNotEmptyError(sessionId, head)
+  for (const batch of importBatches(parsed.events)) {
+    const first = batch[0] as StoredEvent
+    await store.append(
+      sessionId,
+      // Held to the rules of any append: a hand-edited file gets no ID the log refuses.
+      batch.map(({ id, type, payload }) => ({ ...checkEnvelope({ id, type, payload }), id })),
+      { expectedIndex: first.index - 1, timestamp: first.timestamp },
+    )
+  }
+  return { sessionId, events: parsed.events.length }
+}
+
+/**
+ * Runs of events with one timestamp (an append stores one), cut to the
+ * append limits. Bytes are counted as JSON, at most half the limit, which
+ * leaves room for a payload that stores larger (base64 of gzip).
+ */
+const utf8 = new TextEncoder()
+
+function importBatches(events: readonly StoredEvent[]): StoredEvent[][] {
+  const batches: StoredEvent[][] = []
+  let batch: StoredEvent[] = []
+  let bytes = 0
+  for (const event of events) {
+    const size = utf8.encode(JSON.stringify(event)).length
+    const previous = batch.at(-1)
+    if (
+      previous &&
+      (previous.timestamp !== event.timestamp ||
+        batch.length >= MAX_EVENTS_PER_APPEND ||
+        bytes + size > MAX_APPEND_BYTES / 2)
+    ) {
+      batches.push(batch)
+      batch = []
+      bytes = 0
+    }
+    batch.push(event)
+    bytes += size
+  }
+  if (batch.length > 0) batches.push(batch)
+  return batches
+}

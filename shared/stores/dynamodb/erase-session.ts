@@ -1,0 +1,176 @@
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DeleteItemCommand,
+  type DynamoDBClient,
+  QueryCommand,
+  type WriteRequest,
+} from '@aws-sdk/client-dynamodb'
+import type { EraseReceipt } from '../../log/event-store.ts'
+import { sleep } from '../../timing/sleep.ts'
+import { isAwsError } from './aws-error.ts'
+import {
+  GUARD_SK,
+  guardPk,
+  HEAD_SK,
+  itemKey,
+  PK,
+  SK,
+  sessionItemKey,
+  sessionPk,
+} from './table-keys.ts'
+
+type Key = Record<string, AttributeValue>
+
+/** Deletes one BatchWriteItem may carry; keys one BatchGetItem may ask for. */
+const BATCH_WRITE_LIMIT = 25
+const BATCH_GET_LIMIT = 100
+/** How often an erase starts over when appends keep moving the head under it. */
+const ERASE_ROUNDS = 5
+
+/** Which count of the receipt an item of the session's partition goes to, by its sort key. */
+function kindOf(sk: string): Exclude<keyof EraseReceipt, 'sessionId' | 'idGuards'> | undefined {
+  if (sk === HEAD_SK) return 'heads'
+  if (sk.startsWith('E#')) return 'events'
+  if (sk.startsWith('R#')) return 'snapshots'
+  if (sk.startsWith('C#')) return 'cursors'
+  if (sk.startsWith('K#')) return 'claims'
+  return undefined
+}
+
+/**
+ * Erases a session from the table: every item of its partition (events,
+ * snapshots, cursors, claims, and last the head) and the ID guard of each of
+ * its events, which live in partitions of their own. The head goes last, on
+ * the condition that it is still where the erase found it: an append that
+ * lands meanwhile fails that condition, and the erase starts over, so no
+ * event is left behind without its head. Guards are deleted only when they
+ * name this session (an unguarded event's ID may be another session's guard).
+ */
+export async function eraseSession(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+): Promise<EraseReceipt> {
+  const receipt: EraseReceipt = {
+    sessionId,
+    events: 0,
+    heads: 0,
+    snapshots: 0,
+    cursors: 0,
+    claims: 0,
+    idGuards: 0,
+  }
+  for (let round = 1; ; round++) {
+    const { items, head, eventIds } = await readPartition(client, tableName, sessionId)
+    if (items.length === 0 && head === undefined) return receipt
+    const guards = await ownGuards(client, tableName, sessionId, eventIds)
+    await deleteAll(client, tableName, [...items.map((item) => item.key), ...guards])
+    for (const item of items) receipt[item.kind]++
+    receipt.idGuards += guards.length
+    if (head === undefined) continue // look again: nothing may land without a head
+    try {
+      await client.send(
+        new DeleteItemCommand({
+          TableName: tableName,
+          Key: sessionItemKey(sessionId, HEAD_SK),
+          ConditionExpression: 'lastIndex = :seen',
+          ExpressionAttributeValues: { ':seen': { N: String(head) } },
+        }),
+      )
+      receipt.heads++
+      return receipt
+    } catch (error) {
+      if (!isAwsError(error, 'ConditionalCheckFailedException') || round >= ERASE_ROUNDS)
+        throw error
+    }
+  }
+}
+
+async function readPartition(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+): Promise<{
+  items: { key: Key; kind: NonNullable<ReturnType<typeof kindOf>> }[]
+  head: number | undefined
+  eventIds: string[]
+}> {
+  const items: { key: Key; kind: NonNullable<ReturnType<typeof kindOf>> }[] = []
+  const eventIds: string[] = []
+  let head: number | undefined
+  let startKey: Key | undefined
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+        ExpressionAttributeValues: { ':pk': { S: sessionPk(sessionId) } },
+        ProjectionExpression: '#pk, #sk, id, lastIndex',
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    )
+    for (const item of page.Items ?? []) {
+      const sk = item[SK]?.S ?? ''
+      const kind = kindOf(sk)
+      if (kind === 'heads') head = Number(item.lastIndex?.N ?? 0)
+      else if (kind) items.push({ key: sessionItemKey(sessionId, sk), kind })
+      if (kind === 'events' && item.id?.S !== undefined) eventIds.push(item.id.S)
+    }
+    startKey = page.LastEvaluatedKey
+  } while (startKey)
+  return { items, head, eventIds }
+}
+
+/** The keys of the ID guards among `eventIds` that this session holds. */
+async function ownGuards(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+  eventIds: readonly string[],
+): Promise<Key[]> {
+  const owned: Key[] = []
+  for (let start = 0; start < eventIds.length; start += BATCH_GET_LIMIT) {
+    let keys: Key[] = eventIds
+      .slice(start, start + BATCH_GET_LIMIT)
+      .map((id) => itemKey(guardPk(id), GUARD_SK))
+    while (keys.length > 0) {
+      const answer = await client.send(
+        new BatchGetItemCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: keys,
+              ConsistentRead: true,
+              ProjectionExpression: '#pk, sid',
+              ExpressionAttributeNames: { '#pk': PK },
+            },
+          },
+        }),
+      )
+      for (const item of answer.Responses?.[tableName] ?? []) {
+        if (item.sid?.S === sessionId) owned.push(itemKey(item[PK]?.S as string, GUARD_SK))
+      }
+      keys = answer.UnprocessedKeys?.[tableName]?.Keys ?? []
+    }
+  }
+  return owned
+}
+
+async function deleteAll(client: DynamoDBClient, tableName: string, keys: Key[]): Promise<void> {
+  for (let start = 0; start < keys.length; start += BATCH_WRITE_LIMIT) {
+    let requests: WriteRequest[] = keys
+      .slice(start, start + BATCH_WRITE_LIMIT)
+      .map((Key) => ({ DeleteRequest: { Key } }))
+    while (requests.length > 0) {
+      const answer = await client.send(
+        new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
+      )
+      requests = answer.UnprocessedItems?.[tableName] ?? []
+      // Throttled: DynamoDB hands back what it did not delete; ask again shortly.
+      if (requests.length > 0) await sleep(50)
+    }
+  }
+}
