@@ -53,6 +53,7 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   TIMER_CONFLICT: 409,
   INVALID_TIMER: 400,
   NO_HANDLER_CONTEXT: 500,
+  STEP_RESULT_TOO_LARGE: 500,
 }
 
 /**

@@ -22,6 +22,7 @@ export type A2ErrorCode =
   | 'INVALID_TIMER'
   | 'NO_HANDLER_CONTEXT'
   | 'INVALID_APPEND'
+  | 'STEP_RESULT_TOO_LARGE'
 
 export class A2Error extends Error {
   readonly code: A2ErrorCode
