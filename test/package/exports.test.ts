@@ -124,7 +124,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   'a2-aws/ai/server': {
-    values: ['TimerConflictError', 'agent', 'runWithHandlerContext'],
+    values: ['StepResultTooLargeError', 'TimerConflictError', 'agent', 'runWithHandlerContext'],
     types: [
       'Agent',
       'AgentOptions',
@@ -212,8 +212,28 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     types: ['A2AgentProps', 'A2ChatPageProps', 'LaneName', 'TimedFunction'],
   },
   'a2-aws/test': {
-    values: ['describeEventStoreConformance', 'scriptedModel', 'text', 'toolCalls'],
-    types: ['ConformanceTestApi', 'EventStoreHarness', 'ScriptedModel', 'Step'],
+    values: [
+      'CrashError',
+      'crashPoints',
+      'describeEventStoreConformance',
+      'effectLedger',
+      'expectCrashSafe',
+      'scriptedModel',
+      'text',
+      'toolCalls',
+    ],
+    types: [
+      'ConformanceTestApi',
+      'ConversationAction',
+      'CrashFailure',
+      'CrashPointsOptions',
+      'CrashPointsReport',
+      'CrashTestAgent',
+      'EffectLedger',
+      'EventStoreHarness',
+      'ScriptedModel',
+      'Step',
+    ],
   },
 }
 

@@ -3,6 +3,8 @@
 //   `runtime`), with its option, context and session types;
 // - `runWithHandlerContext(ctx, fn)`: runs a tool or handler outside the
 //   runtime (in a test) with `handlerContext()` returning `ctx`;
+// - `StepResultTooLargeError`, which `ctx.step()` throws for a result too
+//   large to record;
 // - the ports an agent's `dispatcher` and `scheduler` options take, and
 //   `TimerConflictError`, which a scheduler throws for a timer set again at
 //   another time.
@@ -26,4 +28,5 @@ export type {
   ResolverContext,
   ToolApprovalPolicy,
 } from './agent-options.ts'
+export { StepResultTooLargeError } from './lanes/durable-steps.ts'
 export type { AgentSession } from './session-api.ts'
