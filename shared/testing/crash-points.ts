@@ -141,12 +141,11 @@ function pointsToRun(choice: CrashPointsOptions['points'], total: number): numbe
   if (Array.isArray(choice)) return choice.filter((point) => point >= 1 && point <= total)
   const { sample } = choice as { sample: number }
   if (sample >= total) return all
-  // Evenly spread, first and last included: deterministic, so a failure reproduces.
+  // Evenly spread inside the run (its first and last points are the least
+  // telling), and deterministic, so a failure reproduces.
   return [
     ...new Set(
-      Array.from({ length: sample }, (_, i) =>
-        Math.round(1 + (i * (total - 1)) / Math.max(1, sample - 1)),
-      ),
+      Array.from({ length: sample }, (_, i) => Math.round(((i + 1) * total) / (sample + 1))),
     ),
   ]
 }

@@ -98,7 +98,12 @@ export interface CrashRun {
   stuck: string[]
 }
 
-const CLAIM_TTL_MS = 1_000
+/**
+ * A2's default claim TTL. Renewals run on real time (every third of it), so
+ * a run, which takes far less, renews nothing and its points stay the same
+ * from run to run; recovery lets it pass on the harness's clock.
+ */
+const CLAIM_TTL_MS = 30_000
 const MAX_WAKE_UPS = 2_000
 const MAX_FAILURES = 5
 const quiet = { info() {}, warn() {}, error() {} }
