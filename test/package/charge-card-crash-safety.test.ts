@@ -54,7 +54,7 @@ describe('chargeCard survives a crash at every point', () => {
 
   it('is caught charging twice without it, naming the crash point and the invariant', async () => {
     await expect(expectCrashSafe(conversation(chargeCardTwice))).rejects.toThrow(
-      /crash point \d+ \(chargeCard\.execute return\): each effect as often as without a crash: payments: "charge 5" 2 times, 1 without a crash/,
+      /crash point \d+ \(chargeCard\.execute return\): no effect duplicated: payments: "charge 5" 2 times, 1 without a crash/,
     )
   }, 120_000)
 })
