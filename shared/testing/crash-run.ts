@@ -265,6 +265,7 @@ export async function runConversation<Tools extends ToolSet>(
   }
 
   let process = start(crashAt)
+  const dead: Agent[] = []
   let crash: CrashError | undefined
   let position = 0
   for (;;) {
@@ -278,6 +279,7 @@ export async function runConversation<Tools extends ToolSet>(
       if (!(error instanceof CrashError) || crash) throw error
       crash = error
       labels.push(...process.points.labels)
+      dead.push(process.a)
       // The process is gone: nothing of it is cleaned up or flushed. Its
       // claims expire, the queue delivers what it held, and a reader's
       // recovery wake-up (what `fetch` sends) looks for work it left.
@@ -289,7 +291,9 @@ export async function runConversation<Tools extends ToolSet>(
   labels.push(...process.points.labels)
   const events = await store.read(sessionId)
   const { state } = await process.a.session(sessionId).state()
-  process.a.runtime.close()
+  // Only now, with the run checked out: a dead process's timers and
+  // in-memory work go with it (any I/O it tried would throw CrashError).
+  for (const a of [...dead, process.a]) a.runtime.close()
   return {
     labels,
     crash,
