@@ -1,4 +1,4 @@
-import type { LanguageModelV4CallOptions } from '@ai-sdk/provider'
+import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider'
 import type { ToolSet, UIMessage } from 'ai'
 import { inputs } from '../ai/inputs/inputs.ts'
 import { type Agent, agent } from '../ai/server/agent.ts'
@@ -109,15 +109,30 @@ const MAX_FAILURES = 5
 const quiet = { info() {}, warn() {}, error() {} }
 
 /**
- * Model steps chosen by position, not by call order: the prompt's assistant
- * messages are the steps already answered. A step regenerated after a crash
- * gets the same answer, as a deterministic provider would give.
+ * Model steps chosen by position, not by call order: the steps the log
+ * records as completed are the ones already answered. A step regenerated
+ * after a crash gets the same answer, as a deterministic provider would give,
+ * and a compacted prompt changes nothing.
  */
-function positionalModel(steps: Step[]) {
-  return scriptedModel((options: LanguageModelV4CallOptions) => {
-    const answered = options.prompt.filter((message) => message.role === 'assistant').length
-    return steps[answered]
-  }).model
+function positionalModel(steps: Step[], store: EventStore, sessionId: string): LanguageModelV4 {
+  let next: Step | undefined
+  const scripted = scriptedModel(() => next).model
+  return {
+    specificationVersion: 'v4',
+    provider: scripted.provider,
+    modelId: scripted.modelId,
+    supportedUrls: scripted.supportedUrls,
+    doGenerate: (options: LanguageModelV4CallOptions) => scripted.doGenerate(options),
+    async doStream(options: LanguageModelV4CallOptions) {
+      const answered = (await store.read(sessionId)).filter(
+        (event) =>
+          event.type === 'ai.generation.completed' &&
+          (event.payload as { outcome?: string }).outcome === 'success',
+      ).length
+      next = steps[answered]
+      return scripted.doStream(options)
+    },
+  }
 }
 
 /** Runs the conversation once; with `crashAt`, the first process dies at that point and a fresh one recovers. */
@@ -135,8 +150,8 @@ export async function runConversation<Tools extends ToolSet>(
   const labels: string[] = []
   const stuck: string[] = []
   for (const ledger of options.effects) ledger.reset()
-  const model = positionalModel(options.model)
   const sessionId = options.sessionId
+  const model = positionalModel(options.model, store, sessionId)
 
   const dispatcher = {
     async wake(wakeUps: readonly WakeUp[]) {

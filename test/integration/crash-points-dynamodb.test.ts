@@ -6,6 +6,8 @@ import { eventLogTableForSuite } from '../support/aws.ts'
 import {
   agentDefinition,
   approvedCharge,
+  compactedTurns,
+  compactingAgent,
   effects,
   reminder,
   reportedCommand,
@@ -34,7 +36,11 @@ describe('crash points on the DynamoDB store', () => {
     'a charge that needs approval': approvedCharge,
     "a 'report' tool": reportedCommand,
     ...(matrix
-      ? { 'a timer set by a tool': reminder, 'a steer, a Stop and a denial': steerStopDeny }
+      ? {
+          'a timer set by a tool': reminder,
+          'a steer, a Stop and a denial': steerStopDeny,
+          'turns that compact first': compactedTurns,
+        }
       : {}),
   }
   for (const [name, conversation] of Object.entries(conversations)) {
@@ -42,7 +48,7 @@ describe('crash points on the DynamoDB store', () => {
       `Given ${name}, When the process dies at a crash point, Then it recovers with the uncrashed transcript, every effect once and no event lost`,
       async () => {
         const report = await crashPoints({
-          agent: agentDefinition,
+          agent: conversation === compactedTurns ? compactingAgent : agentDefinition,
           effects,
           store,
           points,

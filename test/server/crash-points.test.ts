@@ -3,6 +3,8 @@ import { type CrashPointsReport, crashPoints } from '../../shared/testing/crash-
 import {
   agentDefinition,
   approvedCharge,
+  compactedTurns,
+  compactingAgent,
   effects,
   reminder,
   reportedCommand,
@@ -48,6 +50,12 @@ describe('every crash point of a conversation (memory store)', () => {
     const report = await crashPoints({ agent: agentDefinition, effects, ...reportedCommand })
     expectSafe(report)
     expect(report.labels).toContain('runCommand.execute return')
+  }, 120_000)
+
+  it('Given turns that compact the transcript first, When the process dies at any point, Then the turns answer as without a crash', async () => {
+    const report = await crashPoints({ agent: compactingAgent, effects, ...compactedTurns })
+    expectSafe(report)
+    expect(report.labels).toContain('before store.append(compaction.completed)')
   }, 120_000)
 
   it('totals the runs (the figures in docs/runtime.md)', () => {

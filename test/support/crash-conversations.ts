@@ -113,3 +113,26 @@ export const reportedCommand: Conversation = {
   ],
   conversation: [{ user: 'Deploy' }],
 }
+
+/** The same agent compacting early: each later turn summarizes the ones before. */
+export const compactingAgent = {
+  ...agentDefinition,
+  harness: {
+    ...agentDefinition.harness,
+    compaction: { thresholdTokens: 40, compact: () => 'Earlier: greetings.' },
+  },
+}
+
+/** Three turns, the second and third compacting the transcript first. */
+export const compactedTurns: Conversation = {
+  model: [
+    text('Hello there, how can I help you today?'),
+    text('Sure, here is more.'),
+    text('Third answer.'),
+  ],
+  conversation: [
+    { user: 'Hello' },
+    { user: 'Tell me more about everything you know' },
+    { user: 'And a third thing' },
+  ],
+}
