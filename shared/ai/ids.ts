@@ -1,5 +1,6 @@
 import { shortDigest } from '../log/id-hash.ts'
 import { MAX_ID_LENGTH } from '../log/limits.ts'
+import { idempotentId } from './contract/idempotent-id.ts'
 
 /** IDs A2's AI protocol derives start with this; callers may not use it. */
 export const AI_ID_PREFIX = 'a2.ai:'
@@ -35,3 +36,19 @@ export const responseIdFor = (inputId: string): string => derivedId('response', 
  */
 export const toolCallKey = (call: { generationId: string; toolCallId: string }): string =>
   derivedId('call', call.generationId, call.toolCallId)
+
+/**
+ * The idempotency key of a tool execution: one per logical call (its session,
+ * model step and provider ID), so every retry and recovery of the call passes
+ * the same key to a payment, email or queue API, and a provider ID reused in
+ * another step or turn gets another. Short and URL-safe (`id-` and 32
+ * base64url characters), within the key limits such APIs set.
+ */
+export const toolIdempotencyKey = (
+  sessionId: string,
+  call: { generationId: string; toolCallId: string },
+): string => idempotentId('a2.tool-call', sessionId, call.generationId, call.toolCallId)
+
+/** The idempotency key of an app event handler's run: one per session and event. */
+export const handlerIdempotencyKey = (sessionId: string, eventId: string): string =>
+  idempotentId('a2.handler', sessionId, eventId)

@@ -57,6 +57,7 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
   SESSION_ACTIVE: 409,
   SESSION_NOT_EMPTY: 409,
   INVALID_EXPORT: 400,
+  STEP_RESULT_TOO_LARGE: 500,
 }
 
 /**

@@ -26,6 +26,7 @@ export type A2ErrorCode =
   | 'SESSION_ACTIVE'
   | 'SESSION_NOT_EMPTY'
   | 'INVALID_EXPORT'
+  | 'STEP_RESULT_TOO_LARGE'
 
 export class A2Error extends Error {
   readonly code: A2ErrorCode

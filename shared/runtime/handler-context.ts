@@ -33,6 +33,23 @@ export interface HandlerContext<Event = StoredEvent, State = unknown> {
   signal: AbortSignal
   /** The executing agent's name, or its contract's. */
   agentName: string
+  /**
+   * A key for this logical tool call (or handled event): the same on every
+   * retry and recovery of it, another for a provider call ID reused in a
+   * later step or turn. Pass it to APIs that deduplicate by one (a payment's
+   * `Idempotency-Key`, an email provider's, an SQS deduplication ID), so a
+   * repeated run has its effect once.
+   */
+  idempotencyKey: string
+  /**
+   * A durable step: runs `fn` once per logical call and records its result in
+   * the session's log (an `ai.step.completed` event), so a retried or
+   * recovered run gets the recorded result back instead of running `fn`
+   * again, and only redoes the steps it had not finished. Names are unique
+   * within a call; the result must be JSON and, encoded, fit an event
+   * (`MAX_EVENT_BYTES`), or the step throws `STEP_RESULT_TOO_LARGE`.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>
 }
 
 interface ContextProvider {

@@ -150,7 +150,13 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   'a2-aws/ai/server': {
-    values: ['AGENT_METRICS', 'TimerConflictError', 'agent', 'runWithHandlerContext'],
+    values: [
+      'AGENT_METRICS',
+      'StepResultTooLargeError',
+      'TimerConflictError',
+      'agent',
+      'runWithHandlerContext',
+    ],
     types: [
       'Agent',
       'AgentMetric',
@@ -263,8 +269,28 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   'a2-aws/test': {
-    values: ['describeEventStoreConformance', 'scriptedModel', 'text', 'toolCalls'],
-    types: ['ConformanceTestApi', 'EventStoreHarness', 'ScriptedModel', 'Step'],
+    values: [
+      'CrashError',
+      'crashPoints',
+      'describeEventStoreConformance',
+      'effectLedger',
+      'expectCrashSafe',
+      'scriptedModel',
+      'text',
+      'toolCalls',
+    ],
+    types: [
+      'ConformanceTestApi',
+      'ConversationAction',
+      'CrashFailure',
+      'CrashPointsOptions',
+      'CrashPointsReport',
+      'CrashTestAgent',
+      'EffectLedger',
+      'EventStoreHarness',
+      'ScriptedModel',
+      'Step',
+    ],
   },
 }
 

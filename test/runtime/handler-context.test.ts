@@ -7,6 +7,8 @@ const context = (agentName = 'support-agent'): HandlerContext => ({
   attempt: 1,
   signal: new AbortController().signal,
   agentName,
+  idempotencyKey: 'id-key',
+  step: async (_name, fn) => fn(),
   session: {
     id: 's',
     append: async () => [],

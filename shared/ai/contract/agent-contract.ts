@@ -103,6 +103,7 @@ const AI_STATE_KEYS: Record<keyof AIState, true> = {
   inbox: true,
   active: true,
   pendingApprovals: true,
+  durableSteps: true,
   pendingInputs: true,
   tools: true,
   compaction: true,

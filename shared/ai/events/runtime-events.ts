@@ -81,6 +81,17 @@ export const toolResultSchema = z.object({
   providerMetadata: z.record(z.string(), z.unknown()).optional(),
 })
 
+/**
+ * A durable step inside a tool or handler (`ctx.step(name, fn)`) finished:
+ * its result, so a retried run of the same `scope` (the work's claim key)
+ * gets it back instead of running the step again.
+ */
+export const stepCompletedSchema = z.object({
+  scope: id,
+  name: z.string().min(1),
+  output: z.unknown().optional(),
+})
+
 /** Tool work cut short (Pause now, Stop) without a terminal result; it may run again. */
 export const toolInterruptedSchema = z.object({
   toolCallId: id,

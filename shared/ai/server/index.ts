@@ -3,6 +3,8 @@
 //   `runtime`), with its option, context and session types;
 // - `runWithHandlerContext(ctx, fn)`: runs a tool or handler outside the
 //   runtime (in a test) with `handlerContext()` returning `ctx`;
+// - `StepResultTooLargeError`, which `ctx.step()` throws for a result too
+//   large to record;
 // - the ports an agent's `dispatcher` and `scheduler` options take, and
 //   `TimerConflictError`, which a scheduler throws for a timer set again at
 //   another time;
@@ -30,4 +32,5 @@ export type {
   ToolApprovalPolicy,
 } from './agent-options.ts'
 export type { EraseOptions } from './erase-agent-session.ts'
+export { StepResultTooLargeError } from './lanes/durable-steps.ts'
 export type { AgentSession } from './session-api.ts'

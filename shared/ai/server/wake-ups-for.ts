@@ -14,8 +14,12 @@ const wakesTools = (event: StoredEvent): boolean =>
       TOOL_CHANGES.has(change.op ?? ''),
     ))
 const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.superseded'])
-/** Facts the controller does not act on: streamed chunks and its own receipts. */
-const NOT_FOR_ADMISSION = new Set(['ai.generation.progress', 'ai.handler.dead-lettered'])
+/** Facts the controller does not act on: streamed chunks, its own receipts, a tool's steps. */
+const NOT_FOR_ADMISSION = new Set([
+  'ai.generation.progress',
+  'ai.handler.dead-lettered',
+  'ai.step.completed',
+])
 
 const metadataKey = (event: StoredEvent): string | undefined => {
   const modelId = (event.payload as { modelId?: unknown } | null)?.modelId

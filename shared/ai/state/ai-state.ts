@@ -204,6 +204,13 @@ export interface AIState<M extends UIMessage = UIMessage> {
    * the work's key, the last error. Waking the session retries them.
    */
   deadLetters: { lane: string; key?: string; error: string; attempts: number; index: number }[]
+  /**
+   * Durable steps (`ctx.step()`) of tool calls and handlers still running, by
+   * their work's claim key, then step name: `{ output }` as recorded. A
+   * call's steps go when its terminal result is recorded; a handler's when
+   * the next handler records one (the lane runs one at a time).
+   */
+  durableSteps: Record<string, Record<string, { output?: unknown }>>
   /** The responses Stop closed (their message IDs, oldest first), for a UI to mark. */
   stoppedResponseIds: string[]
   /**
@@ -235,6 +242,7 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     activeResponseMessageId: null,
     closed: false,
     deadLetters: [],
+    durableSteps: {},
     stoppedResponseIds: [],
     requests: {},
     response: null,

@@ -22,6 +22,7 @@ import {
   reduceModelMetadataRequested,
   reduceModelMetadataResolved,
 } from './reduce-session.ts'
+import { reduceStepCompleted } from './reduce-steps.ts'
 import {
   reduceApprovalRequested,
   reduceToolCalled,
@@ -69,6 +70,8 @@ export function reduceAIState<M extends UIMessage = UIMessage>(
       return reduceToolResult(state, event.payload, event.index)
     case 'ai.tool.interrupted':
       return reduceToolInterrupted(state, event.payload)
+    case 'ai.step.completed':
+      return reduceStepCompleted(state, event.payload)
     case 'ai.message.completed':
       return reduceMessageCompleted(state, event.payload)
     case 'ai.model.metadata.requested':

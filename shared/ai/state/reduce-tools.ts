@@ -1,6 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState, ToolRecord, ToolStatus } from './ai-state.ts'
+import { withoutCallSteps } from './reduce-steps.ts'
 import { applyToActiveResponse } from './response-helpers.ts'
 
 // Tool calls, approvals and results. `tools` keeps identities and status;
@@ -178,7 +179,10 @@ export function reduceToolResult<M extends UIMessage>(
   if (tool.status === 'cancelled') {
     return payload.preliminary
       ? state
-      : { ...state, tools: state.tools.filter((candidate) => candidate !== tool) }
+      : {
+          ...withoutCallSteps(state, tool),
+          tools: state.tools.filter((candidate) => candidate !== tool),
+        }
   }
   const chunks = resultChunks(state, payload)
   const stepOpen =
@@ -190,7 +194,7 @@ export function reduceToolResult<M extends UIMessage>(
     ...(tool.providerExecuted && !stepOpen ? { answeredAfterStep: true } : {}),
   }
   const next: AIState<M> = {
-    ...state,
+    ...(payload.preliminary ? state : withoutCallSteps(state, tool)),
     tools: state.tools.map((candidate) => (candidate === tool ? updated : candidate)),
     pendingApprovals: state.pendingApprovals.filter(
       (approval) =>

@@ -1,6 +1,8 @@
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { handlerIdempotencyKey } from '../../ids.ts'
 import { agentSession } from '../session-api.ts'
 import { runClaimedWork } from './claimed-work.ts'
+import { durableSteps } from './durable-steps.ts'
 import type { LaneContext } from './lane-context.ts'
 
 export const HANDLERS_CURSOR = 'handlers'
@@ -43,6 +45,8 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
     const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
     // Its timers count from the event, so a retried handler sets the same ones.
     const session = agentSession(lane, sessionId, () => event.timestamp)
+    const fence = { claim: claimKey, attempt: claim.attempt }
+    const { state } = await lane.state(sessionId)
     await runClaimedWork(lane, sessionId, claim, async (signal) => {
       const context = {
         event,
@@ -50,9 +54,15 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
         session,
         signal,
         agentName: lane.config.name,
+        idempotencyKey: handlerIdempotencyKey(sessionId, event.id),
+        step: durableSteps(lane, sessionId, {
+          scope: claimKey,
+          recorded: state.ai.durableSteps[claimKey],
+          fence,
+        }).step,
       }
       await runInHandlerContext(context, () => handler(context))
     })
-    await move(from, event.index, { claim: claimKey, attempt: claim.attempt })
+    await move(from, event.index, fence)
   }
 }

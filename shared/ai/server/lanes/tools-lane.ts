@@ -6,11 +6,12 @@ import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { toolClaimKey } from '../../controller/claim-keys.ts'
 import { runnableTools } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
-import { derivedId, toolCallKey } from '../../ids.ts'
+import { derivedId, toolCallKey, toolIdempotencyKey } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { agentSession } from '../session-api.ts'
 import { runClaimedWork } from './claimed-work.ts'
+import { durableSteps } from './durable-steps.ts'
 import type { LaneContext } from './lane-context.ts'
 import { storedEventAt } from './stored-event.ts'
 import { acknowledgeCutShort } from './tool-settling.ts'
@@ -117,6 +118,11 @@ async function runTool(
   let preliminary = 0
   // Stopped (Pause now, Stop) or superseded before its result was recorded.
   let cutShort = false
+  const steps = durableSteps(lane, sessionId, {
+    scope: claimKey,
+    recorded: state.durableSteps[claimKey],
+    fence,
+  })
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const messages = await modelMessagesOf(promptMessages(state), toolDefinitions(tools))
     let final: unknown
@@ -129,6 +135,8 @@ async function runTool(
           session,
           signal: signal,
           agentName: lane.config.name,
+          idempotencyKey: toolIdempotencyKey(sessionId, record),
+          step: steps.step,
         },
         async () => {
           for await (const output of executeTool({
@@ -178,6 +186,9 @@ async function runTool(
       }
       errorText = error instanceof Error ? error.message : String(error)
     }
+    // A step that could not be recorded is A2's failure, not the tool's:
+    // the claim goes back and the call runs again, skipping recorded steps.
+    if (steps.failure() !== undefined) throw steps.failure()
     if (signal.aborted) {
       cutShort = true
       return
