@@ -1,11 +1,16 @@
 // `npm start`: the example support agent on the embedded default (in-memory
 // store, in-process dispatch and timers), served at /api/agent, and the
 // example chat page (functions/example/web, built by `npm run build:web`) at /.
+// Sessions need their capability token, as deployed: `POST /api/agent {}`
+// opens one; the key is made per process.
+import { randomBytes } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, join, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import { agent } from '../shared/ai/server/index.ts'
+import { errorResponse } from '../shared/http/http-error.ts'
+import { sessionCapability } from '../shared/http/session-capability.ts'
 import type { EventStore } from '../shared/log/event-store.ts'
 import { type LocalServer, serveFetch } from '../shared/node/serve.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
@@ -25,6 +30,12 @@ export interface LocalServerOptions {
   store?: EventStore
   /** How long a dead worker's claim blocks its work (tests shorten it). */
   claimTtlMs?: number
+  /**
+   * Signs session tokens (at least 32 bytes; default: random per process,
+   * so a restart invalidates the tokens a page holds, as it loses the
+   * in-memory log). A test that restarts on a kept store passes one.
+   */
+  sessionKey?: string | Uint8Array
 }
 
 /** Starts the example agent and the chat page; `close()` stops both. */
@@ -36,8 +47,15 @@ export async function startLocalServer({
   webRoot = WEB_ROOT,
   store,
   claimTtlMs,
+  sessionKey = randomBytes(32),
 }: LocalServerOptions = {}): Promise<
-  LocalServer & { online: boolean; name: string; modelName: string }
+  LocalServer & {
+    online: boolean
+    name: string
+    modelName: string
+    /** A token for a session the caller names (tests, a server that hands out links). */
+    sessionToken(sessionId: string): Promise<string>
+  }
 > {
   const { online, ...options } = supportAgentOptions(env)
   const assistant = agent({
@@ -47,14 +65,21 @@ export async function startLocalServer({
     ...(claimTtlMs ? { claimTtlMs } : {}),
   })
   const web = staticFiles(webRoot)
+  const sessions = sessionCapability({ key: sessionKey })
+  const access = { authorize: sessions.authorize, openSession: sessions.openSession }
 
   const server = await serveFetch(
     async (request) => {
       const { pathname, searchParams } = new URL(request.url)
-      if (pathname === '/api/agent') return assistant.fetch(request)
+      if (pathname === '/api/agent') return assistant.fetch(request, access)
       if (pathname === '/api/state' && request.method === 'GET') {
         // A convenience for curl: the folded state the browser would build.
         const sessionId = searchParams.get('sessionId') ?? ''
+        try {
+          await sessions.verify(request, sessionId)
+        } catch (error) {
+          return errorResponse(error)
+        }
         try {
           return Response.json(await assistant.session(sessionId).state())
         } catch (error) {
@@ -83,6 +108,7 @@ export async function startLocalServer({
     online,
     name: assistant.name,
     modelName: typeof options.model === 'string' ? options.model : 'offline demo',
+    sessionToken: async (sessionId) => (await sessions.mint(sessionId)).token,
     close: async () => {
       assistant.runtime.close()
       await server.close()
@@ -158,9 +184,11 @@ async function main(): Promise<void> {
 model: ${server.online ? `${server.modelName} through AI Gateway` : 'the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)'}
 
   chat in a browser: ${server.url}/
-  stream a session:  curl -N '${api}?sessionId=demo'
-  read its state:    curl '${server.url}/api/state?sessionId=demo'
-  send a message:    curl -X POST '${api}?sessionId=demo' -H 'content-type: application/json' \\
+  open a session:    curl -s -X POST '${api}' -H 'content-type: application/json' -d '{}' > session.json
+                     export S=$(jq -r .sessionId session.json) T=$(jq -r .token session.json)
+  stream it:         curl -N "${api}?sessionId=$S" -H "authorization: Bearer $T"
+  read its state:    curl "${server.url}/api/state?sessionId=$S" -H "authorization: Bearer $T"
+  send a message:    curl -X POST "${api}?sessionId=$S" -H "authorization: Bearer $T" -H 'content-type: application/json' \\
                        -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'`)
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

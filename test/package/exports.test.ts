@@ -181,6 +181,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'HeadersOption',
       'MessageOf',
       'PushResult',
+      'SessionToken',
     ],
   },
   'a2-aws/ai/react': {

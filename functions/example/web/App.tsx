@@ -33,9 +33,9 @@ const connectionLabel: Record<Exclude<ConnectionStatus, 'open'>, string> = {
   failed: 'Disconnected',
 }
 
-/** The example support desk: one session, named in the URL. */
-export function App({ sessionId }: { sessionId: string }) {
-  const agent = useAgent({ api: '/api/agent', id: sessionId })
+/** The example support desk: one session, named in the URL, opened with its token. */
+export function App({ sessionId, token }: { sessionId: string; token?: string }) {
+  const agent = useAgent({ api: '/api/agent', id: sessionId, ...(token ? { token } : {}) })
   const { state, status, indicator, connection } = agent
   const offline = connection === 'reconnecting' || connection === 'failed'
   const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
