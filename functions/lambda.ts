@@ -5,15 +5,27 @@
 import { Logger } from '@aws-lambda-powertools/logger'
 import * as agentModule from 'a2-aws-agent-module'
 import { readAwsEnvironment } from '../shared/aws/agent-environment.ts'
+import { readHttpAuth } from '../shared/aws/auth-environment.ts'
 import { lambdaGlobal } from '../shared/aws/lambda/awslambda.ts'
 import { withLambdaContext } from '../shared/aws/lambda/lambda-context.ts'
 import { pipelineHandlers } from '../shared/aws/lambda/pipeline-handlers.ts'
+import { readSessionKeySecret } from '../shared/aws/session-key-secret.ts'
 
 const logger = new Logger({ serviceName: 'a2' })
 
+const environment = readAwsEnvironment()
 const handlers = pipelineHandlers(agentModule as Record<string, unknown>, {
-  environment: readAwsEnvironment(),
+  environment,
   logger,
+  // Read by the HTTP functions only; the session key on the first request
+  // that needs it, then kept for the container's life.
+  auth: () =>
+    readHttpAuth(process.env, (secretId) =>
+      readSessionKeySecret(
+        secretId,
+        environment.endpoint ? { endpoint: environment.endpoint } : {},
+      ),
+    ),
   httpResponseStream: {
     from: (stream, metadata) => lambdaGlobal().HttpResponseStream.from(stream, metadata),
   },

@@ -1,7 +1,8 @@
 // `npm run local`: the AWS pipeline on an AWS-compatible endpoint, with the
 // same handlers the Lambda functions run. By default it starts a moto server;
 // set A2_AWS_ENDPOINT for LocalStack (or any endpoint) and A2_AGENT_MODULE
-// for your own agent module (default: the example agent).
+// for your own agent module (default: the example agent). Sessions need
+// their token, as deployed (a key made per process; `POST {}` opens one).
 
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -45,8 +46,10 @@ const pipeline = await startLocalPipeline({
 
 console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${pipeline.url}
 agent module: ${modulePath}
-  stream a session:  curl -N '${pipeline.url}?sessionId=demo'
-  send a message:    curl -X POST '${pipeline.url}?sessionId=demo' -H 'content-type: application/json' \\
+  open a session:    curl -s -X POST '${pipeline.url}' -H 'content-type: application/json' -d '{}' > session.json
+                     export S=$(jq -r .sessionId session.json) T=$(jq -r .token session.json)
+  stream it:         curl -N "${pipeline.url}?sessionId=$S" -H "authorization: Bearer $T"
+  send a message:    curl -X POST "${pipeline.url}?sessionId=$S" -H "authorization: Bearer $T" -H 'content-type: application/json' \\
                        -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'
   ingress queue:     aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
                        --message-group-id demo --message-body '{"sessionId":"demo","events":[...]}'`)

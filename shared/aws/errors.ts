@@ -12,6 +12,7 @@ export type PipelineErrorCode =
   | 'INVALID_AGENT_MODULE'
   | 'MALFORMED_HTTP_EVENT'
   | 'TIMER_TOO_LARGE'
+  | 'SECRET_UNREADABLE'
 
 /**
  * A failure of the AWS edge (a queue message, an environment variable, a

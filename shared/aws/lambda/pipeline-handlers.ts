@@ -7,6 +7,7 @@ import {
   type VisibilityLease,
 } from '../pipeline-functions.ts'
 import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
+import { type HttpAuth, httpAccess } from './http-access.ts'
 import { httpHandler } from './http-handler.ts'
 import { ingressHandler, timerHandler } from './ingress-handler.ts'
 import { laneHandler } from './lane-handler.ts'
@@ -36,6 +37,12 @@ export function pipelineHandlers(
     >
     logger: PipelineLogger
     httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
+    /**
+     * How the API checks callers (`readHttpAuth()` on Lambda; no default, on
+     * purpose). A function is called on the first HTTP request only, so the
+     * queue functions never need the HTTP functions' settings.
+     */
+    auth: HttpAuth | (() => HttpAuth)
     sqs?: ReturnType<typeof awsClients>['sqs']
     /** How queue handlers hold their messages (default `VISIBILITY_LEASE`). */
     lease?: VisibilityLease
@@ -63,7 +70,8 @@ export function pipelineHandlers(
     http: httpHandler(agent, {
       logger,
       httpResponseStream: options.httpResponseStream,
-      ...(authorize ? { authorize } : {}),
+      access: () =>
+        httpAccess(typeof options.auth === 'function' ? options.auth() : options.auth, authorize),
     }),
     router: (event) =>
       routerHandler(agent, { client: client(), queueUrls: environment.queueUrls }, logger)(event),

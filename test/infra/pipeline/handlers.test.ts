@@ -48,6 +48,7 @@ function setup(
     {
       environment,
       logger,
+      auth: { type: 'none' },
       sqs: sqs.client,
       ...(lease ? { lease } : {}),
       httpResponseStream: {
