@@ -10,6 +10,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs'
 import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
 import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
 import { environmentVariables } from '../shared/aws/environment-variables.ts'
@@ -28,6 +29,7 @@ import { ROUTER_FILTER_PATTERN } from '../shared/aws/stream-filter.ts'
 import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfig } from '../shared/aws/verify-output.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
+import { type A2AgentAuth, apiAuth } from './api-auth.ts'
 import { ReservedConcurrency } from './reserved-concurrency.ts'
 
 export type LaneName = QueueLane
@@ -94,6 +96,12 @@ export interface A2AgentProps {
   projectRoot?: string
   /** The API stage (default `prod`). */
   stageName?: string
+  /**
+   * Who may open a session (default `'capability'`: the server opens
+   * sessions and signs a token for each, with a key in Secrets Manager;
+   * `{ type: 'cognito', userPools }`; `'iam'`; or `'none'`, which warns).
+   */
+  auth?: A2AgentAuth
 }
 
 /**
@@ -130,6 +138,8 @@ export class A2Agent extends Construct {
   readonly functions: Record<'http' | 'stream' | 'router' | QueueFunction, nodejs.NodejsFunction>
   /** The concurrency reserved for `functions.stream` at deploy time (a token; 0 if the account could not spare it). */
   readonly streamConcurrency?: string
+  /** The secret that signs session tokens (`auth: 'capability'`, the default). */
+  readonly sessionKey?: secretsmanager.ISecret
 
   constructor(scope: Construct, id: string, props: A2AgentProps) {
     super(scope, id)
@@ -405,6 +415,8 @@ export class A2Agent extends Construct {
         throttlingBurstLimit: throttle.burstLimit,
       },
     })
+    const auth = apiAuth(this, props.auth, [functions.http, functions.stream])
+    if (auth.sessionKey) this.sessionKey = auth.sessionKey
     const resource = this.api.root.addResource('agent')
     resource.addMethod(
       'GET',
@@ -412,6 +424,7 @@ export class A2Agent extends Construct {
         responseTransferMode: apigateway.ResponseTransferMode.STREAM,
         timeout: STREAM_TIMEOUT,
       }),
+      auth.methodOptions,
     )
     resource.addMethod(
       'POST',
@@ -419,6 +432,7 @@ export class A2Agent extends Construct {
         responseTransferMode: apigateway.ResponseTransferMode.STREAM,
         timeout: Duration.seconds(29),
       }),
+      auth.methodOptions,
     )
     this.url = this.api.urlForPath(resource.path)
 
@@ -444,6 +458,7 @@ export class A2Agent extends Construct {
       laneFunctions: QUEUE_LANES.map((lane) => functions[lane]),
       deadLetterQueues: [this.schedulerDeadLetterQueue, this.routerFailureQueue],
       scheduleArn,
+      authType: typeof props.auth === 'string' ? props.auth : (props.auth?.type ?? 'capability'),
     })
   }
 }

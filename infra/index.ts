@@ -5,4 +5,5 @@
 // Synthesizing loads no AWS SDK client.
 
 export { A2Agent, type A2AgentProps, type LaneName, type TimedFunction } from './a2-agent.ts'
+export type { A2AgentAuth } from './api-auth.ts'
 export { A2ChatPage, type A2ChatPageProps } from './chat-page.ts'

@@ -218,7 +218,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   },
   'a2-aws/cdk': {
     values: ['A2Agent', 'A2ChatPage'],
-    types: ['A2AgentProps', 'A2ChatPageProps', 'LaneName', 'TimedFunction'],
+    types: ['A2AgentAuth', 'A2AgentProps', 'A2ChatPageProps', 'LaneName', 'TimedFunction'],
   },
   'a2-aws/test': {
     values: ['describeEventStoreConformance', 'scriptedModel', 'text', 'toolCalls'],
