@@ -21,12 +21,10 @@ function synth(auth?: (stack: Stack) => A2AgentAuth) {
   >
   const id = (construct: { node: { defaultChild?: unknown } }) =>
     stack.getLogicalId(construct.node.defaultChild as never)
-  const variables = (name: keyof A2Agent['functions']) =>
-    (
-      (resources[id(agent.functions[name])]?.Properties ?? {}).Environment as {
-        Variables: Record<string, unknown>
-      }
-    ).Variables
+  const variables = (name: keyof A2Agent['functions']): Record<string, unknown> => {
+    const environment = resources[id(agent.functions[name])]?.Properties.Environment
+    return (environment as { Variables: Record<string, unknown> }).Variables
+  }
   const methods = Object.values(resources).filter((r) => r.Type === 'AWS::ApiGateway::Method')
   /** The functions whose role may read a secret. */
   const secretReaders = Object.entries(agent.functions)
