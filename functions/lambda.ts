@@ -5,12 +5,14 @@
 import { Logger } from '@aws-lambda-powertools/logger'
 import { Tracer } from '@aws-lambda-powertools/tracer'
 import { DEFAULT_METRICS_TARGET, readAwsEnvironment } from '../shared/aws/agent-environment.ts'
+import { readHttpAuth } from '../shared/aws/auth-environment.ts'
 import { lambdaGlobal } from '../shared/aws/lambda/awslambda.ts'
 import { cloudWatchMetrics } from '../shared/aws/lambda/cloudwatch-metrics.ts'
 import { loadSecrets } from '../shared/aws/lambda/cold-start-secrets.ts'
 import { withTracing } from '../shared/aws/lambda/invocation-tracing.ts'
 import { withLambdaContext } from '../shared/aws/lambda/lambda-context.ts'
 import { pipelineHandlers } from '../shared/aws/lambda/pipeline-handlers.ts'
+import { readSessionKeySecret } from '../shared/aws/session-key-secret.ts'
 
 const logger = new Logger({ serviceName: 'a2' })
 const environment = readAwsEnvironment()
@@ -36,6 +38,15 @@ const agentModule = await import('a2-aws-agent-module')
 const handlers = pipelineHandlers(agentModule as Record<string, unknown>, {
   environment,
   logger,
+  // Read by the HTTP functions only; the session key on the first request
+  // that needs it, then kept for the container's life.
+  auth: () =>
+    readHttpAuth(process.env, (secretId) =>
+      readSessionKeySecret(
+        secretId,
+        environment.endpoint ? { endpoint: environment.endpoint } : {},
+      ),
+    ),
   httpResponseStream: {
     from: (stream, metadata) => lambdaGlobal().HttpResponseStream.from(stream, metadata),
   },

@@ -4,7 +4,10 @@
 // By default it starts a moto server; set A2_AWS_ENDPOINT for LocalStack (or
 // any endpoint), A2_AGENT_MODULE for your own agent module (default: the
 // example agent), PORT and HOST for where it listens.
+// Sessions need their token, as deployed (a key made per process; `POST {}`
+// opens one).
 
+import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -14,6 +17,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { environmentVariables } from '../shared/aws/agent-environment.ts'
 import { agentFromModule } from '../shared/aws/lambda/pipeline-agent.ts'
+import { sessionCapability } from '../shared/http/session-capability.ts'
 import { staticFiles } from '../shared/node/static-files.ts'
 import { ClearError, exitClearly } from './exit-clearly.ts'
 import { type LocalPipeline, startLocalPipeline } from './local-runner/local-pipeline.ts'
@@ -50,10 +54,12 @@ async function main(): Promise<void> {
   }
   const agentModule = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>
   // The same reads as `npm start`: the folded state for curl, the chat page.
+  const sessionKey = randomBytes(32)
   const state = stateRoute(
     agentFromModule(agentModule, environment.agentExport) as unknown as Parameters<
       typeof stateRoute
     >[0],
+    sessionCapability({ key: sessionKey }).verify,
   )
   const page = staticFiles(WEB_ROOT)
 
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
     environment,
     queues,
     clients,
+    auth: { type: 'capability', key: sessionKey },
     port: Number(process.env.PORT ?? 3000),
     hostname: process.env.HOST ?? '127.0.0.1',
     routes: (request) => {
@@ -77,9 +84,11 @@ async function main(): Promise<void> {
   console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${url}
 agent module: ${modulePath}
   chat in a browser: ${origin}/
-  stream a session:  curl -N '${url}?sessionId=demo'
-  read its state:    curl '${origin}/api/state?sessionId=demo'
-  send a message:    curl -X POST '${url}?sessionId=demo' -H 'content-type: application/json' \\
+  open a session:    curl -s -X POST '${url}' -H 'content-type: application/json' -d '{}' > session.json
+                     export S=$(jq -r .sessionId session.json) T=$(jq -r .token session.json)
+  stream it:         curl -N "${url}?sessionId=$S" -H "authorization: Bearer $T"
+  read its state:    curl "${origin}/api/state?sessionId=$S" -H "authorization: Bearer $T"
+  send a message:    curl -X POST "${url}?sessionId=$S" -H "authorization: Bearer $T" -H 'content-type: application/json' \\
                        -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'
   ingress queue:     aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
                        --message-group-id demo --message-body '{"sessionId":"demo","events":[...]}'`)

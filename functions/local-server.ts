@@ -1,9 +1,13 @@
 // `npm start`: the example support agent on the embedded default (in-memory
 // store, in-process dispatch and timers), served at /api/agent, and the
 // example chat page (functions/example/web, built by `npm run build:web`) at /.
+// Sessions need their capability token, as deployed: `POST /api/agent {}`
+// opens one; the key is made per process.
+import { randomBytes } from 'node:crypto'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import { type AgentOptions, agent } from '../shared/ai/server/index.ts'
+import { sessionCapability } from '../shared/http/session-capability.ts'
 import type { EventStore } from '../shared/log/event-store.ts'
 import type { LocalServer } from '../shared/node/serve.ts'
 import { serveAgent } from '../shared/node/serve-agent.ts'
@@ -28,6 +32,12 @@ export interface LocalServerOptions {
   claimTtlMs?: number
   /** The SSE stream's options (tests shorten the quiet period). */
   stream?: AgentOptions['stream']
+  /**
+   * Signs session tokens (at least 32 bytes; default: random per process,
+   * so a restart invalidates the tokens a page holds, as it loses the
+   * in-memory log). A test that restarts on a kept store passes one.
+   */
+  sessionKey?: string | Uint8Array
 }
 
 /** Starts the example agent and the chat page; `close()` stops both. */
@@ -40,8 +50,15 @@ export async function startLocalServer({
   store,
   claimTtlMs,
   stream,
+  sessionKey = randomBytes(32),
 }: LocalServerOptions = {}): Promise<
-  LocalServer & { online: boolean; name: string; modelName: string }
+  LocalServer & {
+    online: boolean
+    name: string
+    modelName: string
+    /** A token for a session the caller names (tests, a server that hands out links). */
+    sessionToken(sessionId: string): Promise<string>
+  }
 > {
   const { online, ...options } = supportAgentOptions(env)
   const assistant = agent({
@@ -51,17 +68,21 @@ export async function startLocalServer({
     ...(claimTtlMs ? { claimTtlMs } : {}),
     ...(stream ? { stream } : {}),
   })
+  const sessions = sessionCapability({ key: sessionKey })
   const server = await serveAgent(assistant, {
     port,
     hostname,
     webRoot,
-    routes: { '/api/state': stateRoute(assistant) },
+    authorize: sessions.authorize,
+    openSession: sessions.openSession,
+    routes: { '/api/state': stateRoute(assistant, sessions.verify) },
   })
   return {
     url: server.url,
     online,
     name: assistant.name,
     modelName: typeof options.model === 'string' ? options.model : 'offline demo',
+    sessionToken: async (sessionId) => (await sessions.mint(sessionId)).token,
     close: async () => {
       assistant.runtime.close()
       await server.close()
@@ -80,9 +101,11 @@ async function main(): Promise<void> {
 model: ${server.online ? `${server.modelName}${server.modelName.startsWith('bedrock:') ? ' on Amazon Bedrock' : ' through AI Gateway'}` : 'the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)'}
 
   chat in a browser: ${server.url}/
-  stream a session:  curl -N '${api}?sessionId=demo'
-  read its state:    curl '${server.url}/api/state?sessionId=demo'
-  send a message:    curl -X POST '${api}?sessionId=demo' -H 'content-type: application/json' \\
+  open a session:    curl -s -X POST '${api}' -H 'content-type: application/json' -d '{}' > session.json
+                     export S=$(jq -r .sessionId session.json) T=$(jq -r .token session.json)
+  stream it:         curl -N "${api}?sessionId=$S" -H "authorization: Bearer $T"
+  read its state:    curl "${server.url}/api/state?sessionId=$S" -H "authorization: Bearer $T"
+  send a message:    curl -X POST "${api}?sessionId=$S" -H "authorization: Bearer $T" -H 'content-type: application/json' \\
                        -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'`)
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,11 +1,15 @@
+import { errorResponse } from '../shared/http/http-error.ts'
+
 /**
  * `GET /api/state?sessionId=...` for `npm start` and `npm run local`: the
  * folded state the browser would build, a convenience for curl. Not deployed
  * (the deployed API serves the agent's endpoint only).
  */
-export function stateRoute(agent: {
-  session(id: string): { state(): Promise<unknown> }
-}): (request: Request) => Promise<Response> {
+export function stateRoute(
+  agent: { session(id: string): { state(): Promise<unknown> } },
+  /** Checks the caller may read the session (its token), throwing an HTTP error if not. */
+  verify?: (request: Request, sessionId: string) => Promise<unknown>,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     if (request.method !== 'GET') {
       return Response.json(
@@ -19,6 +23,11 @@ export function stateRoute(agent: {
       )
     }
     const sessionId = new URL(request.url).searchParams.get('sessionId') ?? ''
+    try {
+      await verify?.(request, sessionId)
+    } catch (error) {
+      return errorResponse(error)
+    }
     try {
       return Response.json(await agent.session(sessionId).state())
     } catch (error) {

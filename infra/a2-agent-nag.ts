@@ -27,6 +27,8 @@ export function acknowledgeFindings(
     laneFunctions: lambda.IFunction[]
     deadLetterQueues: sqs.Queue[]
     scheduleArn: string
+    /** The API's `auth`: what stands in for an authorizer, or nothing for `none`. */
+    authType: 'capability' | 'cognito' | 'iam' | 'none'
   },
 ): void {
   const xray = parts.tracing
@@ -67,6 +69,28 @@ export function acknowledgeFindings(
         "lambda:GetAccountSettings reads the account's concurrency quota and has no resource to scope it to.",
     })
   }
+  // `none` acknowledges nothing: its findings stay, next to the synth warning.
+  if (parts.authType === 'capability') {
+    Validations.of(agent.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG4',
+        reason:
+          "Every GET and POST must carry its session's capability token (HMAC-SHA256, key in Secrets Manager), checked by the function before the agent module's authorize; for signed-in users, set auth to Cognito or IAM.",
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Anonymous sessions: the capability token the server minted for a session, not a user pool, opens it (see APIG4).',
+      },
+    )
+  }
+  if (parts.authType === 'iam') {
+    Validations.of(agent.api).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        "Callers are IAM principals (SigV4, execute-api:Invoke); the agent module's authorize decides per session.",
+    })
+  }
   Validations.of(agent.api).acknowledge(
     {
       id: 'AwsSolutions-APIG2',
@@ -77,15 +101,6 @@ export function acknowledgeFindings(
       id: 'AwsSolutions-APIG3',
       reason:
         "A WAF web ACL is the deploying account's choice (cost, rules); associate one with the stage as needed.",
-    },
-    {
-      id: 'AwsSolutions-APIG4',
-      reason:
-        "Authorization is the agent module's `authorize` export, checked per session on every read and push; add an API Gateway authorizer on top when the caller identity comes from IAM or Cognito.",
-    },
-    {
-      id: 'AwsSolutions-COG4',
-      reason: 'See APIG4: sessions are authorized by the agent module, not by a Cognito user pool.',
     },
     {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',

@@ -11,6 +11,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs'
 import * as logs from 'aws-cdk-lib/aws-logs'
 import * as scheduler from 'aws-cdk-lib/aws-scheduler'
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
 import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
 import {
@@ -38,6 +39,7 @@ import {
   type MonitoredParts,
 } from './a2-agent-monitoring.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
+import { type A2AgentAuth, apiAuth } from './api-auth.ts'
 import { type BedrockModel, bedrockInvokeStatements } from './bedrock-grants.ts'
 import { ReservedConcurrency } from './reserved-concurrency.ts'
 import { type AgentSecret, grantSecrets } from './secrets.ts'
@@ -172,6 +174,12 @@ export interface A2AgentProps {
   alarms?: A2AgentAlarmsProps | false
   /** A CloudWatch dashboard of the agent (default true). */
   dashboard?: boolean
+  /**
+   * Who may open a session (default `'capability'`: the server opens
+   * sessions and signs a token for each, with a key in Secrets Manager;
+   * `{ type: 'cognito', userPools }`; `'iam'`; or `'none'`, which warns).
+   */
+  auth?: A2AgentAuth
 }
 
 /**
@@ -214,6 +222,8 @@ export class A2Agent extends Construct {
   readonly alarms: cloudwatch.Alarm[]
   /** The agent's dashboard (absent with `dashboard: false`). */
   readonly dashboard?: cloudwatch.Dashboard
+  /** The secret that signs session tokens (`auth: 'capability'`, the default). */
+  readonly sessionKey?: secretsmanager.ISecret
 
   constructor(scope: Construct, id: string, props: A2AgentProps) {
     super(scope, id)
@@ -517,6 +527,8 @@ export class A2Agent extends Construct {
         throttlingBurstLimit: throttle.burstLimit,
       },
     })
+    const auth = apiAuth(this, props.auth, [functions.http, functions.stream])
+    if (auth.sessionKey) this.sessionKey = auth.sessionKey
     const resource = this.api.root.addResource('agent')
     resource.addMethod(
       'GET',
@@ -524,6 +536,7 @@ export class A2Agent extends Construct {
         responseTransferMode: apigateway.ResponseTransferMode.STREAM,
         timeout: STREAM_TIMEOUT,
       }),
+      auth.methodOptions,
     )
     resource.addMethod(
       'POST',
@@ -531,6 +544,7 @@ export class A2Agent extends Construct {
         responseTransferMode: apigateway.ResponseTransferMode.STREAM,
         timeout: Duration.seconds(29),
       }),
+      auth.methodOptions,
     )
     this.url = this.api.urlForPath(resource.path)
 
@@ -580,6 +594,7 @@ export class A2Agent extends Construct {
       laneFunctions: QUEUE_LANES.map((lane) => functions[lane]),
       deadLetterQueues: [this.schedulerDeadLetterQueue, this.routerFailureQueue],
       scheduleArn,
+      authType: typeof props.auth === 'string' ? props.auth : (props.auth?.type ?? 'capability'),
     })
   }
 }

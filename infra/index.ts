@@ -6,6 +6,7 @@
 
 export { A2Agent, type A2AgentProps, type LaneName, type TimedFunction } from './a2-agent.ts'
 export type { A2AgentAlarmsProps } from './a2-agent-monitoring.ts'
+export type { A2AgentAuth } from './api-auth.ts'
 export { type BedrockModel, INFERENCE_PROFILE_REGIONS } from './bedrock-grants.ts'
 export { A2ChatPage, type A2ChatPageProps } from './chat-page.ts'
 export type { AgentFunctionName, AgentSecret, SecretSource } from './secrets.ts'

@@ -4,21 +4,32 @@
 // - the `EventStore` port, to plug in or write a store, and the embedded
 //   `memoryEventStore` (the DynamoDB store is in `a2-aws/aws`; the suite a
 //   store must pass is in `a2-aws/test`);
-// - the log's fetch endpoint (`logEndpoint`, errors as `HttpError`);
+// - the log's fetch endpoint (`logEndpoint`, errors as `HttpError`) and its
+//   access checks (`sessionCapability`, `allOf`);
 // - the limits every store enforces, the typed errors and `hasA2Code`, the
 //   one way to recognise them.
 // No AWS SDK, React or agent runtime. Server-side: the memory store
 // measures payloads gzipped (`node:zlib`); browser code imports
 // `a2-aws/ai/client`, which exports `hasA2Code` too.
 
+export { allOf } from './http/all-of.ts'
 export { HttpError, type HttpErrorCode } from './http/http-error.ts'
 export {
   type Authorize,
   type FetchOptions,
   type LogEndpointOptions,
   logEndpoint,
+  type OpenedSession,
   type Operation,
 } from './http/log-endpoint.ts'
+export type { Principal } from './http/principal.ts'
+export {
+  type CapabilityKey,
+  DEFAULT_CAPABILITY_TTL_SECONDS,
+  type SessionCapability,
+  type SessionCapabilityOptions,
+  sessionCapability,
+} from './http/session-capability.ts'
 export {
   type Contract,
   type ContractDefinition,

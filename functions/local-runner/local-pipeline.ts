@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { AttributeValue } from '@aws-sdk/client-dynamodb'
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import {
@@ -22,6 +23,7 @@ import {
 } from '@aws-sdk/client-sqs'
 import type { Context, DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsEnvironment } from '../../shared/aws/agent-environment.ts'
+import type { HttpAuth } from '../../shared/aws/lambda/http-access.ts'
 import type { PipelineLogger } from '../../shared/aws/lambda/pipeline-agent.ts'
 import {
   type PipelineHandlers,
@@ -58,6 +60,11 @@ export interface LocalPipelineOptions {
   functionTimeouts?: Partial<Record<QueueFunction, number>>
   /** How the queue handlers lease their messages (default: as deployed, `VISIBILITY_LEASE`). */
   lease?: VisibilityLease
+  /**
+   * How the API checks callers (default: session tokens, as deployed, signed
+   * with a key made for this process; `POST {}` opens a session).
+   */
+  auth?: HttpAuth
   port?: number
   hostname?: string
   /** Reads the server answers before the Lambda handler (the chat page, `/api/state`). */
@@ -106,6 +113,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     environment: options.environment,
     logger,
     httpResponseStream: streamingShim.HttpResponseStream,
+    auth: options.auth ?? { type: 'capability', key: randomBytes(32) },
     sqs: clients.sqs,
     ...(options.lease ? { lease: options.lease } : {}),
   })

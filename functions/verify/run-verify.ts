@@ -12,6 +12,7 @@ import { runHeartbeatCheck } from './heartbeat-check.ts'
 import { judgeStreaming } from './judge-streaming.ts'
 import type { LogSearch } from './log-search.ts'
 import { runTimerCheck } from './timer-check.ts'
+import { verifySession } from './verify-session.ts'
 import type { VerifyTarget } from './verify-target.ts'
 
 export const DEFAULT_MESSAGE =
@@ -62,15 +63,23 @@ const NEEDS_AWS =
  */
 export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const checks = options.checks ?? CHECK_NAMES
-  const sessionId = options.sessionId ?? `a2-verify-${Math.random().toString(36).slice(2, 10)}`
+  const named = options.sessionId ?? `a2-verify-${Math.random().toString(36).slice(2, 10)}`
   const wanted = (name: CheckName) => checks.includes(name)
+  // Sessions the API opened, with their tokens, where it opens sessions; a
+  // session named with --session keeps the target's own --header.
+  const session = (suffix: string) =>
+    options.sessionId === undefined
+      ? verifySession(options, `${named}${suffix}`)
+      : Promise.resolve({ sessionId: `${named}${suffix}`, target: options })
+  const main = await session('')
+  const sessionId = main.sessionId
   const outcomes = new Map<CheckName, Promise<CheckOutcome>>()
 
   if (wanted('timer')) {
     outcomes.set(
       'timer',
       options.scheduler
-        ? runTimerCheck(options, {
+        ? runTimerCheck(main.target, {
             sessionId,
             scheduler: options.scheduler,
             delayMs: options.timerDelayMs ?? 2 * 60_000,
@@ -81,7 +90,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   }
   const answer: Promise<AnswerRun | undefined> =
     wanted('answer') || wanted('streaming')
-      ? runAnswerCheck(options, {
+      ? runAnswerCheck(main.target, {
           sessionId,
           message: options.message ?? DEFAULT_MESSAGE,
           timeoutMs: options.answerTimeoutMs ?? 120_000,
@@ -99,12 +108,13 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   if (wanted('heartbeat')) {
     outcomes.set(
       'heartbeat',
-      afterAnswer.then(() =>
-        runHeartbeatCheck(options, {
-          sessionId: `${sessionId}-quiet`,
+      afterAnswer.then(async () => {
+        const quiet = await session('-quiet')
+        return runHeartbeatCheck(quiet.target, {
+          sessionId: quiet.sessionId,
           quietMs: options.quietMs ?? 75_000,
-        }),
-      ),
+        })
+      }),
     )
   }
   if (wanted('closed')) {
@@ -112,13 +122,14 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     outcomes.set(
       'closed',
       searchLogs
-        ? afterAnswer.then(() =>
-            runClosedCheck(options, {
-              sessionId: `${sessionId}-closed`,
+        ? afterAnswer.then(async () => {
+            const closed = await session('-closed')
+            return runClosedCheck(closed.target, {
+              sessionId: closed.sessionId,
               searchLogs,
               ...(options.closedWaitMs === undefined ? {} : { waitMs: options.closedWaitMs }),
-            }),
-          )
+            })
+          })
         : Promise.resolve(skip(NEEDS_AWS)),
     )
   }

@@ -3,13 +3,23 @@ import { checkPayloadDepth } from '../log/event-envelope.ts'
 import type { EventLog } from '../log/event-log.ts'
 import type { Claim } from '../log/event-store.ts'
 import { errorResponse, HttpError } from './http-error.ts'
+import type { Principal } from './principal.ts'
 import { readJsonBody } from './read-body.ts'
 import { type SseResponseOptions, sseResponseBody } from './sse.ts'
 
-/** What a request wants to do, for `authorize` to decide. */
+/**
+ * What a request wants to do, for `authorize` to decide; `principal` is who
+ * the platform verified (a Cognito user, an IAM caller), when it did.
+ */
 export type Operation =
-  | { type: 'read'; sessionId: string; request: Request }
-  | { type: 'push'; sessionId: string; events: readonly EventInput[]; request: Request }
+  | { type: 'read'; sessionId: string; request: Request; principal?: Principal }
+  | {
+      type: 'push'
+      sessionId: string
+      events: readonly EventInput[]
+      request: Request
+      principal?: Principal
+    }
 
 export type Authorize = (operation: Operation) => boolean | Promise<boolean>
 
@@ -33,8 +43,25 @@ export interface LogEndpointOptions {
   stream?: Omit<SseResponseOptions, 'signal' | 'head' | 'after'>
 }
 
+/** A session the server opened, and what its client needs to use it. */
+export interface OpenedSession {
+  sessionId: string
+  /** The session's capability token (see `sessionCapability`). */
+  token: string
+  /** When the token stops working (ISO 8601). */
+  expiresAt: string
+}
+
 export interface FetchOptions {
+  /** Decides each read and push; may throw an `HttpError` (a 401) instead of returning false. */
   authorize?: Authorize
+  /** Who the platform verified, handed to `authorize` (the Lambda adapter fills it). */
+  principal?: Principal
+  /**
+   * Answers a POST `{}` that names no session with `201` and a new session
+   * (a session capability's `openSession`). Without it that POST is a 400.
+   */
+  openSession?: (request: Request) => Promise<OpenedSession>
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -56,6 +83,7 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  * - `POST ?sessionId=S` with `{ "events": [...] }` (or `{ sessionId, events }`)
  *   appends them and answers `{ events }` as stored; a replayed batch gets
  *   the original answer.
+ * - `POST {}` naming no session opens one, when `openSession` is given.
  *
  * Errors are JSON: `{ error: { code, message, details? } }`.
  */
@@ -76,14 +104,16 @@ export function logEndpoint(options: LogEndpointOptions) {
     }
   }
 
-  async function get(
-    request: Request,
-    url: URL,
-    authorize: Authorize | undefined,
-  ): Promise<Response> {
+  async function get(request: Request, url: URL, fetchOptions: FetchOptions): Promise<Response> {
     const session = log.session(sessionIdOf(url))
+    const read = {
+      type: 'read' as const,
+      sessionId: session.sessionId,
+      request,
+      ...principalOf(fetchOptions),
+    }
     if (url.searchParams.has('head')) {
-      await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
+      await authorizeOrThrow(fetchOptions.authorize, read)
       // One read of the head item: no wake-up, no stream.
       return Response.json(
         { head: await session.head() },
@@ -91,7 +121,7 @@ export function logEndpoint(options: LogEndpointOptions) {
       )
     }
     const after = resumeIndex(request, url)
-    await authorizeOrThrow(authorize, { type: 'read', sessionId: session.sessionId, request })
+    await authorizeOrThrow(fetchOptions.authorize, read)
     const inspection = await inspectionRead(log, session.sessionId, url, after)
     if (inspection) return inspection
     const head = await session.head()
@@ -122,12 +152,14 @@ export function logEndpoint(options: LogEndpointOptions) {
     })
   }
 
-  async function post(
-    request: Request,
-    url: URL,
-    authorize: Authorize | undefined,
-  ): Promise<Response> {
+  async function post(request: Request, url: URL, fetchOptions: FetchOptions): Promise<Response> {
     const body = await readJsonBody(request, maxBodyBytes)
+    if (fetchOptions.openSession && opensSession(body, url)) {
+      return Response.json(await fetchOptions.openSession(request), {
+        status: 201,
+        headers: { 'cache-control': 'no-store' },
+      })
+    }
     if (
       typeof body !== 'object' ||
       body === null ||
@@ -157,11 +189,12 @@ export function logEndpoint(options: LogEndpointOptions) {
     // Before checkPush and authorize, which may walk the events.
     for (const event of events) checkPayloadDepth(event)
     checkPush?.(events)
-    await authorizeOrThrow(authorize, {
+    await authorizeOrThrow(fetchOptions.authorize, {
       type: 'push',
       sessionId: session.sessionId,
       events,
       request,
+      ...principalOf(fetchOptions),
     })
     const stored: StoredEvent[] = await session.append(events)
     await options.onAppended?.(session.sessionId, stored)
@@ -174,8 +207,8 @@ export function logEndpoint(options: LogEndpointOptions) {
   ): Promise<Response> {
     try {
       const url = new URL(request.url)
-      if (request.method === 'GET') return await get(request, url, fetchOptions.authorize)
-      if (request.method === 'POST') return await post(request, url, fetchOptions.authorize)
+      if (request.method === 'GET') return await get(request, url, fetchOptions)
+      if (request.method === 'POST') return await post(request, url, fetchOptions)
       throw new HttpError(
         405,
         'METHOD_NOT_ALLOWED',
@@ -212,6 +245,21 @@ async function inspectionRead(
   const claims: Record<string, Claim | null> = {}
   for (const key of keys) claims[key] = (await log.store.readClaim(sessionId, key)) ?? null
   return Response.json({ sessionId, claims }, { headers })
+}
+
+function principalOf({ principal }: FetchOptions): { principal?: Principal } {
+  return principal ? { principal } : {}
+}
+
+/** `POST {}`: no session in the query or the body, and no events. */
+function opensSession(body: unknown, url: URL): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    Object.keys(body).length === 0 &&
+    !url.searchParams.has('sessionId')
+  )
 }
 
 function sessionIdOf(url: URL, fromBody?: unknown): string {

@@ -12,6 +12,8 @@ export interface ServeAgentOptions extends ServeFetchOptions {
   path?: string
   /** Who may read or push a session: called on every GET and POST. */
   authorize?: Authorize
+  /** Answers `POST {}` with a new session (see `sessionCapability().openSession`). */
+  openSession?: FetchOptions['openSession']
   /**
    * A built page (a Vite `dist/`, say) served at every other GET path, with
    * index.html for paths that are not files. Without it those paths are 404s.
@@ -32,10 +34,20 @@ export interface ServeAgentOptions extends ServeFetchOptions {
  */
 export function serveAgent(
   agent: ServableAgent,
-  { path = '/api/agent', authorize, webRoot, routes = {}, ...listen }: ServeAgentOptions = {},
+  {
+    path = '/api/agent',
+    authorize,
+    openSession,
+    webRoot,
+    routes = {},
+    ...listen
+  }: ServeAgentOptions = {},
 ): Promise<LocalServer> {
   const page = webRoot === undefined ? undefined : staticFiles(webRoot)
-  const fetchOptions: FetchOptions = authorize ? { authorize } : {}
+  const fetchOptions: FetchOptions = {
+    ...(authorize ? { authorize } : {}),
+    ...(openSession ? { openSession } : {}),
+  }
   return serveFetch(async (request) => {
     const { pathname } = new URL(request.url)
     const route = routes[pathname]

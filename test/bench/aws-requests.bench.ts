@@ -642,6 +642,8 @@ async function main(): Promise<void> {
         queues: resources.queues,
         clients: runnerClients,
         logger: silent,
+        // The benchmark counts the pipeline's requests, not the token check's.
+        auth: { type: 'none' },
       })
       try {
         return await measureSession({

@@ -9,7 +9,7 @@ import { agentText, demoAnswer, launchBrowser, send, startApp } from './browser.
 
 // The example chat page in Debian's Chromium, against the example agent with
 // the offline demo model (words 60 ms apart: a reply streams for ~2 s).
-let app: LocalServer
+let app: Awaited<ReturnType<typeof startApp>>
 let browser: Awaited<ReturnType<typeof launchBrowser>>
 
 beforeAll(async () => {
@@ -22,14 +22,18 @@ afterAll(async () => {
   await app?.close()
 })
 
+/** A page on a session the test names, opened by a link that carries its token. */
 async function openSession(session: string) {
   const page = await browser.newPage()
-  await page.goto(`${app.url}/?session=${session}-${crypto.randomUUID().slice(0, 6)}`)
+  const id = `${session}-${crypto.randomUUID().slice(0, 6)}`
+  await page.goto(`${app.url}/?session=${id}#token=${await app.sessionToken(id)}`)
   await page.getByRole('textbox', { name: 'Message' }).waitFor()
   return page
 }
 
 const poll = { timeout: 15_000, interval: 25 }
+/** For the tests that restart the server: a page's token outlives the process. */
+const sessionKey = 'a-browser-test-key-of-32-bytes-or-more'
 
 describe('the example chat page', () => {
   it('puts a fresh session in the URL and sends a message that streams in', async () => {
@@ -49,6 +53,23 @@ describe('the example chat page', () => {
       .toBe(true)
     await expect.poll(() => agentText(page), poll).toBe(answer)
     await expect.poll(() => page.getByRole('status').textContent(), poll).toBe('')
+    await page.close()
+  })
+
+  it("keeps the link's token and takes it out of the address bar; a session without its token is refused", async () => {
+    const page = await openSession('link')
+    expect(new URL(page.url()).hash).toBe('')
+    await send(page, 'hello there')
+    await expect.poll(() => agentText(page), poll).toBe(demoAnswer('hello there'))
+
+    const stranger = await browser.newPage()
+    await stranger.goto(`${app.url}/?session=someone-else-${crypto.randomUUID().slice(0, 6)}`)
+    await stranger
+      .getByRole('alert')
+      .getByText("The server refused this session's stream")
+      .waitFor({ timeout: 15_000 })
+    expect(await stranger.getByRole('alert').textContent()).toContain('token')
+    await stranger.close()
     await page.close()
   })
 
@@ -253,7 +274,9 @@ describe('the example chat page', () => {
     const session = `fail-${crypto.randomUUID().slice(0, 6)}`
     const page = await browser.newPage()
     try {
-      await page.goto(`${server.url}/?session=${session}`)
+      await page.goto(
+        `${server.url}/?session=${session}#token=${await server.sessionToken(session)}`,
+      )
       await send(page, 'anyone there?')
       const reason = page.getByRole('article', { name: 'Agent' }).getByRole('alert')
       await expect.poll(() => reason.textContent(), poll).toContain('ENOTFOUND gateway.example')
@@ -278,11 +301,15 @@ describe('the example chat page', () => {
 
   it('says it is offline while the server is down, with sending held, and drops the old transcript when the restarted server has a new log', async () => {
     // `npm start` on the memory store: a restart starts an empty log.
-    let server = await startApp(inject('webRoot'), 20, { store: memoryEventStore() })
+    // The same key after the restart, so the page's token still opens its session.
+    let server = await startApp(inject('webRoot'), 20, { store: memoryEventStore(), sessionKey })
     const port = Number(new URL(server.url).port)
     const page = await browser.newPage()
     try {
-      await page.goto(`${server.url}/?session=new-log-${crypto.randomUUID().slice(0, 6)}`)
+      const session = `new-log-${crypto.randomUUID().slice(0, 6)}`
+      await page.goto(
+        `${server.url}/?session=${session}#token=${await server.sessionToken(session)}`,
+      )
       await send(page, 'before the restart')
       await expect.poll(() => agentText(page), poll).toBe(demoAnswer('before the restart'))
       const pill = page.locator('.topbar .pill')
@@ -293,7 +320,11 @@ describe('the example chat page', () => {
       await page.getByRole('textbox', { name: 'Message' }).fill('while it is down')
       expect(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true)
 
-      server = await startApp(inject('webRoot'), 20, { store: memoryEventStore(), port })
+      server = await startApp(inject('webRoot'), 20, {
+        store: memoryEventStore(),
+        port,
+        sessionKey,
+      })
       await expect.poll(() => pill.textContent(), { ...poll, timeout: 20_000 }).toBe('Ready')
       await expect.poll(() => page.getByRole('article').count(), poll).toBe(0)
       await page.getByRole('button', { name: 'Send', exact: true }).click()
@@ -310,16 +341,17 @@ describe('the example chat page', () => {
   it('survives the server restarting mid-turn: the page reconnects and the answer completes once', async () => {
     // The log outlives the process, as DynamoDB would; the in-memory store stands in.
     const store = memoryEventStore()
-    let server = await startApp(inject('webRoot'), 60, { store, claimTtlMs: 300 })
+    let server = await startApp(inject('webRoot'), 60, { store, claimTtlMs: 300, sessionKey })
     const port = Number(new URL(server.url).port)
     const page = await browser.newPage()
-    await page.goto(`${server.url}/?session=restart-${crypto.randomUUID().slice(0, 6)}`)
+    const session = `restart-${crypto.randomUUID().slice(0, 6)}`
+    await page.goto(`${server.url}/?session=${session}#token=${await server.sessionToken(session)}`)
     await page.getByRole('textbox', { name: 'Message' }).waitFor()
     await send(page, 'survive a restart')
     const answer = demoAnswer('survive a restart')
     await expect.poll(async () => (await agentText(page)).length > 10, poll).toBe(true)
     await server.close() // the process dies mid-answer
-    server = await startApp(inject('webRoot'), 60, { store, claimTtlMs: 300, port })
+    server = await startApp(inject('webRoot'), 60, { store, claimTtlMs: 300, port, sessionKey })
     try {
       await expect.poll(() => agentText(page), { ...poll, timeout: 30_000 }).toBe(answer)
       expect(await page.getByRole('article', { name: 'Agent' }).count()).toBe(1)

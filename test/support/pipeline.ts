@@ -11,6 +11,7 @@ import { resetMoto } from '../../functions/local-runner/moto-server.ts'
 import { createLocalResources, type LocalQueues } from '../../functions/local-runner/resources.ts'
 import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
 import { type AwsEnvironment, awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import type { HttpAuth } from '../../shared/aws/lambda/http-access.ts'
 import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import type { VisibilityLease } from '../../shared/aws/pipeline-functions.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
@@ -45,11 +46,14 @@ export function pipelineForSuite(
     maxReceiveCount = 2,
     serve,
     lease,
+    auth = { type: 'none' },
   }: {
     maxReceiveCount?: number
     serve?: (build: BuildAgent) => PipelineAgent
     /** How the queue handlers lease their messages (default: as deployed). */
     lease?: VisibilityLease
+    /** How the API checks callers (default none: these suites test the pipeline, not access). */
+    auth?: HttpAuth
   } = {},
 ): () => TestPipeline {
   let suite: TestPipeline | undefined
@@ -82,6 +86,7 @@ export function pipelineForSuite(
       queues: resources.queues,
       clients,
       logger: silent,
+      auth,
       ...(lease ? { lease } : {}),
     })
     suite = {

@@ -35,11 +35,20 @@ const connectionLabel: Record<Exclude<ConnectionStatus, 'open'>, string> = {
 }
 
 /**
- * The example support desk: one session, named in the URL. `?inspect` (or
- * the Inspect button) opens the developers' inspector under the chat.
+ * The example support desk: one session, named in the URL, opened with its
+ * token. `?inspect` (or the Inspect button) opens the developers' inspector
+ * under the chat.
  */
-export function App({ sessionId, inspect = false }: { sessionId: string; inspect?: boolean }) {
-  const agent = useAgent({ api: '/api/agent', id: sessionId })
+export function App({
+  sessionId,
+  token,
+  inspect = false,
+}: {
+  sessionId: string
+  token?: string
+  inspect?: boolean
+}) {
+  const agent = useAgent({ api: '/api/agent', id: sessionId, ...(token ? { token } : {}) })
   const [inspecting, setInspecting] = useState(inspect)
   const { state, status, indicator, connection } = agent
   const offline = connection === 'reconnecting' || connection === 'failed'

@@ -5,7 +5,12 @@ import { type ContractLike, sessionReducer } from '../state/session-state.ts'
 import type { AgentLike, ContractFreeOnly, MessageOf } from './agent-types.ts'
 import type { BackoffOptions } from './backoff.ts'
 import { type ClientSession, createSession } from './client-session.ts'
-import type { HeadersOption } from './endpoint.ts'
+import { type HeadersOption, resolveHeaders } from './endpoint.ts'
+
+/** A session's token, or how to find the token of a session. */
+export type SessionToken =
+  | string
+  | ((sessionId: string) => string | undefined | Promise<string | undefined>)
 
 /** Idle session objects are kept this long by default: five minutes. */
 export const DEFAULT_GC_TIME_MS = 5 * 60 * 1000
@@ -19,6 +24,12 @@ export interface AgentClientOptions {
   fetch?: typeof globalThis.fetch
   /** Sent with every request; a function is called each time (fresh auth tokens). */
   headers?: HeadersOption
+  /**
+   * A session's capability token, sent as `Authorization: Bearer` on every
+   * request: one string for a client of one session, or a function of the
+   * session ID (called per request) for a client of several.
+   */
+  token?: SessionToken
   /** Makes event and message IDs; default `crypto.randomUUID()`. */
   generateId?: () => string
   /** Stream reconnect and push retry backoff. The first delay defaults to the server's `retry:` hint. */
@@ -109,7 +120,7 @@ export function untypedAgentClient(
       let session = sessions.get(id)
       if (!session) {
         session = createSession(id, {
-          endpoint: { api, fetch, ...(options.headers ? { headers: options.headers } : {}) },
+          endpoint: { api, fetch, ...headersFor(id, options) },
           reducer,
           contract,
           generateId,
@@ -127,6 +138,22 @@ export function untypedAgentClient(
       timers.clear()
       for (const session of sessions.values()) session.close()
       sessions.clear()
+    },
+  }
+}
+
+/** The session's request headers: the client's own, and its token as a bearer. */
+function headersFor(
+  sessionId: string,
+  { headers, token }: Pick<AgentClientOptions, 'headers' | 'token'>,
+): { headers?: HeadersOption } {
+  if (token === undefined) return headers ? { headers } : {}
+  return {
+    headers: async () => {
+      const resolved = await resolveHeaders(headers)
+      const value = typeof token === 'function' ? await token(sessionId) : token
+      if (value) resolved.set('authorization', `Bearer ${value}`)
+      return resolved
     },
   }
 }

@@ -15,6 +15,7 @@ export {
   type AgentClientOptions,
   createAgentClient,
   DEFAULT_GC_TIME_MS,
+  type SessionToken,
 } from './agent-client.ts'
 export type { AgentLike, MessageOf } from './agent-types.ts'
 export type { BackoffOptions } from './backoff.ts'

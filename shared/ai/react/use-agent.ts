@@ -20,6 +20,11 @@ export type UseAgentResult<M extends UIMessage = UIMessage, State = AIState<M>> 
 interface SessionOptions<State> {
   /** The session ID. */
   id: string
+  /**
+   * The session's capability token (what `POST {}` answered), sent as
+   * `Authorization: Bearer` with the `api` form; a `client` carries its own.
+   */
+  token?: string
   /** A server snapshot (`session(id).state()`); adopted unless the client already has newer state. */
   initial?: StateSnapshot<State>
 }
@@ -60,7 +65,8 @@ export function useAgent(
     contract?: ContractLike<unknown>
   },
 ): UseAgentResult {
-  const client = options.client ?? defaultClient(options.api as string, options.contract)
+  const client =
+    options.client ?? defaultClient(options.api as string, options.contract, options.token)
   const session = client.session(options.id)
   if (options.initial) session.hydrate(options.initial)
   const snapshot = useSyncExternalStore(session.subscribe, session.getSnapshot, session.getSnapshot)

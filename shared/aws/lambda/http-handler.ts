@@ -2,11 +2,12 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda'
 import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
-import type { Authorize } from '../../http/log-endpoint.ts'
+import type { FetchOptions } from '../../http/log-endpoint.ts'
 import { a2ErrorKind } from '../../log/error-brand.ts'
 import { PipelineError } from '../errors.ts'
 import type { AwsLambdaGlobal, ResponseStream, StreamingHandler } from './awslambda.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
+import { principalOf } from './request-principal.ts'
 import { STREAM_ENDED, STREAM_OPENED, type StreamEndReason } from './stream-log-lines.ts'
 
 /**
@@ -19,7 +20,12 @@ const CLIENT_GONE = 'client gone'
 const DEADLINE = 'Lambda deadline'
 
 export interface HttpHandlerOptions {
-  authorize?: Authorize
+  /**
+   * Who may do what (see `httpAccess`), asked once, on the first request (a
+   * misconfiguration fails that invocation, loudly); the caller API Gateway
+   * verified is added per request.
+   */
+  access?: () => Pick<FetchOptions, 'authorize' | 'openSession'>
   logger: PipelineLogger
   /** The Lambda global's `HttpResponseStream` (the real one, or the local shim's). */
   httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
@@ -36,7 +42,9 @@ export function httpHandler(
   agent: PipelineAgent,
   options: HttpHandlerOptions,
 ): StreamingHandler<APIGatewayProxyEvent> {
+  let access: Pick<FetchOptions, 'authorize' | 'openSession'> | undefined
   return async (event, responseStream, context) => {
+    access ??= options.access?.() ?? {}
     const started = Date.now()
     const abort = new AbortController()
     const remaining = context?.getRemainingTimeInMillis?.() ?? 15 * 60_000
@@ -52,10 +60,11 @@ export function httpHandler(
       let response: Response
       try {
         const request = requestFromApiGatewayEvent(event, abort.signal)
-        response = await agent.fetch(
-          request,
-          options.authorize ? { authorize: options.authorize } : {},
-        )
+        const principal = principalOf(event)
+        response = await agent.fetch(request, {
+          ...access,
+          ...(principal ? { principal } : {}),
+        })
         if (isEventStream(request, response)) {
           streamOf = new URL(request.url).searchParams.get('sessionId') ?? ''
           options.logger.info(STREAM_OPENED, { sessionId: streamOf })

@@ -1,5 +1,5 @@
 import type { AgentRuntime } from '../../ai/server/agent.ts'
-import type { Authorize } from '../../http/log-endpoint.ts'
+import type { Authorize, FetchOptions } from '../../http/log-endpoint.ts'
 import type { EventInput } from '../../log/event.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
 import { PipelineError } from '../errors.ts'
@@ -8,7 +8,7 @@ import { PipelineError } from '../errors.ts'
 export interface PipelineAgent {
   readonly name: string
   readonly options: { dispatcher?: Dispatcher }
-  fetch(request: Request, options?: { authorize?: Authorize }): Promise<Response>
+  fetch(request: Request, options?: FetchOptions): Promise<Response>
   session(id: string): { append(...events: EventInput[]): Promise<unknown> }
   readonly runtime: AgentRuntime
 }

@@ -15,6 +15,7 @@ import {
 import { aroundEachInvocation } from './around-invocations.ts'
 import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
 import type { InvocationMetrics } from './cloudwatch-metrics.ts'
+import { type HttpAuth, httpAccess } from './http-access.ts'
 import { httpHandler } from './http-handler.ts'
 import { ingressHandler, timerHandler } from './ingress-handler.ts'
 import { laneHandler } from './lane-handler.ts'
@@ -44,6 +45,12 @@ export function pipelineHandlers(
     >
     logger: PipelineLogger
     httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
+    /**
+     * How the API checks callers (`readHttpAuth()` on Lambda; no default, on
+     * purpose). A function is called on the first HTTP request only, so the
+     * queue functions never need the HTTP functions' settings.
+     */
+    auth: HttpAuth | (() => HttpAuth)
     sqs?: ReturnType<typeof awsClients>['sqs']
     /** How queue handlers hold their messages (default `VISIBILITY_LEASE`). */
     lease?: VisibilityLease
@@ -85,7 +92,8 @@ export function pipelineHandlers(
     http: httpHandler(agent, {
       logger,
       httpResponseStream: options.httpResponseStream,
-      ...(authorize ? { authorize } : {}),
+      access: () =>
+        httpAccess(typeof options.auth === 'function' ? options.auth() : options.auth, authorize),
       ...(metrics ? { metrics } : {}),
     }),
     router: (event) =>

@@ -68,6 +68,7 @@ function setup(from: (stream: never) => never = (stream) => stream) {
     {
       environment,
       logger: silent,
+      auth: { type: 'none' },
       sqs: fakeClient().client,
       httpResponseStream: { from },
       metrics: cloudWatchMetrics({ namespace: 'Test/A2', service: 'Test/Support' }),

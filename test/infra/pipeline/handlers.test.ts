@@ -50,6 +50,7 @@ function setup(
     {
       environment,
       logger,
+      auth: { type: 'none' },
       sqs: sqs.client,
       ...(lease ? { lease } : {}),
       httpResponseStream: {

@@ -69,6 +69,7 @@ function handlersRunning(
     {
       environment,
       logger: silent,
+      auth: { type: 'none' },
       sqs: fakeClient().client,
       httpResponseStream: { from: (stream) => stream },
       ...(modelTelemetry === undefined ? {} : { modelTelemetry }),
