@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import type { LocalServer } from '../../shared/node/serve.ts'
 import { agentText, demoAnswer, launchBrowser, send, startApp } from './browser.ts'
 
 // The developers' inspector panel of the example chat page, in Chromium: a
 // slider over the log index, the event there, the state folded up to it.
-let app: LocalServer
+let app: Awaited<ReturnType<typeof startApp>>
 let browser: Awaited<ReturnType<typeof launchBrowser>>
 
 beforeAll(async () => {
@@ -23,14 +22,18 @@ describe('the inspector panel', () => {
   it('?inspect opens it: the slider spans the log, and each index shows its event and the state after it', async () => {
     const session = `inspect-${crypto.randomUUID().slice(0, 6)}`
     const page = await browser.newPage()
-    await page.goto(`${app.url}/?session=${session}&inspect`)
+    await page.goto(
+      `${app.url}/?session=${session}&inspect#token=${await app.sessionToken(session)}`,
+    )
     const panel = page.getByRole('region', { name: 'Inspector' })
     await panel.waitFor()
     await send(page, 'hello there')
     await expect.poll(() => agentText(page), poll).toBe(demoAnswer('hello there'))
 
     const stored = (await (
-      await fetch(`${app.url}/api/agent?sessionId=${session}&events`)
+      await fetch(`${app.url}/api/agent?sessionId=${session}&events`, {
+        headers: { authorization: `Bearer ${await app.sessionToken(session)}` },
+      })
     ).json()) as { head: number }
     const slider = panel.getByRole('slider', { name: 'Log index' })
     // It follows the head as events arrive.
@@ -59,7 +62,8 @@ describe('the inspector panel', () => {
 
   it('is closed without ?inspect, and the Inspect button opens it', async () => {
     const page = await browser.newPage()
-    await page.goto(`${app.url}/?session=inspect-toggle-${crypto.randomUUID().slice(0, 6)}`)
+    const toggled = `inspect-toggle-${crypto.randomUUID().slice(0, 6)}`
+    await page.goto(`${app.url}/?session=${toggled}#token=${await app.sessionToken(toggled)}`)
     await page.getByRole('textbox', { name: 'Message' }).waitFor()
     expect(await page.getByRole('region', { name: 'Inspector' }).count()).toBe(0)
     await page.getByRole('button', { name: 'Inspect' }).click()

@@ -153,7 +153,14 @@ export function App({
         </main>
         <QueuePanel items={state.inbox.items} paused={state.inbox.paused} queue={agent.queue} />
       </div>
-      {inspecting ? <Inspector api="/api/agent" sessionId={sessionId} live={state} /> : null}
+      {inspecting ? (
+        <Inspector
+          api="/api/agent"
+          sessionId={sessionId}
+          {...(token ? { token } : {})}
+          live={state}
+        />
+      ) : null}
     </div>
   )
 }

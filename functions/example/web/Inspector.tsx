@@ -12,10 +12,13 @@ import { useEffect, useMemo, useState } from 'react'
 export function Inspector({
   api,
   sessionId,
+  token,
   live,
 }: {
   api: string
   sessionId: string
+  /** The session's token: the reads are checked like the stream. */
+  token?: string
   live: unknown
 }) {
   const [events, setEvents] = useState<StoredEvent[]>([])
@@ -28,7 +31,8 @@ export function Inspector({
     const controller = new AbortController()
     const timer = setTimeout(() => {
       const url = `${api}?sessionId=${encodeURIComponent(sessionId)}&events`
-      fetch(url, { signal: controller.signal })
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {}
+      fetch(url, { signal: controller.signal, headers })
         .then(async (response) => {
           const body = (await response.json()) as {
             events?: StoredEvent[]
