@@ -381,9 +381,10 @@ describe('the example chat page', () => {
     }
     page.on('requestfinished', ended)
     page.on('requestfailed', ended)
-    const other = createAgentClient({ api: `${server.url}/api/agent` })
+    const token = await server.sessionToken(session)
+    const other = createAgentClient({ api: `${server.url}/api/agent`, token })
     try {
-      await page.goto(`${server.url}/?session=${session}`)
+      await page.goto(`${server.url}/?session=${session}#token=${token}`)
       await page.getByRole('textbox', { name: 'Message' }).waitFor()
       // The page's stream ended for quiet: it rests.
       await expect

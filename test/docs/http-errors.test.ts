@@ -22,6 +22,8 @@ describe("docs/http.md's error table", () => {
       'shared/http/http-error.ts',
       'shared/http/log-endpoint.ts',
       'shared/http/read-body.ts',
+      'shared/http/session-capability.ts',
+      'shared/aws/lambda/http-access.ts',
       'shared/ai/server/agent.ts',
     ]) {
       for (const match of read(file).matchAll(/new HttpError\(\s*(\d{3}),\s*'([A-Z_]+)'/g)) {

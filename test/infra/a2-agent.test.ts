@@ -479,8 +479,13 @@ describe('the A2Agent template', () => {
   it('grants no model and reads no secret unless the props name them (bedrockModels, secrets)', () => {
     const json = JSON.stringify(template.toJSON())
     expect(json).not.toContain('bedrock:')
-    expect(json).not.toContain('secretsmanager:')
     expect(json).not.toContain('A2_SECRETS')
+    // The one secret read: the session key, by the HTTP functions (auth: 'capability').
+    const secretReads = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy).includes('secretsmanager:'),
+    )
+    expect(secretReads).toHaveLength(2)
+    for (const policy of secretReads) expect(JSON.stringify(policy)).toContain('SessionKey')
   })
 
   it('passes cfn-lint with no errors', () => {

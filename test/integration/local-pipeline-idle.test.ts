@@ -95,6 +95,8 @@ beforeAll(async () => {
     queues,
     clients,
     logger: silent,
+    // This file measures polling; who may open a session is pipeline-access.test.ts's.
+    auth: { type: 'none' },
   })
 })
 
