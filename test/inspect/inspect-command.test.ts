@@ -16,7 +16,15 @@ import { track, until, userMessage } from '../server/support.ts'
 let server: Awaited<ReturnType<typeof startLocalServer>>
 let api: string
 
-async function run(...argv: string[]) {
+/** The local server checks session tokens: a read of a named session carries its own. */
+const bearer = async (sessionId: string) => `Bearer ${await server.sessionToken(sessionId)}`
+
+async function run(...given: string[]) {
+  const [sessionId = ''] = given
+  const argv =
+    given.includes('--url') && !given.includes('--header') && !sessionId.startsWith('-')
+      ? [...given, '--header', `authorization: ${await bearer(sessionId)}`]
+      : given
   const stdout: string[] = []
   const stderr: string[] = []
   const code = await inspectCommand(argv, {
@@ -30,14 +38,18 @@ async function push(sessionId: string, text: string, id: string) {
   const [event] = inputs.message(userMessage(id, text))
   const response = await fetch(`${api}?sessionId=${sessionId}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: await bearer(sessionId) },
     body: JSON.stringify({ events: [event] }),
   })
   expect(response.status).toBe(200)
 }
 
 const stateOf = async (sessionId: string) =>
-  (await (await fetch(`${server.url}/api/state?sessionId=${sessionId}`)).json()) as {
+  (await (
+    await fetch(`${server.url}/api/state?sessionId=${sessionId}`, {
+      headers: { authorization: await bearer(sessionId) },
+    })
+  ).json()) as {
     state: { active: { phase: string } | null; pendingApprovals: unknown[] }
   }
 
