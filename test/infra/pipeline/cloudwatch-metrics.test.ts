@@ -8,22 +8,8 @@ import { pipelineHandlers } from '../../../shared/aws/lambda/pipeline-handlers.t
 import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
 import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
 import { track, userMessage } from '../../server/support.ts'
+import { environment, silent } from '../support/pipeline-fixture.ts'
 import { fakeClient } from './fake-clients.ts'
-
-const silent = { info: () => {}, warn: () => {}, error: () => {} }
-const environment = {
-  queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
-  ingressQueueUrl: 'i',
-  timers: {
-    queueUrl: 'tq',
-    queueArn: 'arn:tq',
-    scheduleGroup: 'group',
-    schedulerRoleArn: 'arn:role',
-    deadLetterQueueArn: 'arn:dlq',
-  },
-  agentExport: 'default',
-  maxReceiveCount: 3,
-}
 
 type Emf = {
   _aws: {

@@ -13,22 +13,8 @@ import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
 import { userMessage } from '../../support/conversation.ts'
 import { until } from '../../support/until.ts'
+import { environment, silent } from '../support/pipeline-fixture.ts'
 import { fakeClient } from './fake-clients.ts'
-
-const silent = { info: () => {}, warn: () => {}, error: () => {} }
-const environment = {
-  queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
-  ingressQueueUrl: 'i',
-  timers: {
-    queueUrl: 'tq',
-    queueArn: 'arn:tq',
-    scheduleGroup: 'group',
-    schedulerRoleArn: 'arn:role',
-    deadLetterQueueArn: 'arn:dlq',
-  },
-  agentExport: 'default',
-  maxReceiveCount: 3,
-}
 
 function setup(
   run?: (wakeUp: WakeUp) => Promise<void>,

@@ -9,21 +9,7 @@ import { pipelineHandlers } from '../../../shared/aws/lambda/pipeline-handlers.t
 import { principalOf } from '../../../shared/aws/lambda/request-principal.ts'
 import type { Operation } from '../../../shared/http/log-endpoint.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
-
-const silent = { info: () => {}, warn: () => {}, error: () => {} }
-const environment = {
-  queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
-  ingressQueueUrl: 'i',
-  timers: {
-    queueUrl: 'tq',
-    queueArn: 'arn:tq',
-    scheduleGroup: 'group',
-    schedulerRoleArn: 'arn:role',
-    deadLetterQueueArn: 'arn:dlq',
-  },
-  agentExport: 'default',
-  maxReceiveCount: 3,
-}
+import { environment, silent } from '../support/pipeline-fixture.ts'
 
 /** The HTTP function of an agent module with (or without) an `authorize` export. */
 function httpFunction(auth: HttpAuth, authorize?: (operation: Operation) => boolean) {

@@ -10,22 +10,8 @@ import {
   pipelineHandlers,
 } from '../../../shared/aws/lambda/pipeline-handlers.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
+import { environment, silent } from '../support/pipeline-fixture.ts'
 import { fakeClient } from './fake-clients.ts'
-
-const silent = { info: () => {}, warn: () => {}, error: () => {} }
-const environment = {
-  queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
-  ingressQueueUrl: 'i',
-  timers: {
-    queueUrl: 'tq',
-    queueArn: 'arn:tq',
-    scheduleGroup: 'group',
-    schedulerRoleArn: 'arn:role',
-    deadLetterQueueArn: 'arn:dlq',
-  },
-  agentExport: 'default',
-  maxReceiveCount: 3,
-}
 
 /** A tracer that writes down what Powertools' would do to the X-Ray segments. */
 function recordingTracer(enabled = true) {
