@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 import packageJson from './package.json' with { type: 'json' }
@@ -14,16 +15,29 @@ const selfReferences = Object.entries(packageJson.exports)
     ),
   }))
 
-// Four projects: `unit` runs in parallel with no outside services; `integration`
-// runs against an AWS-compatible endpoint (a moto server started by the global
-// setup, or A2_TEST_ENDPOINT), one file at a time because the single-threaded
-// moto server is shared and reset between suites; `browser` drives Debian's
-// Chromium (/usr/bin/chromium) against the example chat page, built by its
-// global setup; `package` packs and installs the package (`npm run test:package`).
+// The test tree mirrors the source tree; a file's suffix says what it needs.
+// Four projects: `unit` (`*.test.ts`) needs no outside service;
+// `integration` (`*.integration.test.ts`) runs against an AWS-compatible
+// endpoint; `browser` (`*.browser.test.ts`) drives Debian's Chromium
+// (/usr/bin/chromium) against the example chat page, built by its global
+// setup; `package` packs and installs the package (`npm run test:package`).
+//
+// unit, integration and browser run as one group of `workers` workers, so
+// the files that mostly wait (on moto, on the browser) overlap with the ones
+// that compute. Vitest's default on a 2-core machine is one worker, which
+// left a core idle. Integration files still never share a moto server: the
+// global setup starts one per worker and a file uses its worker's
+// (test/support/aws.ts), because a suite resets its server. Against
+// LocalStack or AWS (A2_TEST_ENDPOINT), where every file shares one account
+// and parallel files were never tried, integration files run one at a time,
+// after the rest.
+const workers = Math.min(4, availableParallelism() + 1)
+const external = Boolean(process.env.A2_TEST_ENDPOINT)
 export default defineConfig({
   resolve: { conditions: ['a2-source'], alias: selfReferences },
   test: {
     // .ci/run asks for a JSON report too, to print one plain closing line.
+    maxWorkers: workers,
     ...(process.env.A2_TEST_REPORT
       ? { reporters: ['default', 'json'], outputFile: { json: process.env.A2_TEST_REPORT } }
       : {}),
@@ -34,20 +48,27 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
           exclude: [
-            'test/integration/**',
-            'test/browser/**',
+            'test/**/*.integration.test.ts',
+            'test/**/*.browser.test.ts',
             'test/package/install/**',
             'node_modules/**',
           ],
+          maxWorkers: workers,
+          // Files in one worker share loaded modules: importing the AI SDK,
+          // zod and the CDK once per worker instead of once per file saves a
+          // third of the suite's CPU. Stubs are undone after every test.
+          isolate: false,
+          unstubEnvs: true,
+          unstubGlobals: true,
         },
       },
       {
         resolve: { conditions: ['a2-source'], alias: selfReferences },
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/**/*.integration.test.ts'],
           globalSetup: ['test/support/aws-endpoint-global-setup.ts'],
-          fileParallelism: false,
+          ...(external ? { fileParallelism: false } : { maxWorkers: workers }),
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -66,9 +87,9 @@ export default defineConfig({
         resolve: { conditions: ['a2-source'], alias: selfReferences },
         test: {
           name: 'browser',
-          include: ['test/browser/**/*.test.ts'],
-          globalSetup: ['test/browser/global-setup.ts'],
-          fileParallelism: false,
+          include: ['test/**/*.browser.test.ts'],
+          globalSetup: ['test/support/browser-global-setup.ts'],
+          maxWorkers: workers,
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

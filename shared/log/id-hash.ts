@@ -6,7 +6,7 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
  * deduplication IDs, schedule names, `idempotentId()`): SHA-256 of the UTF-8
  * text, synchronous and the same in browsers and Node, in the encoding and
  * length each caller has always used. Those IDs are persisted or seen by
- * AWS, so a caller's format never changes (test/log/id-hash.test.ts).
+ * AWS, so a caller's format never changes (test/shared/log/id-hash.test.ts).
  *
  * @example
  * idHash(JSON.stringify([sessionId, name]), 'hex') // 64 hex digits

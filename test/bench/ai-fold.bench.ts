@@ -7,7 +7,7 @@ import { decide } from '../../shared/ai/controller/decide.ts'
 import { dueGeneration } from '../../shared/ai/controller/due-work.ts'
 import { type AIState, initialAIState, inputs, reduceAIState } from '../../shared/ai/index.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
-import { CHUNKS_PER_PROGRESS, recordSession } from './support/recorded-session.ts'
+import { CHUNKS_PER_PROGRESS, recordSession } from '../support/recorded-session.ts'
 
 function fold(events: readonly StoredEvent[], from: AIState = initialAIState()): AIState {
   let state = from

@@ -10,7 +10,7 @@ import { createAgentClient } from '../../shared/ai/client/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { type LocalServer, serveFetch } from '../../shared/node/serve.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
-import { recordSession } from './support/recorded-session.ts'
+import { recordSession } from '../support/recorded-session.ts'
 
 const EVENTS = 10_000
 /** The snapshot the page was rendered with is this many events old. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { blockPath, type CodeBlock, codeBlocks, documentedPages } from './code-blocks.ts'
+import { blockPath, type CodeBlock, codeBlocks, documentedPages } from '../support/code-blocks.ts'
 
 // Every ```ts and ```tsx block of README.md and docs/ compiles against the
 // package's entry points (as the seed samples do), with the project's
@@ -9,7 +9,8 @@ import { blockPath, type CodeBlock, codeBlocks, documentedPages } from './code-b
 // repo (so `a2-aws/...` resolves to the package itself): a block named
 // `file=src/agent.ts` can be imported by the page's other blocks. A block
 // fenced `ts partial` is a fragment: only its syntax is checked.
-const root = join(import.meta.dirname, '..', '..')
+import { repoRoot as root } from '../support/repo-root.ts'
+
 const folder = (doc: string): string => join(root, '.docs-check', doc.replace(/[/.]/g, '_'))
 
 const pages = documentedPages().map((doc) => ({ doc, blocks: codeBlocks(doc) }))

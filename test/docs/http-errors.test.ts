@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-const root = join(import.meta.dirname, '..', '..')
+import { repoRoot as root } from '../support/repo-root.ts'
+
 const read = (file: string): string => readFileSync(join(root, file), 'utf8')
 
 describe("docs/http.md's error table", () => {

@@ -4,7 +4,7 @@ import * as cognito from 'aws-cdk-lib/aws-cognito'
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
 import { describe, expect, it } from 'vitest'
 import { A2Agent, type A2AgentAuth } from '../../infra/index.ts'
-import { unacknowledgedNagFindings } from './support/template.ts'
+import { unacknowledgedNagFindings } from '../support/template.ts'
 
 /** An A2Agent with `auth`, synthesized without bundling (only the template matters). */
 function synth(auth?: (stack: Stack) => A2AgentAuth) {

@@ -6,7 +6,7 @@ import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront'
 import type { IConstruct } from 'constructs'
 import { afterAll, describe, expect, it } from 'vitest'
 import { A2Agent, A2ChatPage } from '../../infra/index.ts'
-import { templateOf, unacknowledgedNagFindings } from './support/template.ts'
+import { templateOf, unacknowledgedNagFindings } from '../support/template.ts'
 
 // A stand-in for the built page (functions/example/web/dist), so the test
 // needs no `npm run build:web`.

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
-const root = join(import.meta.dirname, '..', '..')
+import { repoRoot as root } from '../support/repo-root.ts'
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })

@@ -304,7 +304,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   },
 }
 
-const root = join(import.meta.dirname, '..', '..')
+import { repoRoot as root } from '../support/repo-root.ts'
+
 const exportsMap = packageJson.exports as Record<string, string | { 'a2-source'?: string }>
 const sourceOf = (entry: string): string => {
   const target = exportsMap[`.${entry.slice('a2-aws'.length)}`]

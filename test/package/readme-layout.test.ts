@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-const root = join(import.meta.dirname, '..', '..')
+import { repoRoot as root } from '../support/repo-root.ts'
 
 /** The README's layout table: each row's folder and what it says. */
 function layoutRows(): Map<string, string> {

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
-const root = join(import.meta.dirname, '..', '..')
+import { repoRoot as root } from '../support/repo-root.ts'
+
 const CAST = /\bas (never|unknown as)\b/
 /** Issue 16: every cast that overrides the checker is rare and says why. */
 const MAX_CASTS = 15

@@ -6,8 +6,8 @@ import { effectLedger } from '../../shared/testing/crash-run.ts'
 import { text, toolCalls } from '../../shared/testing/scripted-model.ts'
 
 // The scripted conversations the crash-point suites run (memory store in
-// test/server/crash-points.test.ts, DynamoDB on moto in
-// test/integration/crash-points-dynamodb.test.ts): tools that do their
+// test/shared/testing/crash-points.test.ts, DynamoDB on moto in
+// test/shared/testing/crash-points-dynamodb.integration.test.ts): tools that do their
 // effect once (a durable step with the idempotency key, a timer named after
 // the call) and one that cannot (`toolRecovery: 'report'`).
 

@@ -2,12 +2,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
-import { afterAll, beforeAll, inject } from 'vitest'
+import { afterAll, beforeAll } from 'vitest'
 import {
   type LocalPipeline,
   startLocalPipeline,
 } from '../../functions/local-runner/local-pipeline.ts'
-import { resetMoto } from '../../functions/local-runner/moto-server.ts'
 import { createLocalResources, type LocalQueues } from '../../functions/local-runner/resources.ts'
 import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
 import { type AwsEnvironment, awsAgentParts } from '../../shared/aws/agent-environment.ts'
@@ -15,9 +14,10 @@ import type { HttpAuth } from '../../shared/aws/lambda/http-access.ts'
 import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import type { VisibilityLease } from '../../shared/aws/pipeline-functions.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
-import { awsClientConfig } from './aws.ts'
+import { awsClientConfig, resetMotoForSuite } from './aws.ts'
+import { silent } from './pipeline-fixture.ts'
 
-export const silent = { info: () => {}, warn: () => {}, error: () => {} }
+export { silent }
 
 /** Builds one agent on the suite's resources; `wrapStore` sees its store first. */
 export type BuildAgent = (wrapStore?: (store: EventStore) => EventStore) => Agent
@@ -58,7 +58,7 @@ export function pipelineForSuite(
 ): () => TestPipeline {
   let suite: TestPipeline | undefined
   beforeAll(async () => {
-    if (inject('awsEndpointKind') === 'moto') await resetMoto(inject('awsEndpoint'))
+    await resetMotoForSuite()
     const config = awsClientConfig()
     const clients = {
       dynamodb: new DynamoDBClient(config),

@@ -9,7 +9,7 @@ import { parsePartialJsonSync } from './partial-json.ts'
 // exports it wrapped in `readUIMessageStream()` (a stream of snapshots). The
 // reducer is a synchronous fold, so this is the same state machine, case for
 // case, over JSON-safe bookkeeping (part indexes instead of object references).
-// A differential property test (test/ai/apply-chunks.test.ts) feeds the same
+// A differential property test (test/shared/ai/state/apply-chunks.test.ts) feeds the same
 // chunks to `readUIMessageStream()` and requires the same message, so the
 // transcript equals what `useChat` shows.
 //

@@ -4,7 +4,7 @@ import { secureJsonParse } from '@ai-sdk/provider-utils'
 // must fold synchronously. This is a port of the SDK's `fixJson`
 // (ai/src/util/fix-json.ts) plus the same parse-then-repair order, checked
 // against the SDK's own `parsePartialJson` by a property test
-// (test/ai/partial-json.test.ts), so an input-streaming tool part carries the
+// (test/shared/ai/state/partial-json.test.ts), so an input-streaming tool part carries the
 // same best-effort `input` that `useChat` shows.
 
 type Scope =

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import packageJson from '../../../package.json' with { type: 'json' }
-import { codeBlocks } from '../../docs/code-blocks.ts'
+import { codeBlocks } from '../../support/code-blocks.ts'
 
 // `npm run test:package`: packs the project as `npm publish` would (the
 // `prepack` script builds dist/), installs the tarball into a scratch

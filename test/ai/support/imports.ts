@@ -1,2 +1,0 @@
-export * from '../../../shared/ai/index.ts'
-export { ReservedEventIdError as ReservedIdCheck } from '../../../shared/log/errors.ts'

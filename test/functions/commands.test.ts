@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process'
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+
+import { repoRoot as root } from '../support/repo-root.ts'
+
+/** Runs one of the repo's commands the way its npm script does, to its exit. */
+function runCommand(
+  file: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.once('error', reject)
+    child.once('exit', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+let blocker: Server | undefined
+afterEach(async () => {
+  await new Promise<void>((done) => (blocker ? blocker.close(() => done()) : done()))
+  blocker = undefined
+})
+
+async function busyPort(): Promise<number> {
+  blocker = createServer()
+  await new Promise<void>((done) => blocker?.listen(0, '127.0.0.1', done))
+  return (blocker.address() as { port: number }).port
+}
+
+describe.concurrent('the commands say what went wrong in one line, without a stack', () => {
+  it('npm start on a busy port: "Port N on 127.0.0.1 is in use", exit code 1', async () => {
+    const port = await busyPort()
+    const run = await runCommand('functions/local-server.ts', { PORT: String(port) })
+    expect(run.code).toBe(1)
+    expect(run.stderr.trim()).toBe(
+      `npm start: Port ${port} on 127.0.0.1 is in use: stop what is listening there, or pick another port with PORT=<port> (PORT=0 picks a free one).`,
+    )
+  }, 60_000)
+
+  it('npm run local without Python: says the moto server needs it and how to install moto', async () => {
+    const run = await runCommand('functions/local-pipeline.ts', {
+      A2_PYTHON: '/nonexistent/python3',
+      A2_AWS_ENDPOINT: '',
+    })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain('npm run local: /nonexistent/python3 was not found')
+    expect(run.stderr).toContain("pip install 'moto[server]'")
+    expect(run.stderr).not.toMatch(/^\s+at /m)
+  }, 60_000)
+
+  it('npm run local without moto: says moto is not installed and how to install it', async () => {
+    // Python without its site-packages: no moto, as on a machine without it.
+    const dir = mkdtempSync(join(tmpdir(), 'a2-python-'))
+    const python = join(dir, 'python-without-moto')
+    writeFileSync(python, '#!/bin/sh\nexec python3 -S "$@"\n')
+    chmodSync(python, 0o755)
+    const run = await runCommand('functions/local-pipeline.ts', {
+      A2_PYTHON: python,
+      A2_AWS_ENDPOINT: '',
+    })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain(`npm run local: moto is not installed for ${python}`)
+    expect(run.stderr).toContain("pip install 'moto[server]'")
+    expect(run.stderr).not.toMatch(/^\s+at /m)
+  }, 60_000)
+})

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { demoModel } from '../../../functions/example/demo-model.ts'
+import { supportAgentOptions } from '../../../functions/example/support-agent.ts'
+import { inputs } from '../../../shared/ai/index.ts'
+import { agent } from '../../../shared/ai/server/index.ts'
+import { textOf, track, until, userMessage } from '../../support/agent-log.ts'
+
+function exampleAgent() {
+  const { online, ...options } = supportAgentOptions({})
+  expect(online).toBe(false)
+  return track(agent({ ...options, model: demoModel({ wordDelayMs: 0 }) }))
+}
+
+describe('the example support agent (npm start) on the offline demo model', () => {
+  it('uses a real Gateway model only when AI_GATEWAY_API_KEY is set', () => {
+    expect(supportAgentOptions({ AI_GATEWAY_API_KEY: 'key' })).toMatchObject({
+      online: true,
+      model: 'openai/gpt-5.6-terra',
+    })
+    expect(supportAgentOptions({}).model).toMatchObject({ provider: 'a2-demo' })
+  })
+
+  it('runs on Amazon Bedrock with one setting, A2_MODEL=bedrock:<id>, and no key', () => {
+    const model = 'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0'
+    expect(supportAgentOptions({ A2_MODEL: model })).toMatchObject({ online: true, model })
+    expect(supportAgentOptions({ A2_MODEL: 'openai/gpt-5.6-luna' })).toMatchObject({
+      online: false,
+      model: { provider: 'a2-demo' },
+    })
+  })
+
+  it('asks before closing a ticket, then closes it once approved', async () => {
+    const a = exampleAgent()
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Please close ticket T-42')))
+    await a.runtime.idle()
+    const approval = (await a.session('s').state()).state.pendingApprovals[0]
+    expect(approval).toMatchObject({ toolName: 'closeTicket', input: { ticketId: 'T-42' } })
+    if (!approval) return
+    await a.session('s').append(...inputs.approval(approval, { approved: true }))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(textOf(state.messages[1])).toContain('"closed":true')
+  })
+
+  it('sets a reminder that comes back as a user message', async () => {
+    const a = exampleAgent()
+    await a
+      .session('s')
+      .append(...inputs.message(userMessage('m1', 'remind me in 1 second to stretch')))
+    const { state } = await until(async () => {
+      const current = await a.session('s').state()
+      return current.state.messages.length === 4 && current.state.active === null && current
+    }, 4_000)
+    expect(textOf(state.messages[2])).toBe('Reminder: stretch')
+    expect(textOf(state.messages[3])).toBe('⏰ Reminder: stretch')
+  })
+
+  it('labels itself as the offline demo', async () => {
+    const a = exampleAgent()
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hello')))
+    await a.runtime.idle()
+    expect(textOf((await a.session('s').state()).state.messages[1])).toContain(
+      '[offline demo model]',
+    )
+  })
+})

@@ -1,0 +1,106 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { lifecycleCommand } from '../../../functions/lifecycle/lifecycle-command.ts'
+import { inputs } from '../../../shared/ai/index.ts'
+import { agent } from '../../../shared/ai/server/index.ts'
+import { type EventStore, memoryEventStore } from '../../../shared/index.ts'
+import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
+import { track, until, userMessage } from '../../support/agent-log.ts'
+
+function cli(store: EventStore, stdin = '') {
+  const out: string[] = []
+  const err: string[] = []
+  const run = (command: 'erase' | 'export' | 'import', ...argv: string[]) =>
+    lifecycleCommand(command, argv, {
+      stdout: (text) => void out.push(text),
+      stderr: (line) => void err.push(line),
+      store: () => store,
+      stdin: async () => stdin,
+    })
+  return { run, out, err }
+}
+
+async function answered(store: EventStore, sessionId: string): Promise<void> {
+  const a = track(agent({ name: 'cli', model: scriptedModel([text('Done.')]).model, store }))
+  await a.session(sessionId).append(...inputs.message(userMessage('m1', 'Hi')))
+  await a.runtime.idle()
+}
+
+describe('a2-aws erase | export | import', () => {
+  it('erase prints a receipt per item kind, and says so when there is nothing left', async () => {
+    const store = memoryEventStore()
+    await answered(store, 's1')
+    const events = await store.head('s1')
+    const { run, out } = cli(store)
+    expect(await run('erase', 's1', '--table', 'a2-events')).toBe(0)
+    expect(out.join('')).toContain(`erased session s1 from a2-events`)
+    expect(out.join('')).toMatch(new RegExp(`\\n +events +${events}\\n +heads +1\\n`))
+    expect(await store.head('s1')).toBe(0)
+    out.length = 0
+    expect(await run('erase', 's1', '--table', 'a2-events', '--json')).toBe(0)
+    expect(JSON.parse(out.join(''))).toEqual({
+      sessionId: 's1',
+      events: 0,
+      heads: 0,
+      snapshots: 0,
+      cursors: 0,
+      claims: 0,
+      idGuards: 0,
+    })
+  })
+
+  it('erase refuses an active session (exit 1, nothing erased) unless --force', async () => {
+    const store = memoryEventStore()
+    const script = scriptedModel([{ hang: true, parts: text('Wait', { chunks: 2 }).slice(0, 3) }])
+    const a = track(agent({ name: 'cli', model: script.model, store }))
+    await a.session('s1').append(...inputs.message(userMessage('m1', 'Hi')))
+    await until(async () => (await a.session('s1').state()).state.active?.phase === 'generating')
+    const { run, err } = cli(store)
+    expect(await run('erase', 's1', '--table', 't')).toBe(1)
+    expect(err.join('')).toMatch(/Session "s1" is active .*erase with force/)
+    expect(await store.head('s1')).toBeGreaterThan(0)
+    expect(await run('erase', 's1', '--table', 't', '--force')).toBe(0)
+    expect(await store.head('s1')).toBe(0)
+  })
+
+  it('export writes JSONL that import reads back into an empty session only', async () => {
+    const source = memoryEventStore()
+    await answered(source, 's1')
+    const dir = await mkdtemp(join(tmpdir(), 'a2-export-'))
+    const file = join(dir, 's1.jsonl')
+    expect(await cli(source).run('export', 's1', '--table', 't', '--out', file)).toBe(0)
+    const stdout = cli(source)
+    await stdout.run('export', 's1', '--table', 't')
+    expect(stdout.out.join('')).toBe(await readFile(file, 'utf8'))
+
+    const target = memoryEventStore()
+    const imported = cli(target)
+    expect(await imported.run('import', file, '--table', 't')).toBe(0)
+    expect(imported.out.join('')).toBe(
+      `imported ${await source.head('s1')} events into session s1\n`,
+    )
+    expect(await target.read('s1')).toEqual(await source.read('s1'))
+    expect(await imported.run('import', file, '--table', 't')).toBe(1)
+    expect(imported.err.join('')).toContain('already has')
+
+    // From stdin, under another session ID.
+    const other = memoryEventStore()
+    const piped = cli(other, await readFile(file, 'utf8'))
+    expect(await piped.run('import', '-', '--table', 't', '--session', 'copy')).toBe(0)
+    expect(await other.head('copy')).toBe(await source.head('s1'))
+  })
+
+  it('answers wrong arguments with the usage and exit 2', async () => {
+    const { run, err } = cli(memoryEventStore())
+    expect(await run('erase', 's1')).toBe(2)
+    expect(err.join('')).toContain('--table <name>')
+    expect(await run('export', '--table', 't')).toBe(2)
+    expect(await run('erase', 'a', 'b', '--table', 't')).toBe(2)
+    const broken = join(await mkdtemp(join(tmpdir(), 'a2-import-')), 'broken.jsonl')
+    await writeFile(broken, 'not an export\n')
+    expect(await run('import', broken, '--table', 't')).toBe(1)
+    expect(err.at(-1)).toContain('Invalid session export at line 1')
+  })
+})

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest'
+import { inputs } from '../../../../shared/ai/index.ts'
+import { agent } from '../../../../shared/ai/server/index.ts'
+import { memoryEventStore } from '../../../../shared/index.ts'
+import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
+import { textOf, track, until, userMessage } from '../../../support/agent-log.ts'
+
+const nothing = { events: 0, heads: 0, snapshots: 0, cursors: 0, claims: 0, idGuards: 0 }
+
+describe('session.erase(): an erasure request', () => {
+  it('removes the session with a receipt; it then reads as empty, and a new message starts it over', async () => {
+    const script = scriptedModel([text('Your order ships Monday.'), text('Hello again.')])
+    const a = track(agent({ name: 'eraser', model: script.model }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'My address is 1 Main St')))
+    await a.runtime.idle()
+    const before = await a.session('s').state()
+    expect(before.state.messages).toHaveLength(2)
+
+    const receipt = await a.session('s').erase()
+    expect(receipt).toMatchObject({ sessionId: 's', events: before.index, heads: 1 })
+    expect(receipt.idGuards).toBeGreaterThan(0)
+    // Read through the agent's own state cache, which held the session.
+    expect(await a.session('s').state()).toMatchObject({ index: 0, state: { messages: [] } })
+    expect(await a.runtime.log.session('s').read()).toEqual([])
+    expect(await a.session('s').erase()).toEqual({ sessionId: 's', ...nothing })
+
+    // The same message ID is new again: the old conversation does not come back.
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.messages.map((message) => textOf(message))).toEqual(['Hi', 'Hello again.'])
+  })
+
+  it('refuses while a turn is active (SESSION_ACTIVE), erasing nothing; force erases it and aborts the turn', async () => {
+    const script = scriptedModel([
+      { hang: true, parts: text('Thinking', { chunks: 2 }).slice(0, 3) },
+    ])
+    const a = track(agent({ name: 'busy', model: script.model }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Take your time')))
+    await until(async () => (await a.session('s').state()).state.active?.phase === 'generating')
+    const head = await a.runtime.log.session('s').head()
+
+    const refused = await a
+      .session('s')
+      .erase()
+      .catch((error: unknown) => error)
+    expect(refused).toMatchObject({ code: 'SESSION_ACTIVE', sessionId: 's' })
+    expect(await a.runtime.log.session('s').head()).toBeGreaterThanOrEqual(head)
+
+    const receipt = await a.session('s').erase({ force: true })
+    expect(receipt.events).toBeGreaterThanOrEqual(head)
+    expect(receipt.claims).toBeGreaterThan(0)
+    await until(() => script.calls[0]?.abortSignal?.aborted)
+    await a.runtime.idle()
+    // The aborted turn's late writes were fenced out: nothing brought it back.
+    expect(await a.runtime.log.session('s').read()).toEqual([])
+    expect((await a.session('s').state()).state.active).toBeNull()
+  })
+
+  it('is not brought back by the state cache of another process that read it', async () => {
+    const store = memoryEventStore()
+    const script = scriptedModel([text('First answer.')])
+    const first = track(agent({ name: 'p1', model: script.model, store }))
+    // Another process over the same store (only reading here, it never runs a turn).
+    const other = track(agent({ name: 'p2', model: scriptedModel([]).model, store }))
+    await first.session('s').append(...inputs.message(userMessage('m1', 'Old question')))
+    await first.runtime.idle()
+    expect((await other.session('s').state()).state.messages).toHaveLength(2)
+
+    await first.session('s').erase()
+    expect(await other.session('s').state()).toMatchObject({ index: 0, state: { messages: [] } })
+  })
+
+  it("folds a log rewritten after an erase from its start, never onto the erased log's state", async () => {
+    const store = memoryEventStore()
+    const script = scriptedModel([text('Old answer.'), text('New answer.'), text('Newer answer.')])
+    const first = track(agent({ name: 'p1', model: script.model, store }))
+    const other = track(agent({ name: 'p2', model: scriptedModel([]).model, store }))
+    await first.session('s').append(...inputs.message(userMessage('m1', 'Old question')))
+    await first.runtime.idle()
+    const cached = await other.session('s').state()
+
+    await first.session('s').erase()
+    await first.session('s').append(...inputs.message(userMessage('m2', 'New question')))
+    await first.runtime.idle()
+    await first.session('s').append(...inputs.message(userMessage('m3', 'Newer question')))
+    await first.runtime.idle()
+    // The new log passes the index the other process cached.
+    expect(await store.head('s')).toBeGreaterThan(cached.index)
+    const { state } = await other.session('s').state()
+    expect(state.messages.map((message) => textOf(message))).toEqual([
+      'New question',
+      'New answer.',
+      'Newer question',
+      'Newer answer.',
+    ])
+  })
+})

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { wakeUpsFor } from '../../../../shared/ai/server/wake-ups-for.ts'
+import type { StoredEvent } from '../../../../shared/log/event.ts'
+
+let index = 0
+const event = (type: string, payload: unknown = {}): StoredEvent => ({
+  sessionId: 's',
+  index: ++index,
+  id: `e${index}`,
+  type,
+  payload,
+  timestamp: 0,
+})
+const committed = (...ops: string[]) =>
+  event('ai.control.committed', { changes: ops.map((op) => ({ op })) })
+const lanes = (events: StoredEvent[], handled: string[] = []) =>
+  wakeUpsFor(events, new Set(handled)).map((wakeUp) => wakeUp.lane)
+
+describe('which lanes new events wake', () => {
+  it('wakes tools for a new call, an approval or a resume, and for nothing else', () => {
+    expect(lanes([event('ai.tool.called')])).toContain('tools')
+    expect(lanes([committed('approval.respond')])).toContain('tools')
+    expect(lanes([committed('resume')])).toContain('tools')
+    // A user message or a step without calls: no tool can have become runnable.
+    expect(lanes([committed('inbox.add', 'turn.start')])).not.toContain('tools')
+    expect(lanes([event('ai.generation.completed')])).not.toContain('tools')
+  })
+
+  it('wakes admission for everything but streamed chunks and dead letters, once per batch', () => {
+    expect(lanes([event('ai.generation.progress'), event('ai.handler.dead-lettered')])).toEqual([])
+    expect(lanes([event('ai.generation.completed'), event('ai.message.completed')])).toEqual([
+      'admission',
+    ])
+  })
+
+  it('wakes generation for a request or a superseded attempt, handlers for handled types, metadata for a lookup', () => {
+    expect(lanes([event('ai.generation.requested')])).toEqual(['admission', 'generation'])
+    expect(lanes([event('ai.generation.superseded')])).toEqual(['admission', 'generation'])
+    expect(lanes([event('order.shipped')], ['order.shipped'])).toEqual(['admission', 'handlers'])
+    expect(lanes([event('ai.model.metadata.requested')])).toEqual(['admission', 'metadata'])
+  })
+
+  it('wakes one metadata lookup per model, so a failing model is dead-lettered on its own', () => {
+    const wakeUps = wakeUpsFor(
+      [
+        event('ai.model.metadata.requested', { modelId: 'a/one' }),
+        event('ai.model.metadata.requested', { modelId: 'b/two' }),
+      ],
+      new Set(),
+    ).filter((wakeUp) => wakeUp.lane === 'metadata')
+    expect(wakeUps).toEqual([
+      { sessionId: 's', lane: 'metadata', key: 'a/one' },
+      { sessionId: 's', lane: 'metadata', key: 'b/two' },
+    ])
+  })
+})

@@ -1,0 +1,59 @@
+import { describe, expect, it, vi } from 'vitest'
+import { AgentClientError } from '../../../shared/ai/client/client-error.ts'
+import { PipelineError } from '../../../shared/aws/errors.ts'
+import { errorResponse, HttpError } from '../../../shared/http/http-error.ts'
+import { hasA2Code } from '../../../shared/index.ts'
+import { FencedOutError } from '../../../shared/log/errors.ts'
+
+/** The log's errors as a second copy of the package defines them (another version, a bundle). */
+async function secondCopyOfErrors(): Promise<typeof import('../../../shared/log/errors.ts')> {
+  vi.resetModules()
+  return import('../../../shared/log/errors.ts')
+}
+
+describe('hasA2Code(error, code): one way to recognise an error', () => {
+  it('recognises an error thrown by another copy of the package, which instanceof misses', async () => {
+    const copy = await secondCopyOfErrors()
+    const error = new copy.FencedOutError('s1', 'gen:r1', 2)
+    expect(copy.FencedOutError).not.toBe(FencedOutError)
+    expect(error instanceof FencedOutError).toBe(false)
+    expect(hasA2Code(error, 'FENCED_OUT')).toBe(true)
+    expect(hasA2Code(error, 'CLAIM_HELD')).toBe(false)
+  })
+
+  it("answers another copy's log error with its own HTTP status, not a 500", async () => {
+    const copy = await secondCopyOfErrors()
+    const response = errorResponse(new copy.AppendConflictError('s1', 3, 5))
+    expect(response.status).toBe(409)
+    expect(await response.json()).toMatchObject({
+      error: { code: 'APPEND_CONFLICT', details: { expectedIndex: 3, actualIndex: 5 } },
+    })
+  })
+
+  it('knows the codes of every family: the log, the HTTP edge, the AWS pipeline and the client', () => {
+    expect(hasA2Code(new FencedOutError('s1', 'gen:r1', 2), 'FENCED_OUT')).toBe(true)
+    expect(hasA2Code(new HttpError(403, 'FORBIDDEN', 'no'), 'FORBIDDEN')).toBe(true)
+    expect(hasA2Code(new PipelineError('MALFORMED_WAKE_UP', 'bad'), 'MALFORMED_WAKE_UP')).toBe(true)
+    expect(hasA2Code(new AgentClientError('NETWORK_ERROR', 0, 'offline'), 'NETWORK_ERROR')).toBe(
+      true,
+    )
+  })
+
+  it("does not take a plain object or another library's error with the same code for one of ours", () => {
+    expect(hasA2Code({ code: 'FENCED_OUT' }, 'FENCED_OUT')).toBe(false)
+    expect(hasA2Code(Object.assign(new Error('x'), { code: 'FENCED_OUT' }), 'FENCED_OUT')).toBe(
+      false,
+    )
+    expect(hasA2Code(undefined, 'FENCED_OUT')).toBe(false)
+    expect(hasA2Code('FENCED_OUT', 'FENCED_OUT')).toBe(false)
+  })
+
+  it('brands without an enumerable property, so a spread copy of an error is not taken for one', () => {
+    const error = new FencedOutError('s1', 'gen:r1', 2)
+    const enumerable = Object.getOwnPropertySymbols(error).filter((key) =>
+      Object.prototype.propertyIsEnumerable.call(error, key),
+    )
+    expect(enumerable).toEqual([])
+    expect(hasA2Code({ ...error }, 'FENCED_OUT')).toBe(false)
+  })
+})

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { idempotentId } from '../../../shared/ai/contract/idempotent-id.ts'
+import { derivedId } from '../../../shared/ai/ids.ts'
+import { scheduleName } from '../../../shared/aws/eventbridge-scheduler.ts'
+import { sendInputs } from '../../../shared/aws/ingress-message.ts'
+import { wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
+import { fakeClient } from '../../support/fake-clients.ts'
+
+// Derived IDs are persisted (event IDs, schedule names) or seen by AWS (SQS
+// group and deduplication IDs, which must match between the fast path and the
+// stream router across a deploy). Each keeps its exact format: these values
+// were computed before the hashes were brought into one helper.
+describe('IDs derived by hashing keep their format', () => {
+  it('SQS group and deduplication IDs of a wake-up', () => {
+    const message = wakeUpMessage(
+      { sessionId: 'séance', lane: 'tools', key: 'call-1' },
+      { index: 7 },
+    )
+    expect(message.groupId).toBe(
+      '#e15d22d182e00379e4e67e0afd2fcd67f6423736417c06f38043c8c7902e921b',
+    )
+    expect(message.deduplicationId).toBe(
+      '31c97a14a367e4d3c2df8119ed046b260f13eb94c1eef28eb48a1bb412e5d929',
+    )
+  })
+
+  it('SQS group and deduplication IDs of an ingress message', async () => {
+    const sqs = fakeClient()
+    await sendInputs({ client: sqs.client, queueUrl: 'q' }, 'séance', {
+      id: 'e1',
+      type: 'app.note',
+      payload: {},
+    })
+    expect(sqs.sent[0]?.input.MessageGroupId).toBe(
+      '#3795e14e1453e36a840eab867f23eae32578c036fb8f5c5239369b8994369829',
+    )
+    expect(sqs.sent[0]?.input.MessageDeduplicationId).toBe(
+      'dd5b495b172a90401711b9f23b613289bcba8ca98d937f5f1aa87c5e29eecb62',
+    )
+  })
+
+  it("a timer's schedule name", () => {
+    expect(scheduleName({ sessionId: 's1', name: 'reminder' })).toBe(
+      'a2-c7a40fad3424b8f687ce8c2b9b0bf47224c2874eb226071901f4eef0d3fd3',
+    )
+  })
+
+  it('idempotentId() and a derived ID too long to keep whole', () => {
+    expect(idempotentId('support-desk', 's1', 'evt-9')).toBe('id-qnzz7tgiflgf_a3tT0kPwWEPPWk1GPUz')
+    expect(derivedId('request', 'x'.repeat(300), 2)).toBe('a2.ai:request:#6vvf79th6j6kwflldlgu')
+  })
+})

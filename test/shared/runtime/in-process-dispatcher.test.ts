@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import { inProcessDispatcher } from '../../../shared/runtime/in-process-dispatcher.ts'
+import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
+
+const wake = (sessionId: string, lane = 'admission', key?: string): WakeUp => ({
+  sessionId,
+  lane,
+  ...(key ? { key } : {}),
+})
+const tick = (ms = 5) => new Promise((resolve) => setTimeout(resolve, ms))
+const quiet = { onRetry: () => {} }
+
+describe('the in-process dispatcher', () => {
+  it('runs one wake-up group at a time, and once more when woken while running', async () => {
+    let running = 0
+    let maxRunning = 0
+    let runs = 0
+    let release: () => void = () => {}
+    const dispatcher = inProcessDispatcher({
+      ...quiet,
+      run: async () => {
+        runs++
+        running++
+        maxRunning = Math.max(maxRunning, running)
+        await new Promise<void>((resolve) => {
+          release = resolve
+        })
+        running--
+      },
+    })
+    await dispatcher.wake([wake('s')])
+    await dispatcher.wake([wake('s'), wake('s'), wake('s')])
+    await tick()
+    release()
+    await tick()
+    release()
+    await dispatcher.idle()
+    expect(runs).toBe(2)
+    expect(maxRunning).toBe(1)
+  })
+
+  it('runs different groups concurrently', async () => {
+    const started: string[] = []
+    let release: () => void = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const dispatcher = inProcessDispatcher({
+      ...quiet,
+      run: async (w) => {
+        started.push(`${w.sessionId}/${w.lane}/${w.key ?? ''}`)
+        await gate
+      },
+    })
+    await dispatcher.wake([
+      wake('a'),
+      wake('b'),
+      wake('a', 'tools', 'call-1'),
+      wake('a', 'tools', 'call-2'),
+    ])
+    await tick()
+    expect(started.sort()).toEqual([
+      'a/admission/',
+      'a/tools/call-1',
+      'a/tools/call-2',
+      'b/admission/',
+    ])
+    release()
+    await dispatcher.idle()
+  })
+
+  it('retries a failing run with growing delays and reports the attempt number', async () => {
+    const attempts: number[] = []
+    const times: number[] = []
+    const dispatcher = inProcessDispatcher({
+      ...quiet,
+      retry: { baseDelayMs: 20, maxAttempts: 5 },
+      run: async (_w, attempt) => {
+        attempts.push(attempt)
+        times.push(Date.now())
+        if (attempt < 3) throw new Error('transient')
+      },
+    })
+    await dispatcher.wake([wake('s')])
+    await dispatcher.idle()
+    expect(attempts).toEqual([1, 2, 3])
+    const gaps = [(times[1] ?? 0) - (times[0] ?? 0), (times[2] ?? 0) - (times[1] ?? 0)]
+    expect(gaps[0]).toBeGreaterThanOrEqual(9)
+    expect(gaps[1]).toBeGreaterThanOrEqual(19)
+  })
+
+  it('dead-letters a group after maxAttempts failures in a row, and stops retrying it', async () => {
+    const deadLetters: [WakeUp, string, number][] = []
+    let runs = 0
+    const dispatcher = inProcessDispatcher({
+      ...quiet,
+      retry: { baseDelayMs: 1, maxAttempts: 3 },
+      run: async () => {
+        runs++
+        throw new Error('poison')
+      },
+      onDeadLetter: (w, error, attempts) => {
+        deadLetters.push([w, (error as Error).message, attempts])
+      },
+    })
+    await dispatcher.wake([wake('s')])
+    await dispatcher.idle()
+    await tick(20)
+    expect(runs).toBe(3)
+    expect(deadLetters).toEqual([[wake('s'), 'poison', 3]])
+  })
+})

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest'
+import { type CrashPointsReport, crashPoints } from '../../../shared/testing/crash-points.ts'
+import {
+  agentDefinition,
+  approvedCharge,
+  compactedTurns,
+  compactingAgent,
+  effects,
+  reminder,
+  reportedCommand,
+  steerStopDeny,
+} from '../../support/crash-conversations.ts'
+
+// Every crash point of scripted conversations on the memory store: each run
+// is killed at one point, recovered by a fresh agent on the same store, and
+// checked against the uncrashed run (shared/testing/crash-points.ts). The
+// totals are the figures docs/runtime.md reports.
+
+const totals = { points: 0, runs: 0, duplicated: 0, lost: 0, stuck: 0 }
+function expectSafe(report: CrashPointsReport): void {
+  totals.points += report.points
+  totals.runs += report.runs
+  totals.duplicated += report.duplicatedEffects
+  totals.lost += report.lostEvents
+  totals.stuck += report.stuckSessions
+  expect(report.failures).toEqual([])
+  expect(report.runs).toBe(report.points + 1)
+}
+
+describe('every crash point of a conversation (memory store)', () => {
+  it('Given a charge that needs approval, When the process dies at any point, Then the card is charged exactly once and the transcript is the uncrashed one', async () => {
+    const report = await crashPoints({ agent: agentDefinition, effects, ...approvedCharge })
+    expectSafe(report)
+    expect(report.labels).toContain('chargeCard.execute return')
+    expect(report.labels).toContain('before store.append(step.completed)')
+  }, 120_000)
+
+  it('Given a tool that sets a timer, When the process dies at any point, Then the timer fires once and its message is answered once', async () => {
+    const report = await crashPoints({ agent: agentDefinition, effects, ...reminder })
+    expectSafe(report)
+    expect(report.labels.some((label) => label.startsWith('before schedule(reminder:'))).toBe(true)
+  }, 120_000)
+
+  it('Given a turn waiting for approval, When the user steers, stops it and denies the next charge, Then a crash at any point changes nothing', async () => {
+    const report = await crashPoints({ agent: agentDefinition, effects, ...steerStopDeny })
+    expectSafe(report)
+  }, 120_000)
+
+  it("Given a 'report' tool with no idempotency, When the process dies at any point, Then its command ran at most once and an interruption is recorded when it may have partly run", async () => {
+    const report = await crashPoints({ agent: agentDefinition, effects, ...reportedCommand })
+    expectSafe(report)
+    expect(report.labels).toContain('runCommand.execute return')
+  }, 120_000)
+
+  it('Given turns that compact the transcript first, When the process dies at any point, Then the turns answer as without a crash', async () => {
+    const report = await crashPoints({ agent: compactingAgent, effects, ...compactedTurns })
+    expectSafe(report)
+    expect(report.labels).toContain('before store.append(compaction.completed)')
+  }, 120_000)
+
+  it('totals the runs (the figures in docs/runtime.md)', () => {
+    console.info(
+      `${totals.points} crash points, ${totals.runs} runs, ${totals.duplicated} duplicated effects, ${totals.lost} lost events, ${totals.stuck} stuck sessions`,
+    )
+    expect(totals.runs).toBeGreaterThan(totals.points)
+  })
+})
