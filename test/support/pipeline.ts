@@ -32,6 +32,17 @@ export interface TestPipeline {
   agent: Agent
 }
 
+/** The four clients a pipeline uses, on this file's endpoint. */
+export function pipelineClients() {
+  const config = awsClientConfig()
+  return {
+    dynamodb: new DynamoDBClient(config),
+    streams: new DynamoDBStreamsClient(config),
+    sqs: new SQSClient(config),
+    scheduler: new SchedulerClient(config),
+  }
+}
+
 /**
  * Gives a suite the whole pipeline on the test endpoint: fresh resources,
  * an agent on the AWS store, dispatcher and scheduler, and the local runner
@@ -59,13 +70,7 @@ export function pipelineForSuite(
   let suite: TestPipeline | undefined
   beforeAll(async () => {
     await resetMotoForSuite()
-    const config = awsClientConfig()
-    const clients = {
-      dynamodb: new DynamoDBClient(config),
-      streams: new DynamoDBStreamsClient(config),
-      sqs: new SQSClient(config),
-      scheduler: new SchedulerClient(config),
-    }
+    const clients = pipelineClients()
     const prefix = `a2-it-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
     const resources = await createLocalResources(clients, { prefix, maxReceiveCount })
     const build: BuildAgent = (wrapStore = (store) => store) => {

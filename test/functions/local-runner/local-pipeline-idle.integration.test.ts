@@ -3,10 +3,6 @@ import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
-import { SchedulerClient } from '@aws-sdk/client-scheduler'
-import { SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   type LocalPipeline,
@@ -19,8 +15,8 @@ import { awsAgentParts } from '../../../shared/aws/agent-environment.ts'
 import { QUEUE_FUNCTION_NAMES } from '../../../shared/aws/pipeline-functions.ts'
 import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
 import { sleep } from '../../../shared/timing/sleep.ts'
-import { awsClientConfig, resetMotoForSuite } from '../../support/aws.ts'
-import { silent } from '../../support/pipeline.ts'
+import { resetMotoForSuite } from '../../support/aws.ts'
+import { pipelineClients, silent } from '../../support/pipeline.ts'
 
 import { repoRoot as root } from '../../support/repo-root.ts'
 
@@ -32,13 +28,7 @@ let answerOf: (sessionId: string) => Promise<string> = async () => ''
 
 beforeAll(async () => {
   await resetMotoForSuite()
-  const config = awsClientConfig()
-  const clients = {
-    dynamodb: new DynamoDBClient(config),
-    streams: new DynamoDBStreamsClient(config),
-    sqs: new SQSClient(config),
-    scheduler: new SchedulerClient(config),
-  }
+  const clients = pipelineClients()
   // Every request the runner (and the agent) makes to the emulator.
   const counting = { step: 'initialize' } as const
   clients.dynamodb.middlewareStack.add(
