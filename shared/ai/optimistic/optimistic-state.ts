@@ -4,7 +4,7 @@ import type { AdvanceOptions } from '../controller/advance.ts'
 import { decide } from '../controller/decide.ts'
 import { foldDraft } from '../controller/draft-fold.ts'
 import type { ControlRequest } from '../events/control.ts'
-import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
+import type { AIState } from '../state/ai-state.ts'
 import { toTranscript } from '../state/message-types.ts'
 
 /** A command pushed and not yet decided. The client gives every command an ID. */

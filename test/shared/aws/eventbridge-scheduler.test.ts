@@ -7,7 +7,7 @@ import {
 } from '../../../shared/aws/eventbridge-scheduler.ts'
 import { parseTimerMessage } from '../../../shared/aws/timer-message.ts'
 import { TimerConflictError } from '../../../shared/runtime/in-process-scheduler.ts'
-import { fakeClient } from '../../support/fake-clients.ts'
+import { fakeClient, type SentCommand } from '../../support/fake-clients.ts'
 
 const NOW = Date.parse('2026-11-29T12:00:00.000Z')
 const timer = (at: number, name = 'reminder:1') => ({
@@ -24,7 +24,7 @@ const timer = (at: number, name = 'reminder:1') => ({
 })
 
 function setup(
-  schedulerAnswer?: (command: { constructor: { name: string }; input: any }) => unknown,
+  schedulerAnswer?: (command: SentCommand) => unknown,
   { forceScheduler }: { forceScheduler?: boolean } = {},
 ) {
   const scheduler = fakeClient(schedulerAnswer)

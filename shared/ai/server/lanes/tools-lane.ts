@@ -1,5 +1,5 @@
 import { executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
-import type { Tool, ToolSet, UIMessage } from 'ai'
+import type { Tool, UIMessage } from 'ai'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
