@@ -508,7 +508,7 @@ describe('the A2Agent template', () => {
     const [ours = [], mangled = []] = lintedTemplates()
     expect(ours.filter((finding) => finding.startsWith('E'))).toEqual([])
     expect(mangled.some((finding) => finding.startsWith('E'))).toBe(true)
-  }, 60_000)
+  }, 120_000)
 
   it('passes cfn-lint with no errors with every prop away from its default (alarm actions, tracing)', () => {
     const [, , findings = []] = lintedTemplates()

@@ -59,11 +59,18 @@ describe('a2-aws inspect --table (DynamoDB on moto)', () => {
       }),
     )
     await a.session('busy').append(...inputs.message(userMessage('m1', 'look it up')))
-    await until(async () => (await a.session('busy').state()).state.tools.length > 0, 10_000)
-    // The worker takes its claim just after the call is recorded.
-    await new Promise((resolve) => setTimeout(resolve, 200))
-
-    const busy = await inspect('busy', '--json')
+    // The tool's worker takes its claim just after the call is recorded, and
+    // the model step lets go of its own once the step is written: read the
+    // session until both happened (a fixed pause failed on a busy machine).
+    let busy = await inspect('busy', '--json')
+    const toolAtWork = (report: InspectReport): boolean =>
+      report.diagnosis.waits.length === 1 &&
+      report.diagnosis.waits[0]?.kind === 'tool' &&
+      report.diagnosis.waits[0]?.claim?.state === 'held'
+    await until(async () => {
+      busy = await inspect('busy', '--json')
+      return busy.code === 0 && toolAtWork(JSON.parse(busy.text) as InspectReport)
+    }, 10_000)
     expect(busy.code).toBe(0)
     const report = JSON.parse(busy.text) as InspectReport
     expect(report.source).toBe(`table ${table.tableName()}`)

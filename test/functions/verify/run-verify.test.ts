@@ -93,7 +93,7 @@ describe('verify against an agent (in process)', () => {
     })
     expect(report.results.map((result) => [result.check, result.status, result.detail])).toEqual([
       ['answer', 'PASS', expect.stringMatching(/^answered: first frame after/)],
-      ['streaming', 'PASS', expect.stringMatching(/ frames written over 2\.\d s arrived over/)],
+      ['streaming', 'PASS', expect.stringMatching(/ frames written over \d+\.\d s arrived over/)],
       [
         'heartbeat',
         'PASS',
