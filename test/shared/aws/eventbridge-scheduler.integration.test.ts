@@ -4,8 +4,12 @@ import {
   SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { inputs } from '../../../shared/ai/index.ts'
+import { agent } from '../../../shared/ai/server/index.ts'
 import { eventBridgeScheduler, scheduleName } from '../../../shared/aws/eventbridge-scheduler.ts'
 import type { Timer } from '../../../shared/runtime/scheduler.ts'
+import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
+import { track, userMessage } from '../../support/agent-log.ts'
 import { awsClientConfig, resetMotoForSuite } from '../../support/aws.ts'
 import { fakeClient } from '../../support/fake-clients.ts'
 
@@ -60,5 +64,19 @@ describe('the EventBridge Scheduler adapter on moto', () => {
     expect(await Promise.all([...mine, theirs].map(exists))).toEqual([false, false, true])
     expect(await scheduler.cancel('erased')).toBe(0)
     expect(await exists(theirs)).toBe(true)
+  })
+
+  it("session.erase() deletes the session's pending schedule and counts it in the receipt", async () => {
+    const a = track(
+      agent({ name: 'reminders', model: scriptedModel([]).model, scheduler: adapter() }),
+    )
+    await a
+      .session('to-erase')
+      .schedule('reminder', { delay: '2h' }, ...inputs.message(userMessage('r1', 'Reminder')))
+    const set = { sessionId: 'to-erase', name: 'reminder' } as Timer
+    expect(await exists(set)).toBe(true)
+
+    expect(await a.session('to-erase').erase()).toMatchObject({ sessionId: 'to-erase', timers: 1 })
+    expect(await exists(set)).toBe(false)
   })
 })
