@@ -29,7 +29,7 @@ import {
   type QueueLane,
   visibilityTimeoutSeconds,
 } from '../shared/aws/pipeline-functions.ts'
-import { ROUTER_FILTER_PATTERN } from '../shared/aws/stream-filter.ts'
+import { ROUTER_FILTER_PATTERNS } from '../shared/aws/stream-filter.ts'
 import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfig } from '../shared/aws/verify-output.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
 import {
@@ -419,7 +419,10 @@ export class A2Agent extends Construct {
     grantSecrets(this, functions, props.secrets ?? {}, props.environment ?? {})
 
     // The router reads the stream (granted by the event source) and sends
-    // wake-ups; it never touches the table's items.
+    // wake-ups. Its only use of the table's items is retention: once TTL has
+    // deleted a session's head, it reads the session's partition and its ID
+    // guards and deletes them, each batch in a transaction that checks the
+    // head is still absent (eraseSession's headless mode). It never writes.
     functions.router.addEventSource(
       new DynamoEventSource(this.table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
@@ -430,10 +433,21 @@ export class A2Agent extends Construct {
         retryAttempts: 10,
         maxRecordAge: Duration.hours(24),
         onFailure: new SqsDlq(this.routerFailureQueue),
-        filters: [lambda.FilterCriteria.filter(ROUTER_FILTER_PATTERN)],
+        filters: ROUTER_FILTER_PATTERNS.map((pattern) => lambda.FilterCriteria.filter(pattern)),
       }),
     )
     for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(functions.router)
+    functions.router.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [
+          'dynamodb:Query',
+          'dynamodb:BatchGetItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
+        ],
+        resources: [this.table.tableArn],
+      }),
+    )
 
     // Least privilege per function: everything that runs the agent reads and
     // writes the log and wakes lanes (the fast path); only the lanes run

@@ -1,7 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { sessionReducer } from '../../shared/ai/state/session-state.ts'
+import { cancelSessionSchedules } from '../../shared/aws/eventbridge-scheduler.ts'
 import { type A2Code, hasA2Code } from '../../shared/log/error-brand.ts'
 import { SessionActiveError } from '../../shared/log/errors.ts'
 import { eventLog } from '../../shared/log/event-log.ts'
@@ -13,18 +15,22 @@ import {
 import { exportSession, importSession } from '../../shared/log/session-export.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 
-export const LIFECYCLE_USAGE = `Usage: a2-aws erase <sessionId> --table <name> [--force] [--json]
+export const LIFECYCLE_USAGE = `Usage: a2-aws erase <sessionId> --table <name> [--schedule-group <name>] [--force] [--json]
        a2-aws export <sessionId> --table <name> [--out <file>]
        a2-aws import <file | -> --table <name> [--session <id>]
 
 A session's data on a deployed table (AWS credentials and region from the
 environment). erase removes the session from every item kind and prints a
-receipt (counts per item kind); it refuses while a turn is active unless
---force, and erasing twice removes nothing the second time. export writes the
+receipt (counts per item kind); with --schedule-group it first cancels the
+session's pending timers there (counted as timers); it refuses while a turn
+is active unless --force, and erasing twice removes nothing the second time. export writes the
 session's log as JSON Lines (stdout, or --out); import writes such a file into
 an empty session (- reads stdin).
 
   --table <name>      the agent's event log table
+  --schedule-group <name>
+                      the agent's Scheduler group (the construct's
+                      scheduleGroup): erase cancels the session's timers there
   --region <region>   where the table is (default: the environment's)
   --endpoint <url>    a DynamoDB-compatible endpoint (moto, DynamoDB Local)
   --force             erase even while a turn is active (a stuck session)
@@ -40,6 +46,15 @@ export interface LifecycleIo {
   stderr: (line: string) => void
   /** The store for a table (default: the DynamoDB store with the environment's credentials). */
   store?: (target: { table: string; region?: string; endpoint?: string }) => EventStore
+  /**
+   * Cancels a session's timers in a schedule group (default: EventBridge
+   * Scheduler with the environment's credentials), for `--schedule-group`.
+   */
+  cancelTimers?: (target: {
+    group: string
+    region?: string
+    endpoint?: string
+  }) => (sessionId: string) => Promise<number>
   /** Reads stdin, for `import -`. */
   stdin?: () => Promise<string>
 }
@@ -60,6 +75,15 @@ const defaultStore = ({
     }),
     tableName: table,
   })
+
+const defaultCancelTimers =
+  ({ group, region, endpoint }: { group: string; region?: string; endpoint?: string }) =>
+  (sessionId: string): Promise<number> =>
+    cancelSessionSchedules(
+      new SchedulerClient({ ...(region ? { region } : {}), ...(endpoint ? { endpoint } : {}) }),
+      group,
+      sessionId,
+    )
 
 /**
  * `a2-aws erase|export|import ...`. Answers the exit code: 0 done, 1 refused
@@ -105,7 +129,15 @@ export async function lifecycleCommand(
   })
   try {
     if (command === 'erase') {
-      const receipt = await erase(store, subject, values.force === true)
+      const group = values['schedule-group']
+      const cancelTimers = group
+        ? (io.cancelTimers ?? defaultCancelTimers)({
+            group,
+            ...(values.region ? { region: values.region } : {}),
+            ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+          })
+        : undefined
+      const receipt = await erase(store, subject, values.force === true, cancelTimers)
       io.stdout(
         values.json ? `${JSON.stringify(receipt, null, 2)}\n` : receiptText(receipt, values.table),
       )
@@ -141,18 +173,28 @@ export async function lifecycleCommand(
   }
 }
 
-/** Refuses while the agent's state has an active turn, as `session.erase()` does. */
-async function erase(store: EventStore, sessionId: string, force: boolean): Promise<EraseReceipt> {
+/**
+ * Refuses while the agent's state has an active turn, and cancels the
+ * session's timers before its items go, as `session.erase()` does.
+ */
+async function erase(
+  store: EventStore,
+  sessionId: string,
+  force: boolean,
+  cancelTimers: ((sessionId: string) => Promise<number>) | undefined,
+): Promise<EraseReceipt & { timers?: number }> {
   if (!force) {
     const { state } = await eventLog({ store }).session(sessionId).state(sessionReducer(undefined))
     const { active } = state.ai
     if (active) throw new SessionActiveError(sessionId, `turn ${active.turnId} is ${active.phase}`)
   }
-  return store.erase(sessionId)
+  const timers = cancelTimers ? await cancelTimers(sessionId) : undefined
+  const receipt = await store.erase(sessionId)
+  return timers === undefined ? receipt : { ...receipt, timers }
 }
 
-/** The receipt as an operator reads it: one line per item kind. */
-export function receiptText(receipt: EraseReceipt, table: string): string {
+/** The receipt as an operator reads it: one line per item kind (and the timers cancelled). */
+export function receiptText(receipt: EraseReceipt & { timers?: number }, table: string): string {
   const width = Math.max(...ERASED_ITEM_KINDS.map((kind) => kind.length))
   const total = ERASED_ITEM_KINDS.reduce((sum, kind) => sum + receipt[kind], 0)
   const lines = [
@@ -160,6 +202,7 @@ export function receiptText(receipt: EraseReceipt, table: string): string {
       ? `session ${receipt.sessionId}: nothing to erase in ${table} (already erased, or never there)`
       : `erased session ${receipt.sessionId} from ${table}: ${total} items`,
     ...ERASED_ITEM_KINDS.map((kind) => `  ${kind.padEnd(width)}  ${receipt[kind]}`),
+    ...(receipt.timers === undefined ? [] : [`  ${'timers'.padEnd(width)}  ${receipt.timers}`]),
   ]
   return `${lines.join('\n')}\n`
 }
@@ -170,6 +213,7 @@ function parse(argv: readonly string[]) {
     allowPositionals: true,
     options: {
       table: { type: 'string' },
+      'schedule-group': { type: 'string' },
       region: { type: 'string' },
       endpoint: { type: 'string' },
       force: { type: 'boolean' },

@@ -35,7 +35,7 @@ import {
   type QueueFunction,
   type VisibilityLease,
 } from '../../shared/aws/pipeline-functions.ts'
-import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../../shared/aws/stream-filter.ts'
+import { matchesFilterPattern, ROUTER_FILTER_PATTERNS } from '../../shared/aws/stream-filter.ts'
 import { sleep } from '../../shared/timing/sleep.ts'
 import { idleWaits } from './idle-waits.ts'
 import type { LocalQueues } from './resources.ts'
@@ -115,6 +115,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     httpResponseStream: streamingShim.HttpResponseStream,
     auth: options.auth ?? { type: 'capability', key: randomBytes(32) },
     sqs: clients.sqs,
+    dynamodb: clients.dynamodb,
     ...(options.lease ? { lease: options.lease } : {}),
   })
   const stats: LocalPipeline['stats'] = {
@@ -206,7 +207,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       busy = true
       // The event source mapping's filter runs before any invocation.
       const passing = Records.map(lambdaStreamRecord).filter((record) =>
-        matchesFilterPattern(record, ROUTER_FILTER_PATTERN),
+        ROUTER_FILTER_PATTERNS.some((pattern) => matchesFilterPattern(record, pattern)),
       )
       if (passing.length === 0) {
         checkpoints.set(shardId, Records.at(-1)?.dynamodb?.SequenceNumber ?? after)
@@ -385,6 +386,7 @@ function lambdaStreamRecord(record: StreamRecord): DynamoDBRecord {
     eventID: record.eventID as string,
     eventName: record.eventName as DynamoDBRecord['eventName'],
     eventSource: 'aws:dynamodb',
+    ...(record.userIdentity ? { userIdentity: record.userIdentity } : {}),
     dynamodb: {
       SequenceNumber: record.dynamodb?.SequenceNumber as string,
       Keys: record.dynamodb?.Keys as never,

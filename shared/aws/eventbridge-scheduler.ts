@@ -1,6 +1,8 @@
 import {
   CreateScheduleCommand,
+  DeleteScheduleCommand,
   GetScheduleCommand,
+  ListSchedulesCommand,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
@@ -17,6 +19,8 @@ export const MAX_SQS_DELAY_MS = 15 * 60 * 1000
 const MAX_SCHEDULE_INPUT_BYTES = 256 * 1024
 /** Schedule names: 1 to 64 of [0-9a-zA-Z-_.]. */
 const SCHEDULE_NAME_PREFIX = 'a2-'
+/** Hex digits of the session's digest, then of the timer's: `a2-` + 30 + `-` + 30 = 64. */
+const DIGEST_DIGITS = 30
 
 export interface EventBridgeSchedulerOptions {
   scheduler: SchedulerClient
@@ -52,6 +56,12 @@ export interface EventBridgeSchedulerOptions {
  * when it has the same time, or throws `TimerConflictError` when not. The SQS
  * path cannot see earlier messages: setting one name twice with different
  * times there sends both.
+ *
+ * Cancelling (an erase): a schedule's name starts with a digest of its
+ * session, so `cancel` lists the session's schedules in the group by that
+ * prefix and deletes them; one already gone (it fired, or a concurrent
+ * cancel deleted it) is done. An SQS-delayed timer (due within 15 minutes)
+ * cannot be withdrawn: it still fires.
  */
 export function eventBridgeScheduler(options: EventBridgeSchedulerOptions): Scheduler {
   const now = options.now ?? Date.now
@@ -105,16 +115,62 @@ export function eventBridgeScheduler(options: EventBridgeSchedulerOptions): Sche
         }
       }
     },
+
+    cancel: (sessionId) => cancelSessionSchedules(options.scheduler, options.groupName, sessionId),
   }
 }
 
 /**
+ * Deletes the session's schedules in the group, found by their names'
+ * prefix, and answers how many it deleted; one already gone (it fired, or a
+ * concurrent cancel deleted it) counts nothing. The adapter's `cancel`, and
+ * the erase command's with `--schedule-group`.
+ */
+export async function cancelSessionSchedules(
+  scheduler: SchedulerClient,
+  groupName: string,
+  sessionId: string,
+): Promise<number> {
+  const names: string[] = []
+  let token: string | undefined
+  do {
+    const page = await scheduler.send(
+      new ListSchedulesCommand({
+        GroupName: groupName,
+        NamePrefix: sessionSchedulePrefix(sessionId),
+        ...(token ? { NextToken: token } : {}),
+      }),
+    )
+    for (const schedule of page.Schedules ?? [])
+      if (schedule.Name !== undefined) names.push(schedule.Name)
+    token = page.NextToken
+  } while (token)
+  let cancelled = 0
+  for (const name of names) {
+    try {
+      await scheduler.send(new DeleteScheduleCommand({ Name: name, GroupName: groupName }))
+      cancelled++
+    } catch (error) {
+      if (!isAwsError(error, 'ResourceNotFoundException')) throw error
+    }
+  }
+  return cancelled
+}
+
+/**
  * A schedule name that is the same for the same session and timer name, and
- * fits Scheduler's 64 characters: `a2-` and 60 hex digits of a SHA-256.
+ * fits Scheduler's 64 characters: `a2-`, 30 hex digits of a SHA-256 of the
+ * session (what `cancel` lists by), `-`, and 30 of the session and name.
  */
 export function scheduleName(timer: Pick<Timer, 'sessionId' | 'name'>): string {
   const digest = idHash(JSON.stringify([timer.sessionId, timer.name]), 'hex')
-  return `${SCHEDULE_NAME_PREFIX}${digest.slice(0, 64 - SCHEDULE_NAME_PREFIX.length)}`
+  return `${sessionSchedulePrefix(timer.sessionId)}${digest.slice(0, DIGEST_DIGITS)}`
+}
+
+/** The start of the names of every schedule of the session. */
+export function sessionSchedulePrefix(sessionId: string): string {
+  const digest = idHash(JSON.stringify([sessionId]), 'hex')
+  return `${SCHEDULE_NAME_PREFIX}${digest.slice(0, DIGEST_DIGITS)}-`
 }
 
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second so it never fires early. */

@@ -1,4 +1,4 @@
-import { SK } from '../stores/dynamodb/table-keys.ts'
+import { HEAD_SK, SK } from '../stores/dynamodb/table-keys.ts'
 
 /** Event items' sort keys start with this (see table-keys.ts). */
 export const EVENT_SK_PREFIX = 'E#'
@@ -20,6 +20,22 @@ export const ROUTER_FILTER_PATTERN = {
     NewImage: { [TYPE_ATTRIBUTE]: { S: [{ 'anything-but': ['ai.generation.progress'] }] } },
   },
 } as const
+
+/**
+ * The TTL deletes of session heads, whose sessions the router erases whole
+ * (retention). DynamoDB's TTL deletes appear in the stream as REMOVE records
+ * whose `userIdentity` is the DynamoDB service; a user's delete has none
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html).
+ * REMOVE records carry the item's keys whatever the stream's view type.
+ */
+export const EXPIRED_HEAD_FILTER_PATTERN = {
+  eventName: ['REMOVE'],
+  userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
+  dynamodb: { Keys: { [SK]: { S: [HEAD_SK] } } },
+} as const
+
+/** The event source mapping's filters: a record that matches any one reaches the router. */
+export const ROUTER_FILTER_PATTERNS = [ROUTER_FILTER_PATTERN, EXPIRED_HEAD_FILTER_PATTERN] as const
 
 type Rule = string | { prefix: string } | { 'anything-but': readonly string[] }
 

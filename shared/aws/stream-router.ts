@@ -1,16 +1,25 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda'
 import type { StoredEvent } from '../log/event.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
-import { SK } from '../stores/dynamodb/table-keys.ts'
+import { PK, SESSION_PK_PREFIX, SK } from '../stores/dynamodb/table-keys.ts'
 import { decodePayload } from '../stores/payload-codec.ts'
 import type { IndexedWakeUp } from './sqs-dispatcher.ts'
-import { EVENT_SK_PREFIX } from './stream-filter.ts'
+import {
+  EVENT_SK_PREFIX,
+  EXPIRED_HEAD_FILTER_PATTERN,
+  matchesFilterPattern,
+} from './stream-filter.ts'
 
 export interface StreamRouterOptions {
   /** The agent's routing (`agent.runtime.wakeUpsFor`): the same lanes the fast path wakes. */
   wakeUpsFor(events: readonly StoredEvent[]): WakeUp[]
   /** Sends wake-ups (`sendWakeUps` with the lane queues). */
   send(wakeUps: readonly IndexedWakeUp[]): Promise<void>
+  /**
+   * Retention: erases what a session left after DynamoDB's TTL deleted its
+   * head, unless it has a head again (`eraseSession(..., { headless: true })`).
+   */
+  eraseExpired(sessionId: string): Promise<void>
   logger?: Pick<Console, 'warn' | 'error'>
 }
 
@@ -21,10 +30,13 @@ type LambdaImage = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage
  * The stream router, the backstop behind the fast path: it turns new event
  * items into wake-ups, one set per session, with the session's highest index
  * in the batch in the deduplication ID. Other items (heads, cursors, claims,
- * ID guards) are not news. A session whose wake-ups could not be sent is
- * reported as a batch item failure from its first record, so Lambda retries
- * from there (bisecting on repeated failure); a record that is not a
- * readable event is logged and skipped, since retrying cannot fix it.
+ * ID guards) are not news, but for a head that DynamoDB's TTL deleted: the
+ * rest of that session is erased (retention takes a session whole). A
+ * session whose wake-ups could not be sent, or whose leftovers could not be
+ * erased, is reported as a batch item failure from its first record, so
+ * Lambda retries from there (bisecting on repeated failure; both are
+ * idempotent); a record that is not a readable event is logged and skipped,
+ * since retrying cannot fix it.
  */
 export async function routeStreamRecords(
   records: readonly DynamoDBRecord[],
@@ -35,7 +47,15 @@ export async function routeStreamRecords(
     string,
     { wakeUps: Map<string, WakeUp>; index: number; sequenceNumbers: string[] }
   >()
+  const expired = new Map<string, string[]>()
   for (const record of records) {
+    const expiredSession = expiredHeadSession(record)
+    if (expiredSession !== undefined) {
+      const sequenceNumbers = expired.get(expiredSession) ?? []
+      if (record.dynamodb?.SequenceNumber) sequenceNumbers.push(record.dynamodb.SequenceNumber)
+      expired.set(expiredSession, sequenceNumbers)
+      continue
+    }
     const image = record.dynamodb?.NewImage
     if (record.eventName !== 'INSERT' || !image || !image[SK]?.S?.startsWith(EVENT_SK_PREFIX))
       continue
@@ -65,8 +85,8 @@ export async function routeStreamRecords(
   }
 
   const failed: string[] = []
-  await Promise.all(
-    [...sessions].map(async ([sessionId, session]) => {
+  await Promise.all([
+    ...[...sessions].map(async ([sessionId, session]) => {
       const wakeUps = [...session.wakeUps.values()].map((wakeUp) => ({
         wakeUp,
         index: session.index,
@@ -81,10 +101,30 @@ export async function routeStreamRecords(
         failed.push(...session.sequenceNumbers)
       }
     }),
-  )
+    ...[...expired].map(async ([sessionId, sequenceNumbers]) => {
+      try {
+        await options.eraseExpired(sessionId)
+      } catch (error) {
+        logger.warn(
+          `a2 router: the expired session ${sessionId} was not erased, the batch will be retried: ${error instanceof Error ? error.message : String(error)}`,
+        )
+        failed.push(...sequenceNumbers)
+      }
+    }),
+  ])
   // Lambda resumes from the lowest failed sequence number; report just that one.
   const first = failed.sort(compareSequenceNumbers)[0]
   return { batchItemFailures: first === undefined ? [] : [{ itemIdentifier: first }] }
+}
+
+/**
+ * The session whose head DynamoDB's TTL deleted, when the record is that
+ * delete (the filter's second pattern; a user's delete is no expiry).
+ */
+function expiredHeadSession(record: DynamoDBRecord): string | undefined {
+  if (!matchesFilterPattern(record, EXPIRED_HEAD_FILTER_PATTERN)) return undefined
+  const pk = record.dynamodb?.Keys?.[PK]?.S
+  return pk?.startsWith(SESSION_PK_PREFIX) ? pk.slice(SESSION_PK_PREFIX.length) : undefined
 }
 
 /**

@@ -50,9 +50,12 @@ export function inProcessScheduler(options: InProcessSchedulerOptions): Schedule
   function fire(id: string): void {
     const entry = timers.get(id)
     if (!entry || closed) return
+    // Cancelled meanwhile (the entry is gone, or another timer took its name): nothing more.
+    const current = () => timers.get(id) === entry
     options.fire(entry.timer).then(
-      () => timers.delete(id),
+      () => current() && timers.delete(id),
       (error: unknown) => {
+        if (!current()) return
         console.warn(`a2: timer "${entry.timer.name}" failed to fire; retrying:`, error)
         entry.handle = setTimeout(() => fire(id), options.retryDelayMs ?? 1_000)
       },
@@ -69,6 +72,16 @@ export function inProcessScheduler(options: InProcessSchedulerOptions): Schedule
       }
       timers.set(id, { timer: structuredClone(timer), handle: undefined })
       arm(id)
+    },
+    async cancel(sessionId) {
+      let cancelled = 0
+      for (const [id, entry] of timers) {
+        if (entry.timer.sessionId !== sessionId) continue
+        clearTimeout(entry.handle)
+        timers.delete(id)
+        cancelled++
+      }
+      return cancelled
     },
     pending: () => [...timers.values()].map((entry) => structuredClone(entry.timer)),
     close() {

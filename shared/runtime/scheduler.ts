@@ -17,4 +17,11 @@ export interface Timer {
  */
 export interface Scheduler {
   schedule(timer: Timer): Promise<void>
+  /**
+   * Cancels the session's pending timers (an erase: nothing may fire into
+   * the erased session and start it over) and answers how many it
+   * cancelled. Idempotent: a timer already gone (fired, or cancelled
+   * before) counts nothing.
+   */
+  cancel(sessionId: string): Promise<number>
 }

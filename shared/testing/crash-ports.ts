@@ -121,6 +121,7 @@ export function crashingDispatcher(dispatcher: Dispatcher, points: CrashPoints):
 export function crashingScheduler(scheduler: Scheduler, points: CrashPoints): Scheduler {
   return {
     schedule: (timer) => points.around(`schedule(${timer.name})`, () => scheduler.schedule(timer)),
+    cancel: (sessionId) => scheduler.cancel(sessionId),
   }
 }
 

@@ -167,6 +167,12 @@ export async function runConversation<Tools extends ToolSet>(
         timers.push(structuredClone(timer))
       }
     },
+    async cancel(sessionId: string) {
+      const kept = timers.filter((set) => set.sessionId !== sessionId)
+      const cancelled = timers.length - kept.length
+      timers.splice(0, timers.length, ...kept)
+      return cancelled
+    },
   }
 
   function start(crashPoint?: number): { a: Agent; points: CrashPoints } {

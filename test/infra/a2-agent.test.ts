@@ -173,7 +173,7 @@ describe('the A2Agent template', () => {
     })
   })
 
-  it('invokes the router only for new event items that may wake a lane (event filtering, not billed)', () => {
+  it('invokes the router only for new event items that may wake a lane and for TTL deletes of session heads (event filtering, not billed)', () => {
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
       ([, candidate]) =>
         (candidate.Properties.FunctionName as { Ref: string }).Ref ===
@@ -188,6 +188,11 @@ describe('the A2Agent template', () => {
           Keys: { sk: { S: [{ prefix: 'E#' }] } },
           NewImage: { t: { S: [{ 'anything-but': ['ai.generation.progress'] }] } },
         },
+      },
+      {
+        eventName: ['REMOVE'],
+        userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
+        dynamodb: { Keys: { sk: { S: ['#HEAD'] } } },
       },
     ])
   })
@@ -413,9 +418,31 @@ describe('the A2Agent template', () => {
     }
     const router = policyStatementsOf(logicalId(agent.functions.router.role as never))
     const routerActions = router.flatMap(actions)
-    expect(routerActions).not.toContain('dynamodb:PutItem')
-    expect(routerActions).not.toContain('dynamodb:Query')
     expect(routerActions).toContain('dynamodb:GetRecords')
+    // Retention gains it exactly this on the table's items: read a session's
+    // partition and ID guards, and delete them in transactions that check the
+    // head is absent. It never writes an item.
+    const streamActions = ['ListStreams', 'DescribeStream', 'GetRecords', 'GetShardIterator']
+    const onItems = router.filter((statement) =>
+      actions(statement).some(
+        (action) =>
+          action.startsWith('dynamodb:') &&
+          !streamActions.includes(action.slice('dynamodb:'.length)),
+      ),
+    )
+    expect(onItems.map((statement) => [actions(statement), statement.Resource])).toEqual([
+      [
+        [
+          'dynamodb:Query',
+          'dynamodb:BatchGetItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:DeleteItem',
+        ],
+        { 'Fn::GetAtt': [logicalId(agent.table), 'Arn'] },
+      ],
+    ])
+    for (const forbidden of ['PutItem', 'UpdateItem', 'BatchWriteItem', 'GetItem', 'Scan'])
+      expect(routerActions).not.toContain(`dynamodb:${forbidden}`)
   })
 
   it("lets each queue function change the visibility of its own messages (the lease), and no other queue's", () => {

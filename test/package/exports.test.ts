@@ -167,6 +167,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
     types: [
       'Agent',
+      'AgentEraseReceipt',
       'AgentMetric',
       'AgentMetrics',
       'AgentOptions',

@@ -3,6 +3,7 @@ export const silent = { info: () => {}, warn: () => {}, error: () => {} }
 
 /** The environment the construct would give the functions, with placeholder queues. */
 export const environment = {
+  tableName: 'events',
   queueUrls: { admission: 'a', generation: 'g', tools: 't', handlers: 'h' },
   ingressQueueUrl: 'i',
   timers: {

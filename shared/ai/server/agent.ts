@@ -168,7 +168,7 @@ export function agent<
       metrics,
       telemetry: { ...config.telemetry, isEnabled: telemetry },
       erase: (sessionId, eraseOptions) =>
-        eraseAgentSession({ store, state, work }, sessionId, eraseOptions),
+        eraseAgentSession({ store, scheduler, state, work }, sessionId, eraseOptions),
     }
   }
   const laneFor = (options: RunOptions = {}): LaneContext =>

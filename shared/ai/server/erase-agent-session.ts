@@ -1,5 +1,6 @@
 import { SessionActiveError } from '../../log/errors.ts'
 import type { EraseReceipt, EventStore } from '../../log/event-store.ts'
+import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { SessionState } from '../state/session-state.ts'
 import type { LocalWork } from './lanes/local-work.ts'
 import type { StateCache } from './state-cache.ts'
@@ -14,16 +15,29 @@ export interface EraseOptions {
   force?: boolean
 }
 
+/** What an agent's erase removed: the store's items by kind, and the timers it cancelled. */
+export interface AgentEraseReceipt extends EraseReceipt {
+  /** Pending timers of the session cancelled in the scheduler (`Scheduler.cancel`). */
+  timers: number
+}
+
 /**
  * Erases a session for an agent: refuses while a turn is active unless
- * forced, removes it from the store (every item kind, with a receipt), and
- * drops this process's cached state, so that nothing here brings it back.
+ * forced, cancels its pending timers (which would otherwise fire into the
+ * erased session and start it over), removes it from the store (every item
+ * kind, with a receipt), and drops this process's cached state, so that
+ * nothing here brings it back.
  */
 export async function eraseAgentSession(
-  parts: { store: EventStore; state: StateCache<SessionState>; work: LocalWork },
+  parts: {
+    store: EventStore
+    scheduler: Scheduler
+    state: StateCache<SessionState>
+    work: LocalWork
+  },
   sessionId: string,
   { force = false }: EraseOptions = {},
-): Promise<EraseReceipt> {
+): Promise<AgentEraseReceipt> {
   if (!force) {
     const { active } = (await parts.state(sessionId)).state.ai
     if (active !== null) {
@@ -32,8 +46,10 @@ export async function eraseAgentSession(
   }
   parts.work.abortSession(sessionId, 'session erased')
   parts.state.forget(sessionId)
+  // Timers first: a cancel that fails (a missing permission) leaves the log whole.
+  const timers = await parts.scheduler.cancel(sessionId)
   const receipt = await parts.store.erase(sessionId)
   // A lane of this process may have cached the state again meanwhile.
   parts.state.forget(sessionId)
-  return receipt
+  return { ...receipt, timers }
 }

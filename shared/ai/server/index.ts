@@ -31,6 +31,6 @@ export type {
   ResolverContext,
   ToolApprovalPolicy,
 } from './agent-options.ts'
-export type { EraseOptions } from './erase-agent-session.ts'
+export type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
 export { StepResultTooLargeError } from './lanes/durable-steps.ts'
 export type { AgentSession } from './session-api.ts'

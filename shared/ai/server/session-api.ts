@@ -1,26 +1,25 @@
 import { ReservedEventIdError } from '../../log/errors.ts'
 import type { EventInput } from '../../log/event.ts'
 import { isReservedId } from '../../log/event.ts'
-import type { EraseReceipt } from '../../log/event-store.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
 import { exportSession } from '../../log/session-export.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
 import { derivedId } from '../ids.ts'
 import { mergeState } from '../state/session-state.ts'
-import type { EraseOptions } from './erase-agent-session.ts'
+import type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
 import { timerTarget } from './timer-target.ts'
 
 export interface AgentSession<State = Record<string, unknown>> extends HandlerSession<State> {
   /**
-   * Removes the session from the store, every item kind, and says what it
-   * removed (an erasure request). Refuses with `SessionActiveError`
+   * Removes the session from the store, every item kind, cancels its
+   * pending timers, and says what it removed (an erasure request). Refuses with `SessionActiveError`
    * (`SESSION_ACTIVE`) while a turn is active, unless `force`. Idempotent:
    * erasing an erased session removes nothing. The session then reads as
    * empty; a new message starts it over at index 1.
    */
-  erase(options?: EraseOptions): Promise<EraseReceipt>
+  erase(options?: EraseOptions): Promise<AgentEraseReceipt>
   /**
    * The session's log as JSON Lines (`exportSession`): for a support ticket,
    * a replay in a test, or a move to another store with `importSession`.

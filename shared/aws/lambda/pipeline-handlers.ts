@@ -41,7 +41,13 @@ export function pipelineHandlers(
   options: {
     environment: Pick<
       AwsEnvironment,
-      'queueUrls' | 'ingressQueueUrl' | 'timers' | 'endpoint' | 'agentExport' | 'maxReceiveCount'
+      | 'tableName'
+      | 'queueUrls'
+      | 'ingressQueueUrl'
+      | 'timers'
+      | 'endpoint'
+      | 'agentExport'
+      | 'maxReceiveCount'
     >
     logger: PipelineLogger
     httpResponseStream: AwsLambdaGlobal['HttpResponseStream']
@@ -52,6 +58,8 @@ export function pipelineHandlers(
      */
     auth: HttpAuth | (() => HttpAuth)
     sqs?: ReturnType<typeof awsClients>['sqs']
+    /** The router's client for erasing expired sessions (default: one for the environment). */
+    dynamodb?: ReturnType<typeof awsClients>['dynamodb']
     /** How queue handlers hold their messages (default `VISIBILITY_LEASE`). */
     lease?: VisibilityLease
     /**
@@ -70,6 +78,11 @@ export function pipelineHandlers(
   const client = () => {
     sqs ??= awsClients(environment).sqs
     return sqs
+  }
+  let dynamodb = options.dynamodb
+  const tableClient = () => {
+    dynamodb ??= awsClients(environment).dynamodb
+    return dynamodb
   }
   const { maxReceiveCount } = environment
   // A figure is never worth a failed invocation (and a batch redelivered).
@@ -97,7 +110,12 @@ export function pipelineHandlers(
       ...(metrics ? { metrics } : {}),
     }),
     router: (event) =>
-      routerHandler(agent, { client: client(), queueUrls: environment.queueUrls }, logger)(event),
+      routerHandler(
+        agent,
+        { client: client(), queueUrls: environment.queueUrls },
+        { client: tableClient(), tableName: environment.tableName },
+        logger,
+      )(event),
     // One per queue lane of the lane table (shared/runtime/lanes.ts).
     ...(Object.fromEntries(
       QUEUE_LANES.map((lane) => [

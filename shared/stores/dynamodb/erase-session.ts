@@ -5,6 +5,8 @@ import {
   DeleteItemCommand,
   type DynamoDBClient,
   QueryCommand,
+  type TransactionCanceledException,
+  TransactWriteItemsCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb'
 import type { EraseReceipt } from '../../log/event-store.ts'
@@ -26,8 +28,12 @@ type Key = Record<string, AttributeValue>
 /** Deletes one BatchWriteItem may carry; keys one BatchGetItem may ask for. */
 const BATCH_WRITE_LIMIT = 25
 const BATCH_GET_LIMIT = 100
+/** Deletes one transaction carries beside the check that the head is absent (100 items). */
+const HEADLESS_CHUNK = 99
 /** How often an erase starts over when appends keep moving the head under it. */
 const ERASE_ROUNDS = 5
+/** How often a chunk of a headless erase is sent again after a conflict with another write. */
+const CONFLICT_ATTEMPTS = 5
 
 /** Which count of the receipt an item of the session's partition goes to, by its sort key. */
 function kindOf(sk: string): Exclude<keyof EraseReceipt, 'sessionId' | 'idGuards'> | undefined {
@@ -48,10 +54,22 @@ function kindOf(sk: string): Exclude<keyof EraseReceipt, 'sessionId' | 'idGuards
  * event is left behind without its head. Guards are deleted only when they
  * name this session (an unguarded event's ID may be another session's guard).
  */
+export interface EraseSessionOptions {
+  /**
+   * Retention's sweep, after DynamoDB's TTL deleted the session's head:
+   * erase what the session left only while it has no head. Each batch of
+   * deletes is a transaction that checks the head is still absent, so a
+   * session re-created meanwhile (an append writes its head with its first
+   * events) keeps every item; with a head, nothing is deleted.
+   */
+  headless?: boolean
+}
+
 export async function eraseSession(
   client: DynamoDBClient,
   tableName: string,
   sessionId: string,
+  { headless = false }: EraseSessionOptions = {},
 ): Promise<EraseReceipt> {
   const receipt: EraseReceipt = {
     sessionId,
@@ -65,7 +83,15 @@ export async function eraseSession(
   for (let round = 1; ; round++) {
     const { items, head, eventIds } = await readPartition(client, tableName, sessionId)
     if (items.length === 0 && head === undefined) return receipt
+    if (headless && head !== undefined) return receipt // alive again: not ours to erase
     const guards = await ownGuards(client, tableName, sessionId, eventIds)
+    if (headless) {
+      const entries = [...items, ...guards.map((key) => ({ key, kind: 'idGuards' as const }))]
+      const deleted = await deleteWhileHeadless(client, tableName, sessionId, entries)
+      for (const entry of entries.slice(0, deleted)) receipt[entry.kind]++
+      if (deleted < entries.length || round >= ERASE_ROUNDS) return receipt
+      continue // look again: whatever was written meanwhile without a head
+    }
     await deleteAll(client, tableName, [...items.map((item) => item.key), ...guards])
     for (const item of items) receipt[item.kind]++
     receipt.idGuards += guards.length
@@ -173,4 +199,51 @@ async function deleteAll(client: DynamoDBClient, tableName: string, keys: Key[])
       if (requests.length > 0) await sleep(50)
     }
   }
+}
+
+/**
+ * Deletes `entries` in transactions that each check the session's head is
+ * absent, and answers how many it deleted: all of them, or those before the
+ * transaction that found a head (the session lives again; the rest is its).
+ */
+async function deleteWhileHeadless(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+  entries: readonly { key: Key }[],
+): Promise<number> {
+  let deleted = 0
+  for (let start = 0; start < entries.length; start += HEADLESS_CHUNK) {
+    const chunk = entries.slice(start, start + HEADLESS_CHUNK)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.send(
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName: tableName,
+                  Key: sessionItemKey(sessionId, HEAD_SK),
+                  ConditionExpression: 'attribute_not_exists(#pk)',
+                  ExpressionAttributeNames: { '#pk': PK },
+                },
+              },
+              ...chunk.map(({ key }) => ({ Delete: { TableName: tableName, Key: key } })),
+            ],
+          }),
+        )
+        break
+      } catch (error) {
+        if (!isAwsError<TransactionCanceledException>(error, 'TransactionCanceledException'))
+          throw error
+        const check = error.CancellationReasons?.[0]?.Code
+        if (check === 'ConditionalCheckFailed') return deleted
+        // Another write to these items at the same moment: try the chunk again.
+        if (attempt >= CONFLICT_ATTEMPTS) throw error
+        await sleep(50 * attempt)
+      }
+    }
+    deleted += chunk.length
+  }
+  return deleted
 }

@@ -29,7 +29,8 @@ export const CLAIM_ITEM_RETENTION_SECONDS = 7 * 24 * 3600
 
 const INDEX_DIGITS = 12
 
-export const sessionPk = (sessionId: string): string => `S#${sessionId}`
+export const SESSION_PK_PREFIX = 'S#'
+export const sessionPk = (sessionId: string): string => `${SESSION_PK_PREFIX}${sessionId}`
 export const HEAD_SK = '#HEAD'
 export const eventSk = (index: number): string => `E#${String(index).padStart(INDEX_DIGITS, '0')}`
 export const LAST_EVENT_SK = eventSk(10 ** INDEX_DIGITS - 1)

@@ -9,7 +9,11 @@ import { type EventStore, memoryEventStore } from '../../../shared/index.ts'
 import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
 import { track, until, userMessage } from '../../support/agent-log.ts'
 
-function cli(store: EventStore, stdin = '') {
+function cli(
+  store: EventStore,
+  stdin = '',
+  cancelTimers?: (target: { group: string }) => (sessionId: string) => Promise<number>,
+) {
   const out: string[] = []
   const err: string[] = []
   const run = (command: 'erase' | 'export' | 'import', ...argv: string[]) =>
@@ -18,6 +22,7 @@ function cli(store: EventStore, stdin = '') {
       stderr: (line) => void err.push(line),
       store: () => store,
       stdin: async () => stdin,
+      ...(cancelTimers ? { cancelTimers } : {}),
     })
   return { run, out, err }
 }
@@ -49,6 +54,24 @@ describe('a2-aws erase | export | import', () => {
       claims: 0,
       idGuards: 0,
     })
+  })
+
+  it("erase --schedule-group cancels the session's timers in that group before its items go, and counts them", async () => {
+    const store = memoryEventStore()
+    await answered(store, 's1')
+    const cancelled: { group: string; sessionId: string; headThen: number }[] = []
+    const { run, out } = cli(store, '', ({ group }) => async (sessionId) => {
+      cancelled.push({ group, sessionId, headThen: await store.head(sessionId) })
+      return 2
+    })
+    expect(await run('erase', 's1', '--table', 'a2-events', '--schedule-group', 'g1')).toBe(0)
+    expect(cancelled).toEqual([{ group: 'g1', sessionId: 's1', headThen: expect.any(Number) }])
+    expect(cancelled[0]?.headThen).toBeGreaterThan(0)
+    expect(out.join('')).toMatch(/\n +timers +2\n$/)
+    out.length = 0
+    expect(await run('erase', 's1', '--table', 'a2-events', '--json')).toBe(0)
+    expect(JSON.parse(out.join(''))).not.toHaveProperty('timers')
+    expect(cancelled).toHaveLength(1)
   })
 
   it('erase refuses an active session (exit 1, nothing erased) unless --force', async () => {

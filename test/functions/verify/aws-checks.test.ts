@@ -58,6 +58,7 @@ describe('the timer check', () => {
             name: 'AccessDeniedException',
           })
         },
+        cancel: async () => 0,
       },
       delayMs: 1_000,
     })

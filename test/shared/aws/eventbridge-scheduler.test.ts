@@ -1,9 +1,10 @@
-import { ConflictException } from '@aws-sdk/client-scheduler'
+import { ConflictException, ResourceNotFoundException } from '@aws-sdk/client-scheduler'
 import { describe, expect, it } from 'vitest'
 import {
   atExpression,
   eventBridgeScheduler,
   scheduleName,
+  sessionSchedulePrefix,
 } from '../../../shared/aws/eventbridge-scheduler.ts'
 import { parseTimerMessage } from '../../../shared/aws/timer-message.ts'
 import { TimerConflictError } from '../../../shared/runtime/in-process-scheduler.ts'
@@ -103,6 +104,45 @@ describe('the EventBridge Scheduler adapter', () => {
     expect(scheduleName({ sessionId: 's1', name: 'a' })).not.toBe(
       scheduleName({ sessionId: 's2', name: 'a' }),
     )
+  })
+
+  it("starts every schedule name of a session with the session's prefix, which no other session's names start with", () => {
+    const name = scheduleName({ sessionId: 's1', name: 'x'.repeat(500) })
+    expect(name).toHaveLength(64)
+    expect(name.startsWith(sessionSchedulePrefix('s1'))).toBe(true)
+    expect(
+      scheduleName({ sessionId: 's1', name: 'b' }).startsWith(sessionSchedulePrefix('s1')),
+    ).toBe(true)
+    expect(name.startsWith(sessionSchedulePrefix('s2'))).toBe(false)
+  })
+
+  it("cancels a session's schedules: lists them by its prefix (every page) and deletes each by name; one already gone counts nothing", async () => {
+    const { adapter, scheduler } = setup((command) => {
+      if (command.constructor.name === 'ListSchedulesCommand')
+        return command.input.NextToken
+          ? { Schedules: [{ Name: 'second' }] }
+          : { Schedules: [{ Name: 'first' }], NextToken: 'page-2' }
+      if (command.input.Name === 'second')
+        throw new ResourceNotFoundException({ message: 'gone', Message: 'gone', $metadata: {} })
+      return {}
+    })
+    expect(await adapter.cancel('s1')).toBe(1)
+    expect(scheduler.sent).toEqual([
+      {
+        name: 'ListSchedulesCommand',
+        input: { GroupName: 'agent-group', NamePrefix: sessionSchedulePrefix('s1') },
+      },
+      {
+        name: 'ListSchedulesCommand',
+        input: {
+          GroupName: 'agent-group',
+          NamePrefix: sessionSchedulePrefix('s1'),
+          NextToken: 'page-2',
+        },
+      },
+      { name: 'DeleteScheduleCommand', input: { Name: 'first', GroupName: 'agent-group' } },
+      { name: 'DeleteScheduleCommand', input: { Name: 'second', GroupName: 'agent-group' } },
+    ])
   })
 
   it('treats an existing schedule with the same time as success, and another time as a TimerConflictError', async () => {

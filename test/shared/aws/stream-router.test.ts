@@ -3,7 +3,11 @@ import type { DynamoDBRecord } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { wakeUpsFor } from '../../../shared/ai/server/wake-ups-for.ts'
 import type { IndexedWakeUp } from '../../../shared/aws/sqs-dispatcher.ts'
-import { matchesFilterPattern, ROUTER_FILTER_PATTERN } from '../../../shared/aws/stream-filter.ts'
+import {
+  matchesFilterPattern,
+  ROUTER_FILTER_PATTERN,
+  ROUTER_FILTER_PATTERNS,
+} from '../../../shared/aws/stream-filter.ts'
 import { routeStreamRecords } from '../../../shared/aws/stream-router.ts'
 
 let sequence = 100
@@ -35,13 +39,30 @@ function eventRecord(
   }
 }
 
+/**
+ * A REMOVE record as the stream delivers it (keys only, the table's view
+ * being NEW_IMAGE); a TTL delete names the DynamoDB service as its user.
+ */
+function removeRecord(pk: string, sk: string, by: 'ttl' | 'user'): DynamoDBRecord {
+  return {
+    eventID: `r${sequence}`,
+    eventName: 'REMOVE',
+    ...(by === 'ttl'
+      ? { userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }
+      : {}),
+    dynamodb: { SequenceNumber: String(sequence++), Keys: { pk: { S: pk }, sk: { S: sk } } },
+  }
+}
+
 const route = (
   records: DynamoDBRecord[],
   send: (wakeUps: readonly IndexedWakeUp[]) => Promise<void>,
+  eraseExpired: (sessionId: string) => Promise<void> = async () => {},
 ) =>
   routeStreamRecords(records, {
     wakeUpsFor: (events) => wakeUpsFor(events, new Set()),
     send,
+    eraseExpired,
     logger: { warn: () => {}, error: () => {} },
   })
 
@@ -115,6 +136,7 @@ describe('the stream router', () => {
         send: async (wakeUps) => {
           sent.push(...wakeUps)
         },
+        eraseExpired: async () => {},
         logger: { warn: () => {}, error: (message) => errors.push(message) },
       },
     )
@@ -158,5 +180,64 @@ describe('the stream router', () => {
     expect(result.batchItemFailures).toEqual([
       { itemIdentifier: failing[0]?.dynamodb?.SequenceNumber },
     ])
+  })
+
+  it("erases the rest of a session whose head DynamoDB's TTL deleted, once per session in a batch, and nothing on a wake-up", async () => {
+    const erased: string[] = []
+    const sent: IndexedWakeUp[] = []
+    const result = await route(
+      [
+        removeRecord('S#old', '#HEAD', 'ttl'),
+        removeRecord('S#old', '#HEAD', 'ttl'), // delivered again
+        eventRecord('s2', 1, 'ai.control.requested'),
+      ],
+      async (wakeUps) => {
+        sent.push(...wakeUps)
+      },
+      async (sessionId) => {
+        erased.push(sessionId)
+      },
+    )
+    expect(result.batchItemFailures).toEqual([])
+    expect(erased).toEqual(['old'])
+    expect(sent.map((wakeUp) => wakeUp.wakeUp.sessionId)).toEqual(['s2'])
+  })
+
+  it("ignores a user's delete of a head (an erase), and TTL deletes of other items (a claim)", async () => {
+    const erased: string[] = []
+    const result = await route(
+      [
+        removeRecord('S#s1', '#HEAD', 'user'),
+        removeRecord('S#s1', 'K#gen:g1', 'ttl'),
+        { ...removeRecord('S#s1', '#HEAD', 'ttl'), eventName: 'MODIFY' },
+      ],
+      async () => {},
+      async (sessionId) => {
+        erased.push(sessionId)
+      },
+    )
+    expect(result.batchItemFailures).toEqual([])
+    expect(erased).toEqual([])
+  })
+
+  it('reports a TTL delete whose session could not be erased, so Lambda delivers it again', async () => {
+    const expired = removeRecord('S#old', '#HEAD', 'ttl')
+    const result = await route(
+      [eventRecord('ok', 1, 'ai.control.requested'), expired],
+      async () => {},
+      async () => {
+        throw new Error('throttled')
+      },
+    )
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: expired.dynamodb?.SequenceNumber }])
+  })
+
+  it("passes the event source filters for TTL deletes of heads, not for a user's delete or other expired items", () => {
+    const pass = (record: DynamoDBRecord) =>
+      ROUTER_FILTER_PATTERNS.some((pattern) => matchesFilterPattern(record, pattern))
+    expect(pass(removeRecord('S#s1', '#HEAD', 'ttl'))).toBe(true)
+    expect(pass(removeRecord('S#s1', '#HEAD', 'user'))).toBe(false)
+    expect(pass(removeRecord('S#s1', 'K#gen:g1', 'ttl'))).toBe(false)
+    expect(pass(removeRecord('S#s1', 'E#000000000001', 'ttl'))).toBe(false)
   })
 })

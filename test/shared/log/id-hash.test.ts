@@ -39,9 +39,9 @@ describe('IDs derived by hashing keep their format', () => {
     )
   })
 
-  it("a timer's schedule name", () => {
+  it("a timer's schedule name: the session's digest (what cancel lists by), then the timer's", () => {
     expect(scheduleName({ sessionId: 's1', name: 'reminder' })).toBe(
-      'a2-c7a40fad3424b8f687ce8c2b9b0bf47224c2874eb226071901f4eef0d3fd3',
+      'a2-90afadf3c4de0eae96e40b6ed96adc-c7a40fad3424b8f687ce8c2b9b0bf4',
     )
   })
 

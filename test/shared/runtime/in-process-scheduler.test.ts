@@ -71,4 +71,38 @@ describe('the in-process scheduler', () => {
     await vi.advanceTimersByTimeAsync(thirtyDays - 2 ** 31)
     expect(fired).toHaveLength(1)
   })
+
+  it("cancels a session's pending timers (they never fire), counts them, and leaves other sessions' alone", async () => {
+    vi.useFakeTimers({ now: 0 })
+    const fired: Timer[] = []
+    const scheduler = inProcessScheduler({ fire: async (t) => void fired.push(t) })
+    await scheduler.schedule(timer(1_000, 'a'))
+    await scheduler.schedule(timer(2_000, 'b'))
+    await scheduler.schedule({ ...timer(1_000, 'other'), sessionId: 'kept' })
+    expect(await scheduler.cancel('s')).toBe(2)
+    expect(await scheduler.cancel('s')).toBe(0)
+    await vi.advanceTimersByTimeAsync(3_000)
+    expect(fired.map((t) => `${t.sessionId}/${t.name}`)).toEqual(['kept/other'])
+    // The name is free again: a new timer of it is a new timer, not a conflict.
+    await scheduler.schedule(timer(5_000, 'a'))
+    await vi.advanceTimersByTimeAsync(2_000)
+    expect(fired.map((t) => t.name)).toEqual(['other', 'a'])
+  })
+
+  it('keeps a timer set again under the name of a cancelled one that was firing at the time', async () => {
+    vi.useFakeTimers({ now: 0 })
+    const fired: number[] = []
+    const scheduler = inProcessScheduler({
+      // Each firing takes 500 ms (an append), then counts.
+      fire: (t) => new Promise((resolve) => setTimeout(() => resolve(void fired.push(t.at)), 500)),
+    })
+    await scheduler.schedule(timer(0, 'a'))
+    await vi.advanceTimersByTimeAsync(1) // firing
+    expect(await scheduler.cancel('s')).toBe(1)
+    await scheduler.schedule(timer(2_000, 'a'))
+    await vi.advanceTimersByTimeAsync(600) // the old firing ends
+    expect(scheduler.pending().map((t) => t.at)).toEqual([2_000])
+    await vi.advanceTimersByTimeAsync(2_000)
+    expect(fired).toEqual([0, 2_000])
+  })
 })

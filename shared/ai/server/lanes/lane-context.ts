@@ -1,7 +1,7 @@
 import type { TelemetryOptions, UIMessage } from 'ai'
 import type { EventInput, StoredEvent } from '../../../log/event.ts'
 import type { EventLog, SessionLog } from '../../../log/event-log.ts'
-import type { EraseReceipt, EventStore } from '../../../log/event-store.ts'
+import type { EventStore } from '../../../log/event-store.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
 import type { Scheduler } from '../../../runtime/scheduler.ts'
 import type { WakeUp } from '../../../runtime/wake-up.ts'
@@ -9,7 +9,7 @@ import type { AIEventInput } from '../../events/ai-events.ts'
 import type { SessionState } from '../../state/session-state.ts'
 import type { AgentConfig } from '../agent-config.ts'
 import type { AgentMetrics } from '../agent-metrics.ts'
-import type { EraseOptions } from '../erase-agent-session.ts'
+import type { AgentEraseReceipt, EraseOptions } from '../erase-agent-session.ts'
 import type { LocalWork } from './local-work.ts'
 
 export type { SessionState } from '../../state/session-state.ts'
@@ -46,5 +46,5 @@ export interface LaneContext {
   /** The AI SDK telemetry of this run's model calls. */
   readonly telemetry: TelemetryOptions
   /** Erases the session (see `eraseAgentSession`), cached state included. */
-  erase(sessionId: string, options?: EraseOptions): Promise<EraseReceipt>
+  erase(sessionId: string, options?: EraseOptions): Promise<AgentEraseReceipt>
 }

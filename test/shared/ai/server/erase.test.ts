@@ -1,11 +1,22 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { tool } from 'ai'
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../../../shared/ai/index.ts'
+import { z } from 'zod'
+import { handlerContext, inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
 import { memoryEventStore } from '../../../../shared/index.ts'
-import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
+import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
 import { textOf, track, until, userMessage } from '../../../support/agent-log.ts'
 
-const nothing = { events: 0, heads: 0, snapshots: 0, cursors: 0, claims: 0, idGuards: 0 }
+const nothing = {
+  events: 0,
+  heads: 0,
+  snapshots: 0,
+  cursors: 0,
+  claims: 0,
+  idGuards: 0,
+  timers: 0,
+}
 
 describe('session.erase(): an erasure request', () => {
   it('removes the session with a receipt; it then reads as empty, and a new message starts it over', async () => {
@@ -94,5 +105,39 @@ describe('session.erase(): an erasure request', () => {
       'Newer question',
       'Newer answer.',
     ])
+  })
+
+  it('cancels the timers the session set, counted in the receipt, so none fires into the erased session and starts it over', async () => {
+    const delayMs = 600
+    const remind = tool({
+      description: 'Remind the user later',
+      inputSchema: z.object({}),
+      execute: async () => {
+        const ctx = handlerContext()
+        await ctx.session.schedule(
+          'reminder',
+          { delay: delayMs },
+          ...inputs.message(userMessage('reminder-1', 'Reminder: your refund')),
+        )
+        return { scheduled: true }
+      },
+    })
+    const script = scriptedModel([
+      toolCalls({ toolCallId: 'c1', toolName: 'remind', input: {} }),
+      text('I will remind you.'),
+      text('Here is your reminder.'),
+    ])
+    const a = track(agent({ name: 'reminders', model: script.model, tools: { remind } }))
+    const setAt = Date.now()
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Remind me later')))
+    await a.runtime.idle()
+
+    const receipt = await a.session('s').erase()
+    expect(receipt.timers).toBe(1)
+    expect(Date.now() - setAt).toBeLessThan(delayMs) // it was still pending
+    await sleep(delayMs - (Date.now() - setAt) + 200)
+    await a.runtime.idle()
+    expect(await a.runtime.log.session('s').read()).toEqual([])
+    expect((await a.session('s').erase()).timers).toBe(0)
   })
 })
