@@ -26,6 +26,8 @@ export interface CrashPointsOptions<Tools extends ToolSet = ToolSet> {
   /** Which points to crash at: all (default), a number of them spread evenly, or a list. */
   points?: 'all' | { sample: number } | readonly number[]
   sessionId?: string
+  /** Called after each crashed run (`run` of `of`), e.g. to print progress of a long matrix. */
+  onRun?: (progress: { run: number; of: number; point: number; failures: number }) => void
 }
 
 /** An invariant a run broke, and at which crash point. */
@@ -99,7 +101,8 @@ export async function crashPoints<Tools extends ToolSet>(
     })
     return report
   }
-  for (const point of pointsToRun(options.points, baseline.labels.length)) {
+  const chosen = pointsToRun(options.points, baseline.labels.length)
+  for (const [position, point] of chosen.entries()) {
     const crashed = await runConversation(run, point)
     report.runs++
     const label = crashed.crash ? (baseline.labels[point - 1] ?? '') : 'not reached'
@@ -109,6 +112,7 @@ export async function crashPoints<Tools extends ToolSet>(
       if (broken.invariant === 'no event lost') report.lostEvents++
       if (broken.invariant === 'the conversation completes') report.stuckSessions++
     }
+    options.onRun?.({ run: position + 1, of: chosen.length, point, failures: failures.length })
   }
   return report
 }
