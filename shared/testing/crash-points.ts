@@ -106,7 +106,7 @@ export async function crashPoints<Tools extends ToolSet>(
     const crashed = await runConversation(run, point)
     report.runs++
     const label = crashed.crash ? (baseline.labels[point - 1] ?? '') : 'not reached'
-    for (const broken of check(baseline, crashed)) {
+    for (const broken of brokenInvariants(baseline, crashed)) {
       failures.push({ point, label, ...broken })
       if (broken.invariant === 'no effect duplicated') report.duplicatedEffects++
       if (broken.invariant === 'no event lost') report.lostEvents++
@@ -152,7 +152,16 @@ function pointsToRun(choice: CrashPointsOptions['points'], total: number): numbe
   ]
 }
 
-function check(baseline: CrashRun, run: CrashRun): { invariant: string; detail: string }[] {
+/**
+ * The invariants `run` broke against the uncrashed `baseline`: it completed,
+ * indexes gapless, no appended event lost, no duplicate assistant message,
+ * the same transcript, each effect as often (or less, with an interruption
+ * recorded). Runs from another driver (the local pipeline) are checked here too.
+ */
+export function brokenInvariants(
+  baseline: CrashRun,
+  run: CrashRun,
+): { invariant: string; detail: string }[] {
   const broken: { invariant: string; detail: string }[] = []
   const fail = (invariant: string, detail: string) => broken.push({ invariant, detail })
 
