@@ -26,6 +26,8 @@ export interface CrashPointsOptions<Tools extends ToolSet = ToolSet> {
   /** Which points to crash at: all (default), a number of them spread evenly, or a list. */
   points?: 'all' | { sample: number } | readonly number[]
   sessionId?: string
+  /** Called after each crashed run (`run` of `of`), e.g. to print progress of a long matrix. */
+  onRun?: (progress: { run: number; of: number; point: number; failures: number }) => void
 }
 
 /** An invariant a run broke, and at which crash point. */
@@ -99,16 +101,18 @@ export async function crashPoints<Tools extends ToolSet>(
     })
     return report
   }
-  for (const point of pointsToRun(options.points, baseline.labels.length)) {
+  const chosen = pointsToRun(options.points, baseline.labels.length)
+  for (const [position, point] of chosen.entries()) {
     const crashed = await runConversation(run, point)
     report.runs++
     const label = crashed.crash ? (baseline.labels[point - 1] ?? '') : 'not reached'
-    for (const broken of check(baseline, crashed)) {
+    for (const broken of brokenInvariants(baseline, crashed)) {
       failures.push({ point, label, ...broken })
       if (broken.invariant === 'no effect duplicated') report.duplicatedEffects++
       if (broken.invariant === 'no event lost') report.lostEvents++
       if (broken.invariant === 'the conversation completes') report.stuckSessions++
     }
+    options.onRun?.({ run: position + 1, of: chosen.length, point, failures: failures.length })
   }
   return report
 }
@@ -148,7 +152,16 @@ function pointsToRun(choice: CrashPointsOptions['points'], total: number): numbe
   ]
 }
 
-function check(baseline: CrashRun, run: CrashRun): { invariant: string; detail: string }[] {
+/**
+ * The invariants `run` broke against the uncrashed `baseline`: it completed,
+ * indexes gapless, no appended event lost, no duplicate assistant message,
+ * the same transcript, each effect as often (or less, with an interruption
+ * recorded). Runs from another driver (the local pipeline) are checked here too.
+ */
+export function brokenInvariants(
+  baseline: CrashRun,
+  run: CrashRun,
+): { invariant: string; detail: string }[] {
   const broken: { invariant: string; detail: string }[] = []
   const fail = (invariant: string, detail: string) => broken.push({ invariant, detail })
 

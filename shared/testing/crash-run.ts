@@ -114,7 +114,11 @@ const quiet = { info() {}, warn() {}, error() {} }
  * after a crash gets the same answer, as a deterministic provider would give,
  * and a compacted prompt changes nothing.
  */
-function positionalModel(steps: Step[], store: EventStore, sessionId: string): LanguageModelV4 {
+export function positionalModel(
+  steps: Step[],
+  store: EventStore,
+  sessionId: string,
+): LanguageModelV4 {
   let next: Step | undefined
   const scripted = scriptedModel(() => next).model
   return {

@@ -19,8 +19,14 @@ import { silent } from './pipeline-fixture.ts'
 
 export { silent }
 
-/** Builds one agent on the suite's resources; `wrapStore` sees its store first. */
-export type BuildAgent = (wrapStore?: (store: EventStore) => EventStore) => Agent
+/**
+ * Builds one agent on the suite's resources; `wrapStore` sees its store
+ * first, `customize` its whole options last (its ports, model and tools).
+ */
+export type BuildAgent = (
+  wrapStore?: (store: EventStore) => EventStore,
+  customize?: (options: AgentOptions) => AgentOptions,
+) => Agent
 
 export interface TestPipeline {
   pipeline: LocalPipeline
@@ -73,16 +79,18 @@ export function pipelineForSuite(
     const clients = pipelineClients()
     const prefix = `a2-it-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`
     const resources = await createLocalResources(clients, { prefix, maxReceiveCount })
-    const build: BuildAgent = (wrapStore = (store) => store) => {
+    const build: BuildAgent = (wrapStore = (store) => store, customize = (options) => options) => {
       // Each agent has its own parts, as each Lambda container does.
       const aws = awsAgentParts({ environment: resources.environment, clients })
-      return agent({
-        logger: silent,
-        ...options,
-        store: wrapStore(aws.store),
-        dispatcher: aws.dispatcher,
-        scheduler: aws.scheduler,
-      } as AgentOptions)
+      return agent(
+        customize({
+          logger: silent,
+          ...options,
+          store: wrapStore(aws.store),
+          dispatcher: aws.dispatcher,
+          scheduler: aws.scheduler,
+        } as AgentOptions),
+      )
     }
     const assistant = build()
     const pipeline = await startLocalPipeline({

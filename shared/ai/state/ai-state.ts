@@ -207,8 +207,10 @@ export interface AIState<M extends UIMessage = UIMessage> {
   /**
    * Durable steps (`ctx.step()`) of tool calls and handlers still running, by
    * their work's claim key, then step name: `{ output }` as recorded. A
-   * call's steps go when its terminal result is recorded; a handler's when
-   * the next handler records one (the lane runs one at a time).
+   * call's steps go when it can no longer run (its terminal result, or its
+   * cancellation: Stop, a steer, a denial, a superseded step; a call cut
+   * short by Pause now keeps them for its rerun); a handler's when the next
+   * handler records one (the lane runs one at a time).
    */
   durableSteps: Record<string, Record<string, { output?: unknown }>>
   /** The responses Stop closed (their message IDs, oldest first), for a UI to mark. */

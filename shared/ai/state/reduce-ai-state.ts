@@ -22,7 +22,7 @@ import {
   reduceModelMetadataRequested,
   reduceModelMetadataResolved,
 } from './reduce-session.ts'
-import { reduceStepCompleted } from './reduce-steps.ts'
+import { reduceStepCompleted, withoutStepsOfEndedCalls } from './reduce-steps.ts'
 import {
   reduceApprovalRequested,
   reduceToolCalled,
@@ -42,6 +42,10 @@ export function reduceAIState<M extends UIMessage = UIMessage>(
   state: AIState<M>,
   stored: StoredEvent,
 ): AIState<M> {
+  return withoutStepsOfEndedCalls(state, reduceEvent(state, stored))
+}
+
+function reduceEvent<M extends UIMessage>(state: AIState<M>, stored: StoredEvent): AIState<M> {
   const event = stored as AIEvent<M>
   switch (event.type) {
     case 'ai.control.requested':

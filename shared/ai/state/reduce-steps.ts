@@ -1,7 +1,7 @@
 import type { UIMessage } from 'ai'
 import { toolClaimKey } from '../controller/claim-keys.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
-import type { AIState } from './ai-state.ts'
+import type { AIState, ToolRecord } from './ai-state.ts'
 
 const HANDLER_SCOPE = 'handler:'
 
@@ -14,6 +14,10 @@ export function reduceStepCompleted<M extends UIMessage>(
   payload: AIEventPayload<'ai.step.completed', M>,
 ): AIState<M> {
   const { scope, name } = payload
+  // A cancelled call's worker may record a step before its fence closes: the
+  // call never runs again, so the step is never read.
+  if (state.tools.some((tool) => tool.status === 'cancelled' && toolClaimKey(tool) === scope))
+    return state
   const steps = scope.startsWith(HANDLER_SCOPE)
     ? Object.fromEntries(
         Object.entries(state.durableSteps).filter(
@@ -26,13 +30,38 @@ export function reduceStepCompleted<M extends UIMessage>(
   return { ...state, durableSteps: { ...steps, [scope]: { ...steps[scope], [name]: step } } }
 }
 
-/** A call's terminal result ends its steps: nothing runs it again. */
-export function withoutCallSteps<M extends UIMessage>(
-  state: AIState<M>,
-  call: { generationId: string; toolCallId: string },
+/** The statuses a call runs again from: a retry or recovery (`running`), Resume (`interrupted`). */
+const MAY_RUN: ReadonlySet<ToolRecord['status']> = new Set(['running', 'interrupted'])
+
+/**
+ * A call's steps are read only by a later run of the same call. Once the
+ * call leaves the statuses it can run from, it never runs again: its
+ * terminal result is recorded (output, error, denial), or its turn ended or
+ * its model step was discarded (Stop, a steer, a hand-off, a superseded
+ * step), which cancels it or drops it. Its steps go then, not with the
+ * state forever (and its snapshots).
+ */
+export function withoutStepsOfEndedCalls<M extends UIMessage>(
+  before: AIState<M>,
+  after: AIState<M>,
 ): AIState<M> {
-  const scope = toolClaimKey(call)
-  if (state.durableSteps[scope] === undefined) return state
-  const { [scope]: _ended, ...steps } = state.durableSteps
-  return { ...state, durableSteps: steps }
+  if (after.tools === before.tools || Object.keys(after.durableSteps).length === 0) return after
+  const ended = before.tools
+    .filter((tool) => MAY_RUN.has(tool.status))
+    .filter((tool) => {
+      const now = after.tools.find(
+        (candidate) =>
+          candidate.toolCallId === tool.toolCallId && candidate.generationId === tool.generationId,
+      )
+      return now === undefined || !MAY_RUN.has(now.status)
+    })
+    .map(toolClaimKey)
+    .filter((scope) => after.durableSteps[scope] !== undefined)
+  if (ended.length === 0) return after
+  return {
+    ...after,
+    durableSteps: Object.fromEntries(
+      Object.entries(after.durableSteps).filter(([scope]) => !ended.includes(scope)),
+    ),
+  }
 }

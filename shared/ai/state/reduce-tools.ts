@@ -1,7 +1,6 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState, ToolRecord, ToolStatus } from './ai-state.ts'
-import { withoutCallSteps } from './reduce-steps.ts'
 import { applyToActiveResponse } from './response-helpers.ts'
 
 // Tool calls, approvals and results. `tools` keeps identities and status;
@@ -179,10 +178,7 @@ export function reduceToolResult<M extends UIMessage>(
   if (tool.status === 'cancelled') {
     return payload.preliminary
       ? state
-      : {
-          ...withoutCallSteps(state, tool),
-          tools: state.tools.filter((candidate) => candidate !== tool),
-        }
+      : { ...state, tools: state.tools.filter((candidate) => candidate !== tool) }
   }
   const chunks = resultChunks(state, payload)
   const stepOpen =
@@ -194,7 +190,7 @@ export function reduceToolResult<M extends UIMessage>(
     ...(tool.providerExecuted && !stepOpen ? { answeredAfterStep: true } : {}),
   }
   const next: AIState<M> = {
-    ...(payload.preliminary ? state : withoutCallSteps(state, tool)),
+    ...state,
     tools: state.tools.map((candidate) => (candidate === tool ? updated : candidate)),
     pendingApprovals: state.pendingApprovals.filter(
       (approval) =>

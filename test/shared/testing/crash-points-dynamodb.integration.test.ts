@@ -53,6 +53,15 @@ describe('crash points on the DynamoDB store', () => {
           store,
           points,
           ...conversation,
+          // The full matrix runs for many minutes: say where it is.
+          ...(matrix
+            ? {
+                onRun: ({ run, of, point, failures }) =>
+                  process.stderr.write(
+                    `crash matrix: ${name}: run ${run} of ${of} (point ${point}), ${failures} failures\n`,
+                  ),
+              }
+            : {}),
         })
         console.info(
           `${name}: ${report.points} crash points, ${report.runs} runs, ${report.duplicatedEffects} duplicated effects, ${report.lostEvents} lost events, ${report.stuckSessions} stuck sessions`,

@@ -94,6 +94,87 @@ describe('durable steps inside a tool (ctx.step)', () => {
     expect((await a.session('s').state()).state.durableSteps).toEqual({})
   })
 
+  it('Given a call that finished its "charge" step and is still running, When the user stops the turn, Then the cancelled call\'s steps leave the state: a call with a final outcome never runs again', async () => {
+    const checkout = tool({
+      inputSchema: z.object({}),
+      execute: async (_input, { abortSignal }) => {
+        const charge = await handlerContext().step('charge', () => ({ chargeId: 'ch_1' }))
+        await new Promise((resolve) => abortSignal?.addEventListener('abort', resolve))
+        if (abortSignal?.aborted) throw new Error('stopped')
+        return charge
+      },
+    })
+    const a = track(
+      agent({
+        name: 'shop',
+        model: scriptedModel([toolCalls({ toolCallId: 'call_0', toolName: 'checkout', input: {} })])
+          .model,
+        tools: { checkout },
+        logger: quiet,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Buy it')))
+    const seen = await until(async () => {
+      const snapshot = await a.session('s').state()
+      return Object.keys(snapshot.state.durableSteps).length > 0 && snapshot
+    })
+    const turnId = seen.state.active?.turnId
+    if (!turnId) throw new Error('no active turn')
+    await a.session('s').append(...inputs.stop({ turnId, frontier: seen.index }))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active).toBeNull()
+    expect(state.tools).toEqual([])
+    expect(state.durableSteps).toEqual({})
+  })
+
+  it('Given a call cut short by Pause now after its "charge" step, When the user resumes, Then its steps were kept and the rerun skips "charge": a call that has not finished keeps its steps', async () => {
+    const effects: string[] = []
+    const checkout = tool({
+      inputSchema: z.object({}),
+      execute: async (_input, { abortSignal }) => {
+        const ctx = handlerContext()
+        const charge = await ctx.step('charge', () => {
+          effects.push(`charge (attempt ${ctx.attempt})`)
+          return { chargeId: `ch_${ctx.attempt}` }
+        })
+        if (ctx.attempt === 1) {
+          await new Promise((resolve) => abortSignal?.addEventListener('abort', resolve))
+          throw new Error('paused')
+        }
+        return charge
+      },
+    })
+    const a = track(
+      agent({
+        name: 'shop',
+        model: scriptedModel([
+          toolCalls({ toolCallId: 'call_0', toolName: 'checkout', input: {} }),
+          text('Charged.'),
+        ]).model,
+        tools: { checkout },
+        logger: quiet,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Buy it')))
+    await until(
+      async () => Object.keys((await a.session('s').state()).state.durableSteps).length > 0,
+    )
+    await a.session('s').append(...inputs.pause({ when: 'now' }))
+    await until(async () => (await a.session('s').state()).state.active?.phase === 'paused')
+    const paused = (await a.session('s').state()).state
+    expect(paused.tools.map((call) => call.status)).toEqual(['interrupted'])
+    expect(Object.values(paused.durableSteps)).toEqual([
+      { charge: { output: { chargeId: 'ch_1' } } },
+    ])
+    await a.session('s').append(...inputs.resume())
+    await answered(a)
+    expect(effects).toEqual(['charge (attempt 1)'])
+    const result = (await eventsOf(a, 's')).find((event) => event.type === 'ai.tool.result')
+    expect(result?.payload).toMatchObject({ outcome: 'output', output: { chargeId: 'ch_1' } })
+    expect((await a.session('s').state()).state.durableSteps).toEqual({})
+  })
+
   it('returns a result as recorded (JSON) on the first run too, so a replay cannot differ', async () => {
     let seen: unknown
     const stamp = tool({

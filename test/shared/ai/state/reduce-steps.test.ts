@@ -55,6 +55,16 @@ describe('the fold of durable steps', () => {
     expect(fold([result(false)], running).durableSteps).toEqual({ [other]: { x: { output: 2 } } })
   })
 
+  it("Given a cancelled call, When its worker's step lands before its fence closes, Then the step is not kept: the call never runs again", () => {
+    const cancelled: AIState = {
+      ...initialAIState(),
+      tools: [
+        { ...call, toolName: 'checkout', messageId: 'r1', turnId: 't1', status: 'cancelled' },
+      ],
+    }
+    expect(fold([step(scope, 'charge', 1)], cancelled).durableSteps).toEqual({})
+  })
+
   it("drops an earlier handler's steps when the next handler records one (handlers run one at a time)", () => {
     const state = fold([
       step(scope, 'charge', 1),
