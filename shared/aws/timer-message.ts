@@ -15,6 +15,7 @@ export function timerMessageBody(timer: Timer): string {
     name: timer.name,
     at: timer.at,
     events: timer.events,
+    ...(timer.requiresLog ? { requiresLog: true } : {}),
   })
 }
 
@@ -41,13 +42,14 @@ const timerMessageSchema = z.object(
     events: z
       .array(timerEventSchema, { error: '"events" must be a non-empty array' })
       .min(1, { error: '"events" must be a non-empty array' }),
+    requiresLog: z.boolean({ error: '"requiresLog" must be a boolean' }).optional(),
   },
   { error: 'the body is not an object' },
 )
 
 /** Reads a timer message body; anything else is a `MALFORMED_TIMER_MESSAGE` error. */
 export function parseTimerMessage(body: string): Timer {
-  const { sessionId, name, at, events } = parseQueueMessage(
+  const { sessionId, name, at, events, requiresLog } = parseQueueMessage(
     body,
     timerMessageSchema,
     (why, cause) => {
@@ -60,5 +62,11 @@ export function parseTimerMessage(body: string): Timer {
     'the body is not JSON',
   )
   // The runtime wrote these events (each a NewEvent) when it set the timer.
-  return { sessionId, name, at, events: events as NewEvent[] }
+  return {
+    sessionId,
+    name,
+    at,
+    events: events as NewEvent[],
+    ...(requiresLog ? { requiresLog } : {}),
+  }
 }

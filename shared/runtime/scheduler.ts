@@ -8,6 +8,14 @@ export interface Timer {
   /** Epoch milliseconds. */
   at: number
   events: NewEvent[]
+  /**
+   * Set for a session that had a log: such a timer fires only into a log
+   * that is still there. Firing into an empty log, it finds its session
+   * erased or expired since (an SQS-delayed timer cannot be cancelled), and
+   * is dropped, so it does not start the session over. Without it (server
+   * code may set a timer on a new session) the timer fires either way.
+   */
+  requiresLog?: boolean
 }
 
 /**

@@ -3,6 +3,7 @@ import ms from 'ms'
 import { HttpError } from '../../http/http-error.ts'
 import { type FetchOptions, logEndpoint } from '../../http/log-endpoint.ts'
 import { type ContractEvents, contract as coreContract } from '../../log/contract.ts'
+import { AppendConflictError } from '../../log/errors.ts'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { type EventLog, eventLog } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
@@ -67,6 +68,9 @@ export interface RunOptions {
   telemetry?: boolean
 }
 
+/** What firing a timer needs of it. */
+export type FiredTimer = Pick<Timer, 'sessionId' | 'name' | 'events' | 'requiresLog'>
+
 export interface AgentRuntime {
   log: EventLog
   store: EventStore
@@ -84,8 +88,12 @@ export interface AgentRuntime {
     failure: { error: unknown; attempts: number; occurrence: string },
     options?: RunOptions,
   ): Promise<void>
-  /** Fires a due timer: appends its events as A2 (once, by their IDs) and wakes their lanes. */
-  fireTimer(timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void>
+  /**
+   * Fires a due timer: appends its events as A2 (once, by their IDs) and
+   * wakes their lanes. A timer that `requiresLog` and finds the session's log
+   * empty (erased or expired since it was set) is dropped with a warning.
+   */
+  fireTimer(timer: FiredTimer): Promise<void>
   /** Wakes every lane the agent uses for a session, e.g. to recover work after a restart. */
   wakeAll(sessionId: string): Promise<void>
   /** Resolves when the embedded dispatcher has nothing running or queued. */
@@ -179,8 +187,30 @@ export function agent<
           options.telemetry ?? config.telemetry.isEnabled === true,
         )
 
-  const fireTimer = async (timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void> => {
-    await appendAndWake(defaultLane.log)(timer.sessionId, timer.events, { author: 'a2' })
+  const fireTimer = async (timer: FiredTimer): Promise<void> => {
+    const append = appendAndWake(defaultLane.log)
+    if (!timer.requiresLog) {
+      await append(timer.sessionId, timer.events, { author: 'a2' })
+      return
+    }
+    // Appended at the index just read, so an erase between the read and the
+    // append is a conflict, never a new log.
+    let expectedIndex = await log.session(timer.sessionId).head()
+    for (;;) {
+      if (expectedIndex === 0) {
+        logger.warn(
+          `a2: timer "${timer.name}" of session ${timer.sessionId} dropped: the session has no log (erased or expired)`,
+        )
+        return
+      }
+      try {
+        await append(timer.sessionId, timer.events, { author: 'a2', expectedIndex })
+        return
+      } catch (error) {
+        if (!(error instanceof AppendConflictError)) throw error
+        expectedIndex = error.actualIndex ?? (await log.session(timer.sessionId).head())
+      }
+    }
   }
   const scheduler: Scheduler =
     options.scheduler ?? inProcessScheduler({ fire: fireTimer, now: config.now })

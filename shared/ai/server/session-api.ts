@@ -55,10 +55,14 @@ export function agentSession(
         if (event.id !== undefined && isReservedId(event.id))
           throw new ReservedEventIdError(event.id)
       }
+      const at = timerTarget(when, timersFrom())
+      // A timer set on a session with a log must not start it over once erased.
+      const requiresLog = (await log.head()) > 0
       await lane.scheduler.schedule({
         sessionId,
         name,
-        at: timerTarget(when, timersFrom()),
+        at,
+        ...(requiresLog ? { requiresLog } : {}),
         events: events.map((event, position) => ({
           // A new input keeps its message ID, which the log requires of it.
           id: event.id ?? newInputIdOf(event) ?? derivedId('timer', name, position),

@@ -42,6 +42,7 @@ export async function pausedToolSettled(
       name: derivedId('settle', tool.generationId, tool.toolCallId, cause),
       at: deadline,
       events: [toolInterrupted(tool, cause)],
+      requiresLog: true, // a pausing turn's session
     })
     .catch((error: unknown) => {
       // Set already (at this deadline, or another for the same pause).

@@ -23,13 +23,14 @@ function setup(
   run?: (wakeUp: WakeUp) => Promise<void>,
   logger: PipelineLogger = silent,
   lease?: VisibilityLease,
+  agentLogger: PipelineLogger = silent,
 ) {
   const sqs = fakeClient()
   const woken: WakeUp[] = []
   const assistant = agent({
     name: 'support-agent',
     model: scriptedModel([]).model,
-    logger: silent,
+    logger: agentLogger,
     dispatcher: { wake: async (wakeUps) => void woken.push(...wakeUps) },
   })
   if (run) (assistant.runtime as { run: typeof run }).run = run
@@ -342,6 +343,35 @@ describe('the timer handler', () => {
       'a2.ai:timer:reminder:0',
     ])
     expect(woken).toContainEqual({ sessionId: 's1', lane: 'admission' })
+  })
+
+  it('drops a timer set on a session whose log is gone (erased or expired since): nothing appended, the message done, a warning', async () => {
+    const warnings: string[] = []
+    const { assistant, handlers } = setup(undefined, silent, undefined, {
+      ...silent,
+      warn: (line: string) => void warnings.push(line),
+    })
+    const [event] = inputs.resume()
+    const events = [
+      { ...(event as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' },
+    ]
+    const timer = { sessionId: 's1', name: 'reminder', at: 1, events, requiresLog: true }
+    const late = await handlers.timers({ Records: [sqsRecord(timerMessageBody(timer))] })
+    expect(late.batchItemFailures).toEqual([])
+    expect(await assistant.runtime.log.session('s1').read()).toEqual([])
+    expect(warnings).toEqual([
+      'a2: timer "reminder" of session s1 dropped: the session has no log (erased or expired)',
+    ])
+
+    // The same timer into a session that still has its log fires, once.
+    await assistant.session('s2').append(...inputs.resume())
+    const body = timerMessageBody({ ...timer, sessionId: 's2' })
+    const fired = await handlers.timers({ Records: [sqsRecord(body), sqsRecord(body)] })
+    expect(fired.batchItemFailures).toEqual([])
+    expect((await assistant.runtime.log.session('s2').read()).map((stored) => stored.id)).toEqual([
+      expect.any(String),
+      'a2.ai:timer:reminder:0',
+    ])
   })
 
   it('fails a message that is not a timer', async () => {
