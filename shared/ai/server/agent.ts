@@ -93,7 +93,16 @@ export interface AgentRuntime {
    * wakes their lanes. A timer that `requiresLog` and finds the session's log
    * empty (erased or expired since it was set) is dropped with a warning.
    */
-  fireTimer(timer: FiredTimer): Promise<void>
+  fireTimer(timer: FiredTimer, options?: RunOptions): Promise<void>
+  /**
+   * A trusted server append (as `agent.session(id).append`) whose figures go
+   * to the run's metrics: the ingress queue's handler, per invocation.
+   */
+  append(
+    sessionId: string,
+    events: readonly EventInput[],
+    options?: RunOptions,
+  ): Promise<StoredEvent[]>
   /** Wakes every lane the agent uses for a session, e.g. to recover work after a restart. */
   wakeAll(sessionId: string): Promise<void>
   /** Resolves when the embedded dispatcher has nothing running or queued. */
@@ -187,8 +196,8 @@ export function agent<
           options.telemetry ?? config.telemetry.isEnabled === true,
         )
 
-  const fireTimer = async (timer: FiredTimer): Promise<void> => {
-    const append = appendAndWake(defaultLane.log)
+  const fireTimer = async (timer: FiredTimer, runOptions?: RunOptions): Promise<void> => {
+    const append = appendAndWake(laneFor(runOptions).log)
     if (!timer.requiresLog) {
       await append(timer.sessionId, timer.events, { author: 'a2' })
       return
@@ -342,6 +351,7 @@ export function agent<
       run,
       deadLetter,
       fireTimer,
+      append: (sessionId, events, runOptions) => laneFor(runOptions).append(sessionId, events),
       wakeUpsFor: (events) => wakeUpsFor(events, handledTypes),
       wakeAll: wakeAllLanes,
       idle: () => embedded?.idle() ?? Promise.resolve(),

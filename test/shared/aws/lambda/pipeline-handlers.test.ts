@@ -381,6 +381,52 @@ describe('the timer handler', () => {
   })
 })
 
+describe('the ingress and timer handlers: metrics', () => {
+  it("count their appends into the invocation's metrics (the sink the lane handlers use), not the agent's own", async () => {
+    const own: string[] = []
+    const invocation: string[] = []
+    const assistant = agent({
+      name: 'support-agent',
+      model: scriptedModel([]).model,
+      logger: silent,
+      dispatcher: { wake: async () => {} },
+      metrics: { record: (metric) => void own.push(metric) },
+    })
+    const handlers = pipelineHandlers(
+      { default: assistant },
+      {
+        environment,
+        logger: silent,
+        auth: { type: 'none' },
+        sqs: fakeClient().client,
+        httpResponseStream: { from: (stream) => stream },
+        metrics: { record: (metric) => void invocation.push(metric), flush: () => {} },
+      },
+    )
+    const events = inputs.message({
+      id: 'msg-m',
+      role: 'user',
+      parts: [{ type: 'text', text: 'hi' }],
+    })
+    const ingress = await handlers.ingress({
+      Records: [sqsRecord(JSON.stringify({ sessionId: 's1', events }), 's1')],
+    })
+    const [resume] = inputs.resume()
+    const timer = timerMessageBody({
+      sessionId: 's1',
+      name: 'reminder',
+      at: 1,
+      events: [{ ...(resume as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' }],
+      requiresLog: true,
+    })
+    const fired = await handlers.timers({ Records: [sqsRecord(timer)] })
+    expect([ingress.batchItemFailures, fired.batchItemFailures]).toEqual([[], []])
+    expect((await assistant.runtime.log.session('s1').read()).length).toBe(2)
+    expect(invocation).toEqual(['Appends', 'Appends'])
+    expect(own).toEqual([])
+  })
+})
+
 describe('the HTTP handler', () => {
   const event = (overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent =>
     ({
