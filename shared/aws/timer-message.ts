@@ -15,7 +15,7 @@ export function timerMessageBody(timer: Timer): string {
     name: timer.name,
     at: timer.at,
     events: timer.events,
-    ...(timer.requiresLog ? { requiresLog: true } : {}),
+    ...(timer.setIn ? { setIn: timer.setIn } : {}),
   })
 }
 
@@ -42,14 +42,19 @@ const timerMessageSchema = z.object(
     events: z
       .array(timerEventSchema, { error: '"events" must be a non-empty array' })
       .min(1, { error: '"events" must be a non-empty array' }),
-    requiresLog: z.boolean({ error: '"requiresLog" must be a boolean' }).optional(),
+    setIn: z
+      .object(
+        { firstId: z.string(), firstAt: z.number() },
+        { error: '"setIn" must be { firstId, firstAt }' },
+      )
+      .optional(),
   },
   { error: 'the body is not an object' },
 )
 
 /** Reads a timer message body; anything else is a `MALFORMED_TIMER_MESSAGE` error. */
 export function parseTimerMessage(body: string): Timer {
-  const { sessionId, name, at, events, requiresLog } = parseQueueMessage(
+  const { sessionId, name, at, events, setIn } = parseQueueMessage(
     body,
     timerMessageSchema,
     (why, cause) => {
@@ -67,6 +72,6 @@ export function parseTimerMessage(body: string): Timer {
     name,
     at,
     events: events as NewEvent[],
-    ...(requiresLog ? { requiresLog } : {}),
+    ...(setIn ? { setIn } : {}),
   }
 }

@@ -9,13 +9,20 @@ export interface Timer {
   at: number
   events: NewEvent[]
   /**
-   * Set for a session that had a log: such a timer fires only into a log
-   * that is still there. Firing into an empty log, it finds its session
-   * erased or expired since (an SQS-delayed timer cannot be cancelled), and
-   * is dropped, so it does not start the session over. Without it (server
-   * code may set a timer on a new session) the timer fires either way.
+   * The log the timer was set in, by its first event (ID and timestamp),
+   * when the session had one: such a timer fires only into that log. Firing
+   * into an empty log (the session erased or expired since: an SQS-delayed
+   * timer cannot be cancelled) or one started over since, it is dropped, so
+   * it brings nothing of an erased session back. Without it (server code may
+   * set a timer on a new session) the timer fires either way.
    */
-  requiresLog?: boolean
+  setIn?: TimerLog
+}
+
+/** A log by its first event: a log erased and written again starts with another. */
+export interface TimerLog {
+  firstId: string
+  firstAt: number
 }
 
 /**

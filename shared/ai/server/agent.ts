@@ -35,6 +35,7 @@ import { meteredStore } from './metered-store.ts'
 import { lanesToRecover, RECOVER_KEY } from './recovery.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
 import { stateCache } from './state-cache.ts'
+import { isTimerLog } from './timer-log.ts'
 import { wakeUpsFor } from './wake-ups-for.ts'
 
 export interface Agent<
@@ -69,7 +70,7 @@ export interface RunOptions {
 }
 
 /** What firing a timer needs of it. */
-export type FiredTimer = Pick<Timer, 'sessionId' | 'name' | 'events' | 'requiresLog'>
+export type FiredTimer = Pick<Timer, 'sessionId' | 'name' | 'events' | 'setIn'>
 
 export interface AgentRuntime {
   log: EventLog
@@ -90,8 +91,8 @@ export interface AgentRuntime {
   ): Promise<void>
   /**
    * Fires a due timer: appends its events as A2 (once, by their IDs) and
-   * wakes their lanes. A timer that `requiresLog` and finds the session's log
-   * empty (erased or expired since it was set) is dropped with a warning.
+   * wakes their lanes. A timer set in a log (`setIn`) that finds the log
+   * empty or started over (erased or expired since) is dropped with a warning.
    */
   fireTimer(timer: FiredTimer, options?: RunOptions): Promise<void>
   /**
@@ -198,18 +199,22 @@ export function agent<
 
   const fireTimer = async (timer: FiredTimer, runOptions?: RunOptions): Promise<void> => {
     const append = appendAndWake(laneFor(runOptions).log)
-    if (!timer.requiresLog) {
+    const { setIn } = timer
+    if (!setIn) {
       await append(timer.sessionId, timer.events, { author: 'a2' })
       return
     }
-    // Appended at the index just read, so an erase between the read and the
-    // append is a conflict, never a new log.
-    let expectedIndex = await log.session(timer.sessionId).head()
+    const session = log.session(timer.sessionId)
     for (;;) {
-      if (expectedIndex === 0) {
-        logger.warn(
-          `a2: timer "${timer.name}" of session ${timer.sessionId} dropped: the session has no log (erased or expired)`,
-        )
+      // Appended at the index just read, so an erase after the look is a
+      // conflict (and another look), never a new log.
+      const expectedIndex = await session.head()
+      const [first] = expectedIndex === 0 ? [] : await session.read({ limit: 1 })
+      if (!isTimerLog(setIn, first)) {
+        const why = first
+          ? 'the session was erased and started over since it was set'
+          : 'the session has no log (erased or expired)'
+        logger.warn(`a2: timer "${timer.name}" of session ${timer.sessionId} dropped: ${why}`)
         return
       }
       try {
@@ -217,7 +222,6 @@ export function agent<
         return
       } catch (error) {
         if (!(error instanceof AppendConflictError)) throw error
-        expectedIndex = error.actualIndex ?? (await log.session(timer.sessionId).head())
       }
     }
   }

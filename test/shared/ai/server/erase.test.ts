@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { handlerContext, inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
-import { type EventStore, memoryEventStore, type NewEvent } from '../../../../shared/index.ts'
+import { timerLogOf } from '../../../../shared/ai/server/timer-log.ts'
+import {
+  type EventStore,
+  memoryEventStore,
+  type NewEvent,
+  type ReadOptions,
+} from '../../../../shared/index.ts'
 import type { Scheduler, Timer } from '../../../../shared/runtime/scheduler.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
 import { textOf, track, until, userMessage } from '../../../support/agent-log.ts'
@@ -165,6 +171,7 @@ describe('session.erase(): an erasure request', () => {
     const script = scriptedModel([
       toolCalls({ toolCallId: 'c1', toolName: 'remind', input: {} }),
       text('I will remind you.'),
+      text('Hello again.'),
     ])
     const a = track(
       agent({
@@ -187,20 +194,31 @@ describe('session.erase(): an erasure request', () => {
     expect(warnings).toEqual([
       'a2: timer "reminder" of session s dropped: the session has no log (erased or expired)',
     ])
+
+    // Nor into the session its user started over since: the timer is the erased log's.
+    await a.session('s').append(...inputs.message(userMessage('m2', 'Hello')))
+    await a.runtime.idle()
+    const restarted = await a.runtime.log.session('s').read()
+    await a.runtime.fireTimer(timers[0] as Timer)
+    await a.runtime.idle()
+    expect(await a.runtime.log.session('s').read()).toEqual(restarted)
+    expect(warnings.at(-1)).toBe(
+      'a2: timer "reminder" of session s dropped: the session was erased and started over since it was set',
+    )
   })
 
   it('drops a timer whose session is erased between its look at the log and its append', async () => {
     const inner = memoryEventStore()
-    let eraseOnHead = false
-    // An erase by another process lands right after the timer read the head.
+    let eraseOnLook = false
+    // An erase by another process lands right after the timer's last look at the log.
     const store: EventStore = Object.assign(Object.create(inner) as EventStore, {
-      head: async (sessionId: string) => {
-        const head = await inner.head(sessionId)
-        if (eraseOnHead) {
-          eraseOnHead = false
+      read: async (sessionId: string, options?: ReadOptions) => {
+        const events = await inner.read(sessionId, options)
+        if (eraseOnLook && options?.limit === 1) {
+          eraseOnLook = false
           await inner.erase(sessionId)
         }
-        return head
+        return events
       },
     })
     const a = track(
@@ -213,14 +231,16 @@ describe('session.erase(): an erasure request', () => {
       }),
     )
     await a.session('s').append(...inputs.resume())
-    eraseOnHead = true
+    const setIn = await timerLogOf(inner, 's')
+    eraseOnLook = true
     await a.runtime.fireTimer({
       sessionId: 's',
       name: 'reminder',
       events: [{ ...(inputs.resume()[0] as NewEvent), id: 'a2.ai:timer:reminder:0' }],
-      requiresLog: true,
+      ...(setIn ? { setIn } : {}),
     })
-    expect(eraseOnHead).toBe(false)
+    expect(setIn).toBeDefined()
+    expect(eraseOnLook).toBe(false)
     expect(await inner.read('s')).toEqual([])
   })
 })

@@ -355,7 +355,8 @@ describe('the timer handler', () => {
     const events = [
       { ...(event as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' },
     ]
-    const timer = { sessionId: 's1', name: 'reminder', at: 1, events, requiresLog: true }
+    const setIn = { firstId: 'erased-1', firstAt: 1 }
+    const timer = { sessionId: 's1', name: 'reminder', at: 1, events, setIn }
     const late = await handlers.timers({ Records: [sqsRecord(timerMessageBody(timer))] })
     expect(late.batchItemFailures).toEqual([])
     expect(await assistant.runtime.log.session('s1').read()).toEqual([])
@@ -364,8 +365,9 @@ describe('the timer handler', () => {
     ])
 
     // The same timer into a session that still has its log fires, once.
-    await assistant.session('s2').append(...inputs.resume())
-    const body = timerMessageBody({ ...timer, sessionId: 's2' })
+    const [first] = await assistant.session('s2').append(...inputs.resume())
+    const s2 = { firstId: first?.id as string, firstAt: first?.timestamp as number }
+    const body = timerMessageBody({ ...timer, sessionId: 's2', setIn: s2 })
     const fired = await handlers.timers({ Records: [sqsRecord(body), sqsRecord(body)] })
     expect(fired.batchItemFailures).toEqual([])
     expect((await assistant.runtime.log.session('s2').read()).map((stored) => stored.id)).toEqual([
@@ -412,12 +414,13 @@ describe('the ingress and timer handlers: metrics', () => {
       Records: [sqsRecord(JSON.stringify({ sessionId: 's1', events }), 's1')],
     })
     const [resume] = inputs.resume()
+    const [stored] = await assistant.runtime.log.session('s1').read()
     const timer = timerMessageBody({
       sessionId: 's1',
       name: 'reminder',
       at: 1,
       events: [{ ...(resume as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' }],
-      requiresLog: true,
+      setIn: { firstId: 'msg-m', firstAt: stored?.timestamp as number },
     })
     const fired = await handlers.timers({ Records: [sqsRecord(timer)] })
     expect([ingress.batchItemFailures, fired.batchItemFailures]).toEqual([[], []])
