@@ -15,6 +15,7 @@ export function timerMessageBody(timer: Timer): string {
     name: timer.name,
     at: timer.at,
     events: timer.events,
+    ...(timer.setIn ? { setIn: timer.setIn } : {}),
   })
 }
 
@@ -41,13 +42,19 @@ const timerMessageSchema = z.object(
     events: z
       .array(timerEventSchema, { error: '"events" must be a non-empty array' })
       .min(1, { error: '"events" must be a non-empty array' }),
+    setIn: z
+      .object(
+        { firstId: z.string(), firstAt: z.number() },
+        { error: '"setIn" must be { firstId, firstAt }' },
+      )
+      .optional(),
   },
   { error: 'the body is not an object' },
 )
 
 /** Reads a timer message body; anything else is a `MALFORMED_TIMER_MESSAGE` error. */
 export function parseTimerMessage(body: string): Timer {
-  const { sessionId, name, at, events } = parseQueueMessage(
+  const { sessionId, name, at, events, setIn } = parseQueueMessage(
     body,
     timerMessageSchema,
     (why, cause) => {
@@ -60,5 +67,11 @@ export function parseTimerMessage(body: string): Timer {
     'the body is not JSON',
   )
   // The runtime wrote these events (each a NewEvent) when it set the timer.
-  return { sessionId, name, at, events: events as NewEvent[] }
+  return {
+    sessionId,
+    name,
+    at,
+    events: events as NewEvent[],
+    ...(setIn ? { setIn } : {}),
+  }
 }

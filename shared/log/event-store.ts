@@ -162,7 +162,12 @@ export interface EventStore {
    * cannot be decoded: a snapshot is a cache, and the caller rebuilds it.
    */
   readSnapshot(sessionId: string, reducerName: string): Promise<StoredSnapshot | undefined>
-  /** Stores a snapshot unless a newer one (higher index) is already stored. */
+  /**
+   * Stores a snapshot unless a newer one (higher index) is already stored,
+   * and only while the session's log reaches its index: a write that comes
+   * after an erase (or races one) stores nothing, so no state outlives its
+   * session.
+   */
   writeSnapshot(sessionId: string, reducerName: string, snapshot: StoredSnapshot): Promise<void>
   /** A handler's position in the session's log: the last index it committed (0: none). */
   readCursor(sessionId: string, name: string): Promise<number>

@@ -8,6 +8,21 @@ export interface Timer {
   /** Epoch milliseconds. */
   at: number
   events: NewEvent[]
+  /**
+   * The log the timer was set in, by its first event (ID and timestamp),
+   * when the session had one: such a timer fires only into that log. Firing
+   * into an empty log (the session erased or expired since: an SQS-delayed
+   * timer cannot be cancelled) or one started over since, it is dropped, so
+   * it brings nothing of an erased session back. Without it (server code may
+   * set a timer on a new session) the timer fires either way.
+   */
+  setIn?: TimerLog
+}
+
+/** A log by its first event: a log erased and written again starts with another. */
+export interface TimerLog {
+  firstId: string
+  firstAt: number
 }
 
 /**

@@ -481,12 +481,34 @@ export function describeEventStoreConformance(
       it('keeps the newer of two snapshots', async () => {
         const { store } = harness()
         const s = session()
+        await store.append(
+          s,
+          Array.from({ length: 7 }, () => ev(randomUUID())),
+        )
         await store.writeSnapshot(s, 'r', { index: 5, state: { v: 5 } })
         await store.writeSnapshot(s, 'r', { index: 3, state: { v: 3 } })
         expect(await store.readSnapshot(s, 'r')).toEqual({ index: 5, state: { v: 5 } })
         await store.writeSnapshot(s, 'r', { index: 7, state: { v: 7 } })
         expect(await store.readSnapshot(s, 'r')).toEqual({ index: 7, state: { v: 7 } })
         expect(await store.readSnapshot(s, 'other')).toBeUndefined()
+      })
+
+      it('stores no snapshot the log does not reach: none past its end, none for an empty or erased session', async () => {
+        const { store } = harness()
+        const s = session()
+        await store.writeSnapshot(s, 'r', { index: 1, state: 'before any event' })
+        expect(await store.readSnapshot(s, 'r')).toBeUndefined()
+        await store.append(s, [ev(randomUUID()), ev(randomUUID())])
+        await store.writeSnapshot(s, 'r', { index: 3, state: 'past the end' })
+        expect(await store.readSnapshot(s, 'r')).toBeUndefined()
+        await store.writeSnapshot(s, 'r', { index: 2, state: 'at the end' })
+        expect(await store.readSnapshot(s, 'r')).toEqual({ index: 2, state: 'at the end' })
+
+        await store.erase(s)
+        // A fold that read the log before the erase writes its snapshot after it.
+        await store.writeSnapshot(s, 'r', { index: 2, state: 'the erased state' })
+        expect(await store.readSnapshot(s, 'r')).toBeUndefined()
+        expect((await store.erase(s)).snapshots).toBe(0)
       })
     })
 

@@ -3,6 +3,7 @@ import ms from 'ms'
 import { HttpError } from '../../http/http-error.ts'
 import { type FetchOptions, logEndpoint } from '../../http/log-endpoint.ts'
 import { type ContractEvents, contract as coreContract } from '../../log/contract.ts'
+import { AppendConflictError } from '../../log/errors.ts'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { type EventLog, eventLog } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
@@ -34,6 +35,7 @@ import { meteredStore } from './metered-store.ts'
 import { lanesToRecover, RECOVER_KEY } from './recovery.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
 import { stateCache } from './state-cache.ts'
+import { isTimerLog } from './timer-log.ts'
 import { wakeUpsFor } from './wake-ups-for.ts'
 
 export interface Agent<
@@ -67,6 +69,9 @@ export interface RunOptions {
   telemetry?: boolean
 }
 
+/** What firing a timer needs of it. */
+export type FiredTimer = Pick<Timer, 'sessionId' | 'name' | 'events' | 'setIn'>
+
 export interface AgentRuntime {
   log: EventLog
   store: EventStore
@@ -84,8 +89,21 @@ export interface AgentRuntime {
     failure: { error: unknown; attempts: number; occurrence: string },
     options?: RunOptions,
   ): Promise<void>
-  /** Fires a due timer: appends its events as A2 (once, by their IDs) and wakes their lanes. */
-  fireTimer(timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void>
+  /**
+   * Fires a due timer: appends its events as A2 (once, by their IDs) and
+   * wakes their lanes. A timer set in a log (`setIn`) that finds the log
+   * empty or started over (erased or expired since) is dropped with a warning.
+   */
+  fireTimer(timer: FiredTimer, options?: RunOptions): Promise<void>
+  /**
+   * A trusted server append (as `agent.session(id).append`) whose figures go
+   * to the run's metrics: the ingress queue's handler, per invocation.
+   */
+  append(
+    sessionId: string,
+    events: readonly EventInput[],
+    options?: RunOptions,
+  ): Promise<StoredEvent[]>
   /** Wakes every lane the agent uses for a session, e.g. to recover work after a restart. */
   wakeAll(sessionId: string): Promise<void>
   /** Resolves when the embedded dispatcher has nothing running or queued. */
@@ -179,8 +197,33 @@ export function agent<
           options.telemetry ?? config.telemetry.isEnabled === true,
         )
 
-  const fireTimer = async (timer: Pick<Timer, 'sessionId' | 'events'>): Promise<void> => {
-    await appendAndWake(defaultLane.log)(timer.sessionId, timer.events, { author: 'a2' })
+  const fireTimer = async (timer: FiredTimer, runOptions?: RunOptions): Promise<void> => {
+    const append = appendAndWake(laneFor(runOptions).log)
+    const { setIn } = timer
+    if (!setIn) {
+      await append(timer.sessionId, timer.events, { author: 'a2' })
+      return
+    }
+    const session = log.session(timer.sessionId)
+    for (;;) {
+      // Appended at the index just read, so an erase after the look is a
+      // conflict (and another look), never a new log.
+      const expectedIndex = await session.head()
+      const [first] = expectedIndex === 0 ? [] : await session.read({ limit: 1 })
+      if (!isTimerLog(setIn, first)) {
+        const why = first
+          ? 'the session was erased and started over since it was set'
+          : 'the session has no log (erased or expired)'
+        logger.warn(`a2: timer "${timer.name}" of session ${timer.sessionId} dropped: ${why}`)
+        return
+      }
+      try {
+        await append(timer.sessionId, timer.events, { author: 'a2', expectedIndex })
+        return
+      } catch (error) {
+        if (!(error instanceof AppendConflictError)) throw error
+      }
+    }
   }
   const scheduler: Scheduler =
     options.scheduler ?? inProcessScheduler({ fire: fireTimer, now: config.now })
@@ -312,6 +355,7 @@ export function agent<
       run,
       deadLetter,
       fireTimer,
+      append: (sessionId, events, runOptions) => laneFor(runOptions).append(sessionId, events),
       wakeUpsFor: (events) => wakeUpsFor(events, handledTypes),
       wakeAll: wakeAllLanes,
       idle: () => embedded?.idle() ?? Promise.resolve(),

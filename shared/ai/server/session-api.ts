@@ -9,6 +9,7 @@ import { derivedId } from '../ids.ts'
 import { mergeState } from '../state/session-state.ts'
 import type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
+import { timerLogOf } from './timer-log.ts'
 import { timerTarget } from './timer-target.ts'
 
 export interface AgentSession<State = Record<string, unknown>> extends HandlerSession<State> {
@@ -55,10 +56,14 @@ export function agentSession(
         if (event.id !== undefined && isReservedId(event.id))
           throw new ReservedEventIdError(event.id)
       }
+      const at = timerTarget(when, timersFrom())
+      // A timer set in a log fires only into that log, never into an erased one.
+      const setIn = await timerLogOf(lane.store, sessionId)
       await lane.scheduler.schedule({
         sessionId,
         name,
-        at: timerTarget(when, timersFrom()),
+        at,
+        ...(setIn ? { setIn } : {}),
         events: events.map((event, position) => ({
           // A new input keeps its message ID, which the log requires of it.
           id: event.id ?? newInputIdOf(event) ?? derivedId('timer', name, position),

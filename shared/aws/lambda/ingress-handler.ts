@@ -5,6 +5,7 @@ import {
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch'
 import type { SQSRecord } from 'aws-lambda'
+import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
 import { parseIngressMessage } from '../ingress-message.ts'
 import { parseTimerMessage } from '../timer-message.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
@@ -15,13 +16,19 @@ import type { SqsHandler } from './visibility-lease.ts'
  * trusted server append (`agent.session(id).append`), idempotent by event
  * ID. A malformed message fails alone, is logged with the reason, and goes
  * to the DLQ after the queue's maxReceiveCount; other sessions' messages in
- * the batch go on.
+ * the batch go on. Its appends count into `metrics` (the invocation's sink),
+ * as the lanes' do.
  */
-export function ingressHandler(agent: PipelineAgent, logger: PipelineLogger): SqsHandler {
+export function ingressHandler(
+  agent: PipelineAgent,
+  logger: PipelineLogger,
+  metrics?: AgentMetrics,
+): SqsHandler {
   const processor = new SqsFifoPartialProcessorAsync()
+  const run = metrics ? { metrics } : undefined
   const record = loggingFailures(logger, 'a2: ingress message not appended', async (message) => {
     const parsed = parseIngressMessage(message.body)
-    await agent.session(parsed.sessionId).append(...parsed.events)
+    await agent.runtime.append(parsed.sessionId, parsed.events, run)
   })
   return (event, context) =>
     processPartialResponse(event, record, processor, {
@@ -36,10 +43,15 @@ export function ingressHandler(agent: PipelineAgent, logger: PipelineLogger): Sq
  * firings arrive here), fired as the embedded scheduler fires them: the
  * events are A2's own (derived IDs), so a twice-delivered timer is one append.
  */
-export function timerHandler(agent: PipelineAgent, logger: PipelineLogger): SqsHandler {
+export function timerHandler(
+  agent: PipelineAgent,
+  logger: PipelineLogger,
+  metrics?: AgentMetrics,
+): SqsHandler {
   const processor = new BatchProcessor(EventType.SQS)
+  const run = metrics ? { metrics } : undefined
   const record = loggingFailures(logger, 'a2: timer not fired', (message) =>
-    agent.runtime.fireTimer(parseTimerMessage(message.body)),
+    agent.runtime.fireTimer(parseTimerMessage(message.body), run),
   )
   return (event, context) =>
     processPartialResponse(event, record, processor, {

@@ -123,8 +123,8 @@ export function pipelineHandlers(
         leased(laneHandler(agent, lane, lanes), environment.queueUrls[lane]),
       ]),
     ) as Record<QueueLane, SqsHandler>),
-    ingress: leased(ingressHandler(agent, logger), environment.ingressQueueUrl),
-    timers: leased(timerHandler(agent, logger), environment.timers.queueUrl),
+    ingress: leased(ingressHandler(agent, logger, metrics), environment.ingressQueueUrl),
+    timers: leased(timerHandler(agent, logger, metrics), environment.timers.queueUrl),
   }
   return metrics ? flushingMetrics(metrics, handlers) : handlers
 }

@@ -277,13 +277,15 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
    * Retention's TTL deletes an idle session's head, and nothing may have
    * removed the rest yet. When the session has events but no head, this
    * finishes the erase (the append then starts the log over) and says so.
-   * Only on an append's failure paths: it costs nothing when appends succeed.
+   * Headless, as the router's sweep: another process may start the session
+   * over meanwhile, and its head then keeps every item it wrote. Only on an
+   * append's failure paths: it costs nothing when appends succeed.
    */
   async function sweptHeadless(sessionId: string): Promise<boolean> {
     if ((await head(sessionId)) !== 0 || (await read(sessionId, { limit: 1 })).length === 0)
       return false
     knownHeads.delete(sessionId)
-    await eraseSession(client, tableName, sessionId)
+    await eraseSession(client, tableName, sessionId, { headless: true })
     return true
   }
 

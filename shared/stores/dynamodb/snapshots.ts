@@ -1,16 +1,20 @@
-import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb'
+import {
+  type DynamoDBClient,
+  GetItemCommand,
+  TransactWriteItemsCommand,
+} from '@aws-sdk/client-dynamodb'
 import type { EventStore, StoredSnapshot } from '../../log/event-store.ts'
 import { MAX_EVENT_BYTES } from '../../log/limits.ts'
 import { decodePayload, encodePayload } from '../payload-codec.ts'
 import { isAwsError } from './aws-error.ts'
-import { PK, sessionItemKey, snapshotSk } from './table-keys.ts'
+import { HEAD_SK, PK, sessionItemKey, snapshotSk } from './table-keys.ts'
 
 /**
  * Reducer snapshots on the event log table: one item per reducer in the
  * session's partition (`i`, the index it folds to, and the state as `p` or
  * gzipped `pz`). A snapshot is a cache: an unreadable one is no snapshot, a
- * newer one is never replaced by an older one, and one too large for an item
- * is not stored.
+ * newer one is never replaced by an older one, one too large for an item is
+ * not stored, and neither is one for a session whose log does not reach it.
  */
 export function dynamoDBSnapshots(
   client: DynamoDBClient,
@@ -48,23 +52,52 @@ export function dynamoDBSnapshots(
       // A snapshot is a cache: one too large for an item is not stored, and
       // state() folds from the log instead.
       if (state.bytes > MAX_EVENT_BYTES) return
+      const index = { ':index': { N: String(snapshot.index) } }
+      // Written only while the session's head reaches the snapshot's index, in
+      // one transaction: a write still in flight when an erase (or retention's
+      // sweep) removed the head finds none and stores nothing, so no stale
+      // state outlives its session. Cost: a transaction bills every item
+      // twice, so a snapshot of n KB takes 2n + 2 WCU instead of n (the check
+      // on the small head is 2); written once per 100 events folded
+      // (DEFAULT_SNAPSHOT_EVERY), whose appends cost at least 4 WCU each.
+      // The alternative, readers ignoring a stale snapshot, costs nothing but
+      // leaves the erased session's state in the table.
       try {
         await client.send(
-          new PutItemCommand({
-            TableName: tableName,
-            Item: {
-              ...sessionItemKey(sessionId, snapshotSk(reducerName)),
-              i: { N: String(snapshot.index) },
-              ts: { N: String(now()) },
-              ...(state.kind === 'gzip' ? { pz: { B: state.data } } : { p: { S: state.json } }),
-            },
-            ConditionExpression: 'attribute_not_exists(#pk) OR i < :index',
-            ExpressionAttributeNames: { '#pk': PK },
-            ExpressionAttributeValues: { ':index': { N: String(snapshot.index) } },
+          new TransactWriteItemsCommand({
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName: tableName,
+                  Key: sessionItemKey(sessionId, HEAD_SK),
+                  ConditionExpression: 'lastIndex >= :index',
+                  ExpressionAttributeValues: index,
+                },
+              },
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: {
+                    ...sessionItemKey(sessionId, snapshotSk(reducerName)),
+                    i: { N: String(snapshot.index) },
+                    ts: { N: String(now()) },
+                    ...(state.kind === 'gzip'
+                      ? { pz: { B: state.data } }
+                      : { p: { S: state.json } }),
+                  },
+                  ConditionExpression: 'attribute_not_exists(#pk) OR i < :index',
+                  ExpressionAttributeNames: { '#pk': PK },
+                  ExpressionAttributeValues: index,
+                },
+              },
+            ],
           }),
         )
       } catch (error) {
-        if (!isAwsError(error, 'ConditionalCheckFailedException')) throw error
+        // No head (erased, expired), a log short of the index, a newer
+        // snapshot stored, or an append touching the head at that moment: a
+        // cache skips the write.
+        if (!isAwsError(error, 'TransactionCanceledException')) throw error
       }
     },
   }

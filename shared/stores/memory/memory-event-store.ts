@@ -177,6 +177,9 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       snapshot: StoredSnapshot,
     ): Promise<void> {
       const key = `${sessionId}\u0000${reducerName}`
+      // Only while the log reaches it: none outlives an erase.
+      const { length } = logOf(sessionId)
+      if (length === 0 || length < snapshot.index) return
       const existing = await this.readSnapshot(sessionId, reducerName)
       if (existing && existing.index >= snapshot.index) return
       snapshots.set(key, JSON.stringify(snapshot))

@@ -13,6 +13,8 @@ const body = (change: Record<string, unknown>) =>
 describe('timer messages', () => {
   it('round-trip through parseTimerMessage', () => {
     expect(parseTimerMessage(timerMessageBody(timer))).toEqual(timer)
+    const setIn = { firstId: 'm1', firstAt: 1_699_999_000_000 }
+    expect(parseTimerMessage(timerMessageBody({ ...timer, setIn }))).toEqual({ ...timer, setIn })
   })
 
   it.each([
@@ -29,6 +31,7 @@ describe('timer messages', () => {
       'events[0].id must be a string',
     ],
     ['an event that is not an object', body({ events: [null] }), 'events[0] is not an object'],
+    ['a log mark that is not one', body({ setIn: true }), '"setIn" must be { firstId, firstAt }'],
   ])('refuses %s with MALFORMED_TIMER_MESSAGE, saying what is wrong', (_, text, why) => {
     expect(() => parseTimerMessage(text)).toThrow(
       expect.objectContaining({

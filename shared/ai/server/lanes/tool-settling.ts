@@ -3,6 +3,7 @@ import { toolClaimKey } from '../../controller/claim-keys.ts'
 import { toolInterrupted } from '../../controller/settle-work.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
+import { timerLogOf } from '../timer-log.ts'
 import type { LaneContext } from './lane-context.ts'
 
 // Pause now stops tool work that is under way, and the turn stays `pausing`
@@ -36,12 +37,14 @@ export async function pausedToolSettled(
   const deadline = (active.pausingSince ?? 0) + lane.config.claimTtlMs
   const live = claim.expiresAt > now
   if (!live && now >= deadline) return true
+  const setIn = await timerLogOf(lane.store, sessionId)
   await lane.scheduler
     .schedule({
       sessionId,
       name: derivedId('settle', tool.generationId, tool.toolCallId, cause),
       at: deadline,
       events: [toolInterrupted(tool, cause)],
+      ...(setIn ? { setIn } : {}),
     })
     .catch((error: unknown) => {
       // Set already (at this deadline, or another for the same pause).

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { handlerContext, inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
-import { memoryEventStore } from '../../../../shared/index.ts'
+import { timerLogOf } from '../../../../shared/ai/server/timer-log.ts'
+import {
+  type EventStore,
+  memoryEventStore,
+  type NewEvent,
+  type ReadOptions,
+} from '../../../../shared/index.ts'
+import type { Scheduler, Timer } from '../../../../shared/runtime/scheduler.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
 import { textOf, track, until, userMessage } from '../../../support/agent-log.ts'
 
@@ -139,5 +146,101 @@ describe('session.erase(): an erasure request', () => {
     await a.runtime.idle()
     expect(await a.runtime.log.session('s').read()).toEqual([])
     expect((await a.session('s').erase()).timers).toBe(0)
+  })
+
+  it('drops a timer that could not be cancelled (an SQS delay) when it fires after the erase: nothing is appended, a warning says so', async () => {
+    const timers: Timer[] = []
+    const warnings: string[] = []
+    // On AWS a timer due within 15 minutes is a delayed SQS message: cancel cannot reach it.
+    const sqsDelays: Scheduler = {
+      schedule: async (timer) => void timers.push(timer),
+      cancel: async () => 0,
+    }
+    const remind = tool({
+      description: 'Remind the user later',
+      inputSchema: z.object({}),
+      execute: async () => {
+        await handlerContext().session.schedule(
+          'reminder',
+          { delay: '5m' },
+          ...inputs.message(userMessage('reminder-1', 'Reminder: your refund')),
+        )
+        return { scheduled: true }
+      },
+    })
+    const script = scriptedModel([
+      toolCalls({ toolCallId: 'c1', toolName: 'remind', input: {} }),
+      text('I will remind you.'),
+      text('Hello again.'),
+    ])
+    const a = track(
+      agent({
+        name: 'late-timers',
+        model: script.model,
+        tools: { remind },
+        scheduler: sqsDelays,
+        logger: { ...console, warn: (line: string) => void warnings.push(line) },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Remind me later')))
+    await a.runtime.idle()
+    expect(timers.map((timer) => timer.name)).toEqual(['reminder'])
+
+    expect((await a.session('s').erase()).timers).toBe(0)
+    await a.runtime.fireTimer(timers[0] as Timer)
+    await a.runtime.idle()
+    expect(await a.runtime.log.session('s').read()).toEqual([])
+    expect(await a.runtime.log.session('s').head()).toBe(0)
+    expect(warnings).toEqual([
+      'a2: timer "reminder" of session s dropped: the session has no log (erased or expired)',
+    ])
+
+    // Nor into the session its user started over since: the timer is the erased log's.
+    await a.session('s').append(...inputs.message(userMessage('m2', 'Hello')))
+    await a.runtime.idle()
+    const restarted = await a.runtime.log.session('s').read()
+    await a.runtime.fireTimer(timers[0] as Timer)
+    await a.runtime.idle()
+    expect(await a.runtime.log.session('s').read()).toEqual(restarted)
+    expect(warnings.at(-1)).toBe(
+      'a2: timer "reminder" of session s dropped: the session was erased and started over since it was set',
+    )
+  })
+
+  it('drops a timer whose session is erased between its look at the log and its append', async () => {
+    const inner = memoryEventStore()
+    let eraseOnLook = false
+    // An erase by another process lands right after the timer's last look at the log.
+    const store: EventStore = Object.assign(Object.create(inner) as EventStore, {
+      read: async (sessionId: string, options?: ReadOptions) => {
+        const events = await inner.read(sessionId, options)
+        if (eraseOnLook && options?.limit === 1) {
+          eraseOnLook = false
+          await inner.erase(sessionId)
+        }
+        return events
+      },
+    })
+    const a = track(
+      agent({
+        name: 'raced',
+        model: scriptedModel([]).model,
+        store,
+        dispatcher: { wake: async () => {} },
+        logger: { ...console, warn: () => {} },
+      }),
+    )
+    await a.session('s').append(...inputs.resume())
+    const setIn = await timerLogOf(inner, 's')
+    eraseOnLook = true
+    await a.runtime.fireTimer({
+      sessionId: 's',
+      name: 'reminder',
+      events: [{ ...(inputs.resume()[0] as NewEvent), id: 'a2.ai:timer:reminder:0' }],
+      ...(setIn ? { setIn } : {}),
+    })
+    expect(setIn).toBeDefined()
+    expect(eraseOnLook).toBe(false)
+    expect(await inner.read('s')).toEqual([])
   })
 })

@@ -23,13 +23,14 @@ function setup(
   run?: (wakeUp: WakeUp) => Promise<void>,
   logger: PipelineLogger = silent,
   lease?: VisibilityLease,
+  agentLogger: PipelineLogger = silent,
 ) {
   const sqs = fakeClient()
   const woken: WakeUp[] = []
   const assistant = agent({
     name: 'support-agent',
     model: scriptedModel([]).model,
-    logger: silent,
+    logger: agentLogger,
     dispatcher: { wake: async (wakeUps) => void woken.push(...wakeUps) },
   })
   if (run) (assistant.runtime as { run: typeof run }).run = run
@@ -344,10 +345,88 @@ describe('the timer handler', () => {
     expect(woken).toContainEqual({ sessionId: 's1', lane: 'admission' })
   })
 
+  it('drops a timer set on a session whose log is gone (erased or expired since): nothing appended, the message done, a warning', async () => {
+    const warnings: string[] = []
+    const { assistant, handlers } = setup(undefined, silent, undefined, {
+      ...silent,
+      warn: (line: string) => void warnings.push(line),
+    })
+    const [event] = inputs.resume()
+    const events = [
+      { ...(event as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' },
+    ]
+    const setIn = { firstId: 'erased-1', firstAt: 1 }
+    const timer = { sessionId: 's1', name: 'reminder', at: 1, events, setIn }
+    const late = await handlers.timers({ Records: [sqsRecord(timerMessageBody(timer))] })
+    expect(late.batchItemFailures).toEqual([])
+    expect(await assistant.runtime.log.session('s1').read()).toEqual([])
+    expect(warnings).toEqual([
+      'a2: timer "reminder" of session s1 dropped: the session has no log (erased or expired)',
+    ])
+
+    // The same timer into a session that still has its log fires, once.
+    const [first] = await assistant.session('s2').append(...inputs.resume())
+    const s2 = { firstId: first?.id as string, firstAt: first?.timestamp as number }
+    const body = timerMessageBody({ ...timer, sessionId: 's2', setIn: s2 })
+    const fired = await handlers.timers({ Records: [sqsRecord(body), sqsRecord(body)] })
+    expect(fired.batchItemFailures).toEqual([])
+    expect((await assistant.runtime.log.session('s2').read()).map((stored) => stored.id)).toEqual([
+      expect.any(String),
+      'a2.ai:timer:reminder:0',
+    ])
+  })
+
   it('fails a message that is not a timer', async () => {
     const { handlers } = setup()
     const result = await handlers.timers({ Records: [sqsRecord('{"kind":"other"}')] })
     expect(result.batchItemFailures).toHaveLength(1)
+  })
+})
+
+describe('the ingress and timer handlers: metrics', () => {
+  it("count their appends into the invocation's metrics (the sink the lane handlers use), not the agent's own", async () => {
+    const own: string[] = []
+    const invocation: string[] = []
+    const assistant = agent({
+      name: 'support-agent',
+      model: scriptedModel([]).model,
+      logger: silent,
+      dispatcher: { wake: async () => {} },
+      metrics: { record: (metric) => void own.push(metric) },
+    })
+    const handlers = pipelineHandlers(
+      { default: assistant },
+      {
+        environment,
+        logger: silent,
+        auth: { type: 'none' },
+        sqs: fakeClient().client,
+        httpResponseStream: { from: (stream) => stream },
+        metrics: { record: (metric) => void invocation.push(metric), flush: () => {} },
+      },
+    )
+    const events = inputs.message({
+      id: 'msg-m',
+      role: 'user',
+      parts: [{ type: 'text', text: 'hi' }],
+    })
+    const ingress = await handlers.ingress({
+      Records: [sqsRecord(JSON.stringify({ sessionId: 's1', events }), 's1')],
+    })
+    const [resume] = inputs.resume()
+    const [stored] = await assistant.runtime.log.session('s1').read()
+    const timer = timerMessageBody({
+      sessionId: 's1',
+      name: 'reminder',
+      at: 1,
+      events: [{ ...(resume as { type: string; payload: unknown }), id: 'a2.ai:timer:reminder:0' }],
+      setIn: { firstId: 'msg-m', firstAt: stored?.timestamp as number },
+    })
+    const fired = await handlers.timers({ Records: [sqsRecord(timer)] })
+    expect([ingress.batchItemFailures, fired.batchItemFailures]).toEqual([[], []])
+    expect((await assistant.runtime.log.session('s1').read()).length).toBe(2)
+    expect(invocation).toEqual(['Appends', 'Appends'])
+    expect(own).toEqual([])
   })
 })
 

@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb'
+import {
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { NewEvent } from '../../../../shared/index.ts'
 import { createEventLogTable } from '../../../../shared/stores/dynamodb/create-table.ts'
@@ -154,5 +159,32 @@ describe('DynamoDB store write units', () => {
     const replay = await store.append(sessionId, [event])
     expect(replay.replayed).toBe(true)
     expect(replay.writeUnits).toBeUndefined()
+  })
+})
+
+describe('DynamoDB store: a snapshot write racing an erase', () => {
+  it('is erased too when it lands between the erase reading the session and deleting its head', async () => {
+    const raw = table.client()
+    const tableName = table.tableName()
+    const writer = dynamoDBEventStore({ client: raw, tableName })
+    const s = `snap-race-${randomUUID()}`
+    const note = (): NewEvent => ({ id: randomUUID(), type: 'note.added', payload: {} })
+    await writer.append(s, [note(), note()])
+    let landed = false
+    // The fold of another process writes its snapshot just before the head goes.
+    const racing = Object.assign(Object.create(raw) as DynamoDBClient, {
+      send: async (command: Parameters<DynamoDBClient['send']>[0]) => {
+        if (command instanceof DeleteItemCommand && !landed) {
+          landed = true
+          await writer.writeSnapshot(s, 'ai', { index: 2, state: { secret: 'old address' } })
+          expect(await writer.readSnapshot(s, 'ai')).toMatchObject({ index: 2 })
+        }
+        return raw.send(command as never)
+      },
+    })
+    const receipt = await dynamoDBEventStore({ client: racing, tableName }).erase(s)
+    expect(landed).toBe(true)
+    expect(receipt).toMatchObject({ events: 2, heads: 1, snapshots: 1 })
+    expect(await writer.readSnapshot(s, 'ai')).toBeUndefined()
   })
 })

@@ -1,4 +1,9 @@
-import { DeleteItemCommand, GetItemCommand } from '@aws-sdk/client-dynamodb'
+import {
+  DeleteItemCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  QueryCommand,
+} from '@aws-sdk/client-dynamodb'
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
@@ -112,5 +117,44 @@ describe('retention on the DynamoDB store', () => {
     expect(stored.map((event) => event.index)).toEqual([1])
     const events = await store().read('expired')
     expect(events.map((event) => event.payload)).toEqual([{ era: 'new' }])
+  })
+
+  it('keeps a session re-created while an append sweeps what its expired self left (the sweep deletes only while headless)', async () => {
+    const old = eventLog({ store: store() }).session('recreated')
+    await old.append([{ id: 'gone-1', type: 'note', payload: { era: 'old' } }])
+    await table.client().send(
+      new DeleteItemCommand({
+        TableName: table.tableName(),
+        Key: sessionItemKey('recreated', HEAD_SK),
+      }),
+    )
+    // Process B starts the session over (its own sweep, then its append)
+    // just as process A's sweep reads the partition it is about to erase.
+    const raw = table.client()
+    let raced = false
+    const racing = Object.assign(Object.create(raw) as DynamoDBClient, {
+      send: async (command: Parameters<DynamoDBClient['send']>[0]) => {
+        const sweepRead =
+          command instanceof QueryCommand &&
+          command.input.ProjectionExpression?.includes('lastIndex') === true
+        if (sweepRead && !raced) {
+          raced = true
+          await eventLog({ store: store() })
+            .session('recreated')
+            .append([{ id: 'b-1', type: 'note', payload: { by: 'B' } }])
+        }
+        return raw.send(command as never)
+      },
+    })
+    const a = dynamoDBEventStore({ client: racing, tableName: table.tableName() })
+    await eventLog({ store: a })
+      .session('recreated')
+      .append([{ id: 'a-1', type: 'note', payload: { by: 'A' } }])
+    expect(raced).toBe(true)
+    const events = await store().read('recreated')
+    expect(events.map((event) => [event.index, event.id])).toEqual([
+      [1, 'b-1'],
+      [2, 'a-1'],
+    ])
   })
 })
