@@ -36,7 +36,7 @@ async function inspect(...argv: string[]) {
 
 describe('a2-aws inspect --table (DynamoDB on moto)', () => {
   it('shows a tool at work with its claim, and a session waiting on an approval', async () => {
-    let release: () => void = () => {}
+    let release: (() => void) | undefined
     const store = dynamoDBEventStore({ client: table.client(), tableName: table.tableName() })
     const a = track(
       agent({
@@ -61,7 +61,8 @@ describe('a2-aws inspect --table (DynamoDB on moto)', () => {
     await a.session('busy').append(...inputs.message(userMessage('m1', 'look it up')))
     // The tool's worker takes its claim just after the call is recorded, and
     // the model step lets go of its own once the step is written: read the
-    // session until both happened (a fixed pause failed on a busy machine).
+    // session until both happened and the tool is running (a fixed pause
+    // failed on a busy machine, and releasing a tool not yet started hung).
     let busy = await inspect('busy', '--json')
     const toolAtWork = (report: InspectReport): boolean =>
       report.diagnosis.waits.length === 1 &&
@@ -69,7 +70,11 @@ describe('a2-aws inspect --table (DynamoDB on moto)', () => {
       report.diagnosis.waits[0]?.claim?.state === 'held'
     await until(async () => {
       busy = await inspect('busy', '--json')
-      return busy.code === 0 && toolAtWork(JSON.parse(busy.text) as InspectReport)
+      return (
+        release !== undefined &&
+        busy.code === 0 &&
+        toolAtWork(JSON.parse(busy.text) as InspectReport)
+      )
     }, 10_000)
     expect(busy.code).toBe(0)
     const report = JSON.parse(busy.text) as InspectReport
@@ -84,7 +89,7 @@ describe('a2-aws inspect --table (DynamoDB on moto)', () => {
     ])
     expect(report.timeline.map((line) => line.type)).toContain('ai.tool.called')
 
-    release()
+    release?.()
     await a.runtime.idle()
     const done = await inspect('busy')
     expect(done.code).toBe(0)
