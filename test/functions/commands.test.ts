@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { repoRoot as root } from '../support/repo-root.ts'
 
@@ -31,21 +31,23 @@ function runCommand(
   })
 }
 
-let blocker: Server | undefined
-afterEach(async () => {
-  await new Promise<void>((done) => (blocker ? blocker.close(() => done()) : done()))
-  blocker = undefined
-})
-
-async function busyPort(): Promise<number> {
-  blocker = createServer()
-  await new Promise<void>((done) => blocker?.listen(0, '127.0.0.1', done))
+/**
+ * A port something listens on until the test ends. Each test holds its own:
+ * the tests run concurrently, and a shared one closed by another test's
+ * cleanup let `npm start` take the port and run until the timeout.
+ */
+async function busyPort(onTestFinished: (cleanup: () => Promise<void>) => void): Promise<number> {
+  const blocker: Server = createServer()
+  await new Promise<void>((done) => blocker.listen(0, '127.0.0.1', done))
+  onTestFinished(() => new Promise<void>((done) => blocker.close(() => done())))
   return (blocker.address() as { port: number }).port
 }
 
 describe.concurrent('the commands say what went wrong in one line, without a stack', () => {
-  it('npm start on a busy port: "Port N on 127.0.0.1 is in use", exit code 1', async () => {
-    const port = await busyPort()
+  it('npm start on a busy port: "Port N on 127.0.0.1 is in use", exit code 1', async ({
+    onTestFinished,
+  }) => {
+    const port = await busyPort(onTestFinished)
     const run = await runCommand('functions/local-server.ts', { PORT: String(port) })
     expect(run.code).toBe(1)
     expect(run.stderr.trim()).toBe(
