@@ -14,6 +14,17 @@ export function isAIReservedId(id: string): boolean {
  * decision writes the same IDs and the log replays it instead of duplicating.
  * Too long a result is replaced by a digest of the same parts.
  *
+ * The rule: event IDs are unique across a store's sessions (the store
+ * refuses a reused one), so the parts must name something that exists once
+ * in the store. That is an event ID (a caller's, which the docs require to be
+ * store-unique), an ID A2 derived from one (a turn, request, generation,
+ * approval, compaction: all rooted in an input's ID), or the session ID.
+ * Anything that repeats across sessions (a model ID, a lane, a wake-up key,
+ * a timer name, a provider's tool-call ID, an occurrence counter or a clock
+ * reading) never makes an ID alone: pair it with one of those, as
+ * `sessionScopedId()` does with the session. test/shared/ai/ids-store-unique
+ * runs every session of a store on the same script to hold the rule.
+ *
  * @example
  * derivedId('decided', commandId) // 'a2.ai:decided:<commandId>'
  */
@@ -22,6 +33,19 @@ export function derivedId(kind: string, ...parts: readonly (string | number)[]):
   if (plain.length <= MAX_ID_LENGTH) return plain
   return `${AI_ID_PREFIX}${kind}:#${shortDigest(JSON.stringify(parts))}`
 }
+
+/**
+ * A derived ID whose other parts repeat across sessions (a model ID, a
+ * timer name, a lane): the session makes it the session's own.
+ *
+ * @example
+ * sessionScopedId('model-metadata', sessionId, modelId)
+ */
+export const sessionScopedId = (
+  kind: string,
+  sessionId: string,
+  ...parts: readonly (string | number)[]
+): string => derivedId(kind, sessionId, ...parts)
 
 /** The turn an input starts. */
 export const turnIdFor = (inputId: string): string => derivedId('turn', inputId)

@@ -107,7 +107,13 @@ export class FakeSession {
       throw new Error('no generation is due')
     const generationId = `gen-${++this.generations}`
     this.fact(
-      ...attemptOpening(this.state, { serve, generationId, attempt: 1, requestMetadata: false }),
+      ...attemptOpening(this.state, {
+        sessionId: 'fake',
+        serve,
+        generationId,
+        attempt: 1,
+        requestMetadata: false,
+      }),
     )
     return generationId
   }

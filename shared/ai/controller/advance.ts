@@ -53,7 +53,15 @@ function nextMove<M extends UIMessage>(
     if (busy) return []
     return [
       {
-        id: derivedId('paused', active.pausedBy ?? active.inputId),
+        // Its pausing command, else the turn and when it began pausing: a
+        // turn may pause more than once, and without a command ID the
+        // reason alone would repeat across sessions.
+        id: derivedId(
+          'paused',
+          active.turnId,
+          active.pausedBy ?? 'pause',
+          active.pausingSince ?? 0,
+        ),
         type: 'ai.control.committed',
         payload: { changes: [{ op: 'turn.paused', turnId: active.turnId }] },
       },

@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
 import type { AIEventInput } from '../events/ai-events.ts'
-import { derivedId } from '../ids.ts'
+import { derivedId, sessionScopedId } from '../ids.ts'
 import type { AIState } from '../state/ai-state.ts'
 import { dueGeneration } from './due-work.ts'
 
@@ -49,6 +49,8 @@ export const attemptGenerationId = (requestId: string, attempt: number): string 
 export function attemptOpening<M extends UIMessage>(
   state: AIState<M>,
   attempt: {
+    /** The session's ID: a model's metadata is requested once per session. */
+    sessionId: string
     serve: StepToServe
     generationId: string
     attempt: number
@@ -78,7 +80,7 @@ export function attemptOpening<M extends UIMessage>(
   }
   if (attempt.requestMetadata && modelId !== undefined) {
     events.push({
-      id: derivedId('model-metadata', modelId),
+      id: sessionScopedId('model-metadata', attempt.sessionId, modelId),
       type: 'ai.model.metadata.requested',
       payload: { modelId },
     })

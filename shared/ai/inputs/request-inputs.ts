@@ -48,10 +48,14 @@ export function input<M extends UIMessage = UIMessage>(
 
 /**
  * Asks the user for input (trusted server code). It joins the active turn
- * unless `turnId` names another; the event ID is the `inputRequestId`.
+ * unless `turnId` names another; the event ID is the `inputRequestId`, so
+ * it must be unique across the store: derive it from the tool call's event
+ * (`ctx.event.id`), not from the provider's `toolCallId`, which repeats
+ * across sessions.
  *
  * @example
- * inputs.requestInput({ inputRequestId: `pick-city:${toolCallId}`, toolCallId, request: { question: 'Which city?' } })
+ * const ctx = handlerContext()
+ * inputs.requestInput({ inputRequestId: idempotentId('pick-city', ctx.event.id), toolCallId, request: { question: 'Which city?' } })
  */
 export function requestInput<M extends UIMessage = UIMessage>(options: {
   inputRequestId: string

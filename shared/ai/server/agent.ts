@@ -18,7 +18,7 @@ import type { AgentState } from '../contract/agent-contract.ts'
 import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
 import { browserMayPush, type ControlRequest, controlRequestSchema } from '../events/control.ts'
 import { checkInputIdentity } from '../events/input-identity.ts'
-import { derivedId } from '../ids.ts'
+import { sessionScopedId } from '../ids.ts'
 import { sessionReducer } from '../state/session-state.ts'
 import { resolveAgentConfig } from './agent-config.ts'
 import { type AgentMetrics, safeMetrics } from './agent-metrics.ts'
@@ -266,7 +266,13 @@ export function agent<
       .append(
         [
           {
-            id: derivedId('dead-letter', wakeUp.lane, wakeUp.key ?? '', occurrence),
+            id: sessionScopedId(
+              'dead-letter',
+              wakeUp.sessionId,
+              wakeUp.lane,
+              wakeUp.key ?? '',
+              occurrence,
+            ),
             type: 'ai.handler.dead-lettered',
             payload: {
               lane: wakeUp.lane,

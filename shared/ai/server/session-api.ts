@@ -5,7 +5,7 @@ import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
 import { exportSession } from '../../log/session-export.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
-import { derivedId } from '../ids.ts'
+import { sessionScopedId } from '../ids.ts'
 import { mergeState } from '../state/session-state.ts'
 import type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
@@ -66,7 +66,8 @@ export function agentSession(
         ...(setIn ? { setIn } : {}),
         events: events.map((event, position) => ({
           // A new input keeps its message ID, which the log requires of it.
-          id: event.id ?? newInputIdOf(event) ?? derivedId('timer', name, position),
+          id:
+            event.id ?? newInputIdOf(event) ?? sessionScopedId('timer', sessionId, name, position),
           type: event.type,
           payload: event.payload,
         })),

@@ -78,6 +78,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
     const step = await prepareStep(lane, snapshot, serve, requested)
     await append(
       attemptOpening(state, {
+        sessionId,
         serve,
         generationId,
         attempt: claim.attempt,

@@ -1,4 +1,4 @@
-import { derivedId } from '../../ids.ts'
+import { sessionScopedId } from '../../ids.ts'
 import { lookupGaveUp } from '../../state/model-lookups.ts'
 import { lookUpModel } from '../model-catalog.ts'
 import type { LaneContext } from './lane-context.ts'
@@ -24,7 +24,7 @@ export async function runMetadataLane(
     const limits = await lookUpModel(modelId, lane.config.modelCatalog)
     await lane.appendAsA2(sessionId, [
       {
-        id: derivedId('model-metadata-resolved', modelId),
+        id: sessionScopedId('model-metadata-resolved', sessionId, modelId),
         type: 'ai.model.metadata.resolved',
         payload: limits
           ? { modelId, status: 'resolved', ...limits }
