@@ -55,7 +55,9 @@ function diagnosisLines(diagnosis: Diagnosis): string[] {
     }
   }
   if (diagnosis.deadLetters.length > 0) {
-    out.push(`dead letters (${diagnosis.deadLetters.length}; waking the session retries them):`)
+    out.push(
+      `dead letters (${diagnosis.deadLetters.length}; a given-up model step failed its turn, a given-up tool its call; waking the session retries the rest):`,
+    )
     for (const letter of diagnosis.deadLetters) {
       out.push(
         `  #${letter.index} ${letter.lane} lane${letter.key ? ` (${letter.key})` : ''} after ${letter.attempts} attempts: ${letter.error}`,

@@ -10,5 +10,8 @@ export const generationClaimKey = (requestId: string): string => `gen:${requestI
 export const toolClaimKey = (call: { generationId: string; toolCallId: string }): string =>
   `tool:${toolCallKey(call)}`
 
+/** The wake-up key of a tool run: the call's `toolCallKey`, or this one shared lane with `toolLane: 'tools'`. */
+export const SERIAL_TOOL_KEY = 'serial'
+
 /** How long a claim lasts unless its holder renews it (the agent's `claimTtlMs` default). */
 export const DEFAULT_CLAIM_TTL_MS = 30_000

@@ -135,6 +135,8 @@ export const compactionFailedSchema = z.object({
 export const handlerDeadLetteredSchema = z.object({
   lane: z.string().min(1),
   key: z.string().optional(),
+  /** The generation lane's: the model step (request) it gave up on, which fails the turn. */
+  requestId: z.string().min(1).optional(),
   error: z.string(),
   attempts: z.number().int().positive(),
 })

@@ -15,10 +15,10 @@ import type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import type { AgentState } from '../contract/agent-contract.ts'
+import { deadLetterEvents } from '../controller/dead-letter.ts'
 import { AI_EVENTS, isAIEventType } from '../events/ai-events.ts'
 import { browserMayPush, type ControlRequest, controlRequestSchema } from '../events/control.ts'
 import { checkInputIdentity } from '../events/input-identity.ts'
-import { sessionScopedId } from '../ids.ts'
 import { sessionReducer } from '../state/session-state.ts'
 import { resolveAgentConfig } from './agent-config.ts'
 import { type AgentMetrics, safeMetrics } from './agent-metrics.ts'
@@ -261,29 +261,20 @@ export function agent<
     logger.error(
       `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} dead-lettered after ${attempts} attempts: ${messageOf(error)}`,
     )
-    await laneFor(runOptions)
-      .log.session(wakeUp.sessionId)
-      .append(
-        [
-          {
-            id: sessionScopedId(
-              'dead-letter',
-              wakeUp.sessionId,
-              wakeUp.lane,
-              wakeUp.key ?? '',
-              occurrence,
-            ),
-            type: 'ai.handler.dead-lettered',
-            payload: {
-              lane: wakeUp.lane,
-              ...(wakeUp.key ? { key: wakeUp.key } : {}),
-              error: messageOf(error),
-              attempts,
-            },
-          },
-        ],
-        { author: 'a2' },
-      )
+    const lane = laneFor(runOptions)
+    const { state: current } = await state(wakeUp.sessionId)
+    const events = deadLetterEvents(current.ai, {
+      sessionId: wakeUp.sessionId,
+      lane: wakeUp.lane,
+      ...(wakeUp.key === undefined ? {} : { key: wakeUp.key }),
+      error: messageOf(error),
+      attempts,
+      occurrence,
+    })
+    // Only a given-up tool's result wakes anything (the step after it): waking
+    // the lane that gave up would run its work again.
+    const stored = await lane.log.session(wakeUp.sessionId).append(events, { author: 'a2' })
+    await wake(wakeUpsFor(stored, handledTypes).filter((next) => next.lane !== wakeUp.lane))
   }
 
   const embedded = options.dispatcher

@@ -200,10 +200,19 @@ export interface AIState<M extends UIMessage = UIMessage> {
   /** `ai.session.closed` was recorded. */
   closed: boolean
   /**
-   * Handlers that kept failing and were set aside (newest last): the lane,
-   * the work's key, the last error. Waking the session retries them.
+   * Lanes that kept failing and gave up (newest last): the lane, the work's
+   * key, the model step (`requestId`, the generation lane's), the last error.
+   * A given-up model step fails its turn and a given-up tool its call;
+   * waking the session retries the other lanes' work.
    */
-  deadLetters: { lane: string; key?: string; error: string; attempts: number; index: number }[]
+  deadLetters: {
+    lane: string
+    key?: string
+    requestId?: string
+    error: string
+    attempts: number
+    index: number
+  }[]
   /**
    * Durable steps (`ctx.step()`) of tool calls and handlers still running, by
    * their work's claim key, then step name: `{ output }` as recorded. A

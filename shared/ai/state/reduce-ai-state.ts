@@ -9,6 +9,7 @@ import {
   reduceRequested,
 } from './reduce-control.ts'
 import {
+  reduceDeadLettered,
   reduceGenerationCompleted,
   reduceGenerationProgress,
   reduceGenerationRequested,
@@ -87,10 +88,7 @@ function reduceEvent<M extends UIMessage>(state: AIState<M>, stored: StoredEvent
     case 'ai.session.closed':
       return state.closed ? state : { ...state, closed: true }
     case 'ai.handler.dead-lettered':
-      return {
-        ...state,
-        deadLetters: [...state.deadLetters.slice(-19), { ...event.payload, index: event.index }],
-      }
+      return reduceDeadLettered(state, event.payload, event.index)
     case 'ai.compaction.started':
       return reduceCompactionStarted(state, event.payload, event.index)
     case 'ai.compaction.completed':

@@ -71,31 +71,79 @@ export function reduceGenerationCompleted<M extends UIMessage>(
   state: AIState<M>,
   payload: AIEventPayload<'ai.generation.completed', M>,
 ): AIState<M> {
-  const { active, activeGeneration, response } = state
+  const { active, activeGeneration } = state
   if (active === null || activeGeneration === null || !isRunning(state, payload.generationId))
     return state
-  const pausing = active.phase === 'pausing'
-  const success = payload.outcome === 'success'
-  const failed = !success && !pausing
+  if (payload.outcome !== 'success') {
+    const error =
+      payload.error ??
+      `The model call ${payload.outcome === 'failed' ? 'failed' : 'was interrupted'}`
+    return {
+      ...failedStep(state, error, payload.outcome),
+      calibration: calibrated(state.calibration, payload),
+    }
+  }
   return {
     ...state,
-    active: failed
-      ? {
-          ...active,
-          phase: 'failed',
-          error:
-            payload.error ??
-            `The model call ${payload.outcome === 'failed' ? 'failed' : 'was interrupted'}`,
-        }
-      : { ...active, phase: pausing ? 'pausing' : 'waiting' },
+    active: { ...active, phase: active.phase === 'pausing' ? 'pausing' : 'waiting' },
     activeGeneration: {
       ...activeGeneration,
-      status: payload.outcome === 'success' ? 'completed' : payload.outcome,
+      status: 'completed',
       ...(payload.finishReason === undefined ? {} : { finishReason: payload.finishReason }),
     },
-    response: response && !success ? { ...response, uncommittedStep: true } : response,
     calibration: calibrated(state.calibration, payload),
   }
+}
+
+/**
+ * The active step ended without success: the turn fails with `error` and
+ * waits for `retry()` (a pausing turn just goes on pausing), the step's
+ * output stays uncommitted, and nothing is due until then.
+ */
+function failedStep<M extends UIMessage>(
+  state: AIState<M>,
+  error: string,
+  outcome: 'failed' | 'interrupted',
+): AIState<M> {
+  const { active, activeGeneration, response } = state
+  if (active === null) return state
+  const pausing = active.phase === 'pausing'
+  return {
+    ...state,
+    active: pausing ? active : { ...active, phase: 'failed', error },
+    starting: false,
+    activeRequestId: null,
+    activeGeneration: activeGeneration === null ? null : { ...activeGeneration, status: outcome },
+    response: response ? { ...response, uncommittedStep: true } : response,
+  }
+}
+
+/**
+ * A lane gave up on its work. When that work is the active turn's model step
+ * (the generation lane, naming the request it served), the turn fails as a
+ * failed call would, so it shows its error and offers `retry()` instead of
+ * waiting forever on a step no worker will run again.
+ */
+export function reduceDeadLettered<M extends UIMessage>(
+  state: AIState<M>,
+  payload: AIEventPayload<'ai.handler.dead-lettered', M>,
+  index: number,
+): AIState<M> {
+  const recorded = {
+    ...state,
+    deadLetters: [...state.deadLetters.slice(-19), { ...payload, index }],
+  }
+  const { requestId } = payload
+  if (payload.lane !== 'generation' || requestId === undefined) return recorded
+  const served =
+    state.activeRequestId === requestId ||
+    (state.activeGeneration?.requestId === requestId && state.activeGeneration.status === 'running')
+  if (!served) return recorded
+  return failedStep(
+    recorded,
+    `The model step was given up after ${payload.attempts} attempts: ${payload.error}`,
+    'failed',
+  )
 }
 
 function calibrated(

@@ -233,13 +233,18 @@ describe('failures in the pipeline on the emulator', () => {
     expect(state.deadLetters).toEqual([
       {
         lane: 'generation',
+        requestId: expect.any(String),
         error: 'poisoned: ai.generation.started cannot be stored',
         attempts: MAX_RECEIVE_COUNT,
         index: expect.any(Number),
       },
     ])
-    // The user's message is kept; the turn waits for a retry.
+    // The user's message is kept; the turn failed with the reason and waits for a retry.
     expect(state.messages.map((message) => message.id)).toEqual(['u4'])
+    expect(state.active).toMatchObject({
+      phase: 'failed',
+      error: `The model step was given up after ${MAX_RECEIVE_COUNT} attempts: poisoned: ai.generation.started cannot be stored`,
+    })
     const inDeadLetter = await until(async () => {
       const { Attributes } = await suite().sqs.send(
         new GetQueueAttributesCommand({
@@ -251,11 +256,13 @@ describe('failures in the pipeline on the emulator', () => {
     }, 15_000)
     expect(inDeadLetter).toBe(1)
 
-    // Once the cause is gone, a reader wakes the session's lanes and the turn goes on.
+    // Once the cause is gone, the user's retry runs the step again.
     delete FAULTS.poison
-    const stream = await fetch(`${suite().pipeline.url}?sessionId=poison`)
+    await post(
+      'poison',
+      inputs.retry({ turnId: state.active?.turnId as string, retryId: 'r-poison' }),
+    )
     const recovered = await finishedTurn('poison')
-    await stream.body?.cancel()
     expect(textOf(recovered.messages[1])).toBe('Recovered.')
   }, 60_000)
 })

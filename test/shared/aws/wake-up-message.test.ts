@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SERIAL_TOOL_KEY } from '../../../shared/ai/server/lanes/tools-lane.ts'
+import { SERIAL_TOOL_KEY } from '../../../shared/ai/controller/claim-keys.ts'
 import { PipelineError } from '../../../shared/aws/errors.ts'
 import { parseWakeUpMessage, wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
 import { LANE_NAMES } from '../../../shared/runtime/lanes.ts'

@@ -1,4 +1,5 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
+import { isContentRefusal } from '../../../log/content-refusal.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
 import { generationClaimKey } from '../../controller/claim-keys.ts'
@@ -17,6 +18,7 @@ import type { AIState } from '../../state/ai-state.ts'
 import type { SessionState } from '../../state/session-state.ts'
 import type { GenerateContext, ResolverContext } from '../agent-options.ts'
 import { estimateTokens, type StepCompaction } from '../compaction.ts'
+import { normalizedChunk, normalizedUsage } from '../compatibility-mode.ts'
 import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher, showsContent } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
@@ -64,14 +66,27 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
     if (last) writer.at(last.index)
     return stored
   }
-  const close = (outcome: StepOutcome) =>
-    append([generationCompleted(generationId, serve.requestId, outcome)])
   // The log says why for clients; the logger says it for operators.
   const fail = (error: string) => {
     lane.config.logger.error(
       `a2: generation ${generationId} of session ${sessionId} failed: ${error}`,
     )
-    return close({ outcome: 'failed', error })
+    return append([
+      generationCompleted(generationId, serve.requestId, {
+        outcome: 'failed',
+        error: clipped(error),
+      }),
+    ])
+  }
+  // A step the log refuses to record as it ended (its finish reason or usage
+  // unstorable) fails with the reason: recording it again would fail again.
+  const close = async (outcome: StepOutcome) => {
+    try {
+      return await append([generationCompleted(generationId, serve.requestId, outcome)])
+    } catch (error) {
+      if (!isContentRefusal(error)) throw error
+      return fail(unstorable(error))
+    }
   }
   const requested = await requestedEvent(lane, sessionId, state, serve)
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
@@ -298,17 +313,19 @@ async function streamStep(
     for await (const streamed of generated.stream) {
       if (signal.aborted) break
       // streamText validates tool input; a custom generate's calls get the same check.
-      const chunk = generate ? await validatedToolInput(streamed, lane.config.tools) : streamed
+      const chunk = normalizedChunk(
+        generate ? await validatedToolInput(streamed, lane.config.tools) : streamed,
+      )
       if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
       if (chunk.type === 'error') error = chunk.errorText
       if (!contentSeen && chunk.type !== 'error' && showsContent(chunk)) {
         contentSeen = true
         firstContent()
       }
-      batcher.push(chunk)
-      const facts = factsOf(chunk)
-      if (facts.length === 0) continue
       try {
+        batcher.push(chunk)
+        const facts = factsOf(chunk)
+        if (facts.length === 0) continue
         const pending = await batcher.drain()
         await append([...(pending.length > 0 ? [progress(pending)] : []), ...facts])
       } catch (caught) {
@@ -319,13 +336,26 @@ async function streamStep(
   } catch (caught) {
     if (!signal.aborted) error = messageOf(caught)
   }
+  if (writeFailure) await batcher.close().catch(() => undefined)
+  else {
+    try {
+      await batcher.close()
+    } catch (caught) {
+      writeFailure = { error: caught }
+    }
+  }
   if (writeFailure) {
-    await batcher.close().catch(() => undefined)
+    // The model's own output, refused by the log, fails the step; anything
+    // else (fenced out, the store) ends the attempt for the claim to decide.
+    if (isContentRefusal(writeFailure.error)) return { error: unstorable(writeFailure.error) }
     throw writeFailure.error
   }
-  await batcher.close()
   const used = usage
-    ? ((await Promise.resolve(usage).catch(() => undefined)) as Record<string, unknown> | undefined)
+    ? normalizedUsage(
+        (await Promise.resolve(usage).catch(() => undefined)) as
+          | Record<string, unknown>
+          | undefined,
+      )
     : undefined
   return {
     ...(finishReason === undefined ? {} : { finishReason }),
@@ -351,4 +381,17 @@ function wantsMetadata(
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
+}
+
+/** The reason a step fails with when the log refused what the model produced. */
+function unstorable(error: Error): string {
+  return `A2 could not store the model's output, so the step failed (retry() runs it again): ${error.message}`
+}
+
+/** How much of a failure's message the log keeps: enough to read, never too much to store. */
+const MAX_ERROR_LENGTH = 4_000
+
+/** A failure's reason, short enough to store whatever the error said. */
+function clipped(error: string): string {
+  return error.length > MAX_ERROR_LENGTH ? `${error.slice(0, MAX_ERROR_LENGTH)}…` : error
 }

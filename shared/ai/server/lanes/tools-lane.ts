@@ -1,9 +1,10 @@
 import { executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
 import type { Tool, UIMessage } from 'ai'
+import { isContentRefusal } from '../../../log/content-refusal.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
-import { toolClaimKey } from '../../controller/claim-keys.ts'
+import { SERIAL_TOOL_KEY, toolClaimKey } from '../../controller/claim-keys.ts'
 import { runnableTools } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId, toolCallKey, toolIdempotencyKey } from '../../ids.ts'
@@ -15,9 +16,6 @@ import { durableSteps } from './durable-steps.ts'
 import type { LaneContext } from './lane-context.ts'
 import { storedEventAt } from './stored-event.ts'
 import { acknowledgeCutShort } from './tool-settling.ts'
-
-/** The wake-up key of a tool run: the call, or one shared lane with `toolLane: 'tools'`. */
-export const SERIAL_TOOL_KEY = 'serial'
 
 const INTERRUPTED_REPORT =
   'The tool call was interrupted (a crash, a timeout, Stop or Pause now) and may have partly run. It was not run again.'
@@ -193,22 +191,28 @@ async function runTool(
       cutShort = true
       return
     }
+    const id = derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt)
+    const outcome =
+      errorText === undefined
+        ? ({ outcome: 'output', output: final ?? null } as const)
+        : ({ outcome: 'error', errorText } as const)
     try {
+      await lane.appendAsA2(sessionId, [result(id, outcome)], { fence })
+    } catch (error) {
+      if (hasA2Code(error, 'FENCED_OUT')) cutShort = true
+      // An output the log refuses (too large, not JSON) would be refused on
+      // every run: the call fails with the reason instead of running again.
+      if (!isContentRefusal(error)) throw error
       await lane.appendAsA2(
         sessionId,
         [
-          result(
-            derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt),
-            errorText === undefined
-              ? { outcome: 'output', output: final ?? null }
-              : { outcome: 'error', errorText },
-          ),
+          result(id, {
+            outcome: 'error',
+            errorText: `A2 could not store the tool's output: ${error.message}. Store large content elsewhere (S3, your database) and return a reference`,
+          }),
         ],
         { fence },
       )
-    } catch (error) {
-      if (hasA2Code(error, 'FENCED_OUT')) cutShort = true
-      throw error
     }
   })
   // The tool has returned: a Pause now waiting for this call to settle can

@@ -258,7 +258,7 @@ describe('diagnose: why a session is not moving', () => {
     ])
   })
 
-  it('nothing woken: moves due that nobody wrote, then a model step no worker took, and the dead letter that explains it', async () => {
+  it('nothing woken: moves due that nobody wrote, then a model step no worker took, and once its lane gives up, a failed turn that names the dead letter and waits for a retry', async () => {
     const a = track(
       agent({
         name: 'inspect-unwoken',
@@ -279,6 +279,21 @@ describe('diagnose: why a session is not moving', () => {
     ])
 
     await a.runtime.run({ sessionId: 's', lane: 'admission' })
+    events = await eventsOf(a, 's')
+    diagnosis = diagnose(stateAt(events, headOf(events)).state, {
+      claims: await claimsOf(a, 's', events),
+      now: Date.now(),
+    })
+    expect(diagnosis.status).toBe('stuck')
+    expect(diagnosis.waits).toEqual([
+      expect.objectContaining({
+        kind: 'model-step',
+        step: 1,
+        claim: expect.objectContaining({ state: 'none' }),
+      }),
+    ])
+    expect(diagnosis.waits[0]?.says).toContain('no worker ever took it')
+
     await a.runtime.deadLetter(
       { sessionId: 's', lane: 'generation' },
       { error: new Error('model endpoint unreachable'), attempts: 5, occurrence: '1' },
@@ -286,21 +301,21 @@ describe('diagnose: why a session is not moving', () => {
     events = await eventsOf(a, 's')
     const { state } = stateAt(events, headOf(events))
     diagnosis = diagnose(state, { claims: await claimsOf(a, 's', events), now: Date.now() })
-    expect(diagnosis.status).toBe('stuck')
+    expect(diagnosis.status).not.toBe('stuck')
     expect(diagnosis.waits).toEqual([
       expect.objectContaining({
-        kind: 'model-step',
-        step: 1,
-        claim: expect.objectContaining({ state: 'none' }),
-        deadLetter: expect.objectContaining({
-          lane: 'generation',
-          error: 'model endpoint unreachable',
-          attempts: 5,
-        }),
+        kind: 'retry',
+        on: 'someone',
+        error: 'The model step was given up after 5 attempts: model endpoint unreachable',
       }),
     ])
-    expect(diagnosis.waits[0]?.says).toContain('no worker ever took it')
-    expect(diagnosis.deadLetters).toHaveLength(1)
+    expect(diagnosis.deadLetters).toEqual([
+      expect.objectContaining({
+        lane: 'generation',
+        error: 'model endpoint unreachable',
+        attempts: 5,
+      }),
+    ])
   })
 
   it('Pause now with a tool that ignores its abort: a settle timer fires one claim TTL after the pause', async () => {

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto'
+import { tool } from 'ai'
+import { afterEach, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { inputs } from '../../../../shared/ai/index.ts'
+import { agent } from '../../../../shared/ai/server/index.ts'
+import type { EventStore } from '../../../../shared/log/event-store.ts'
+import { memoryEventStore } from '../../../../shared/stores/memory/memory-event-store.ts'
+import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
+import { eventsOf, textOf, track, userMessage } from '../../../support/agent-log.ts'
+
+// Model output the log cannot store must end the turn as failed, within the
+// attempt limit, instead of looping: once, a tool whose step could not be
+// recorded ran 388 times in 90 s while the session stayed `generating`.
+
+const quiet = { info() {}, warn() {}, error() {} }
+const fast = { maxAttempts: 5, baseDelayMs: 1, maxDelayMs: 2 }
+
+/** A side-effecting tool that counts its runs. */
+function countingTool() {
+  const runs = { count: 0 }
+  const ship = tool({
+    description: 'Ship the order',
+    inputSchema: z.object({ orderId: z.string() }),
+    execute: async ({ orderId }) => {
+      runs.count++
+      return { shipped: orderId }
+    },
+  })
+  return { runs, ship }
+}
+
+const global = globalThis as { AI_SDK_DEFAULT_PROVIDER?: unknown }
+const before = global.AI_SDK_DEFAULT_PROVIDER
+afterEach(() => {
+  global.AI_SDK_DEFAULT_PROVIDER = before
+})
+
+describe('model output that cannot be stored', () => {
+  it('a global provider object without specificationVersion (the compatibility mode) completes its turn: the finish reason and usage are read back', async () => {
+    const { runs, ship } = countingTool()
+    const scripted = scriptedModel([
+      toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }),
+      text('Shipped.'),
+    ])
+    // What users write: an object with languageModel(), no specificationVersion.
+    global.AI_SDK_DEFAULT_PROVIDER = { languageModel: () => scripted.model }
+    const a = track(
+      agent({
+        name: 'compat',
+        model: 'acme/model',
+        tools: { ship },
+        // The catalog does not list it (no network here).
+        modelCatalog: { fetch: async () => Response.json({ data: [] }) },
+        logger: quiet,
+        retry: fast,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'ship o1')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active).toBeNull()
+    expect(textOf(state.messages.at(-1))).toBe('Shipped.')
+    expect(runs.count).toBe(1)
+    const completed = (await eventsOf(a, 's')).filter(
+      (event) => event.type === 'ai.generation.completed',
+    )
+    expect(completed.map((event) => event.payload)).toEqual([
+      expect.objectContaining({ outcome: 'success', finishReason: 'tool-calls' }),
+      expect.objectContaining({ outcome: 'success', finishReason: 'stop' }),
+    ])
+    const usage =
+      (completed[1]?.payload as { usage?: Record<string, unknown> } | undefined)?.usage ?? {}
+    // The SDK summed the wrapped counts into strings ('0[object Object]'):
+    // no count is stored rather than a wrong one.
+    for (const count of ['inputTokens', 'outputTokens', 'totalTokens']) {
+      expect(['number', 'undefined']).toContain(typeof usage[count])
+    }
+    expect(state.deadLetters).toEqual([])
+  })
+
+  it('a step whose output is too large to store fails the turn at once with the reason; its tool ran once; retry() runs the step again', async () => {
+    const { runs, ship } = countingTool()
+    // Random text: the store compresses what it can, so only what cannot be compressed is too large.
+    const huge = randomBytes(400_000).toString('base64')
+    const scripted = scriptedModel([
+      [
+        ...toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }).slice(
+          0,
+          -1,
+        ),
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: huge },
+        { type: 'text-end', id: 't1' },
+        ...toolCalls().slice(-1),
+      ],
+      text('Done, without the essay.'),
+    ])
+    const a = track(
+      agent({ name: 'big', model: scripted.model, tools: { ship }, logger: quiet, retry: fast }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'ship o1 and write an essay')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active?.phase).toBe('failed')
+    expect(state.active?.error).toMatch(/^A2 could not store the model's output/)
+    expect(state.active?.error).toMatch(/bytes after compression; the limit is/)
+    expect(scripted.calls).toHaveLength(1)
+    expect(runs.count).toBe(1)
+    expect(state.deadLetters).toEqual([])
+
+    const turnId = state.active?.turnId as string
+    await a.session('s').append(...inputs.retry({ turnId, retryId: 'r1' }))
+    await a.runtime.idle()
+    const after = await a.session('s').state()
+    expect(after.state.active).toBeNull()
+    expect(textOf(after.state.messages.at(-1))).toBe('Done, without the essay.')
+    expect(scripted.calls).toHaveLength(2)
+  })
+
+  it('a model step whose lane keeps failing is given up after the retry policy attempts: the turn fails with the reason instead of "Starting…" forever, and retry() runs it once the cause is gone', async () => {
+    const { runs, ship } = countingTool()
+    const scripted = scriptedModel([
+      toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }),
+      toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }),
+      toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }),
+      toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }),
+      toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }),
+      text('Shipped.'),
+      text('Shipped for real.'),
+    ])
+    // The store refuses to record the end of a step (a transient fault that
+    // outlasts the retries): every attempt streams, calls the tool, and fails.
+    const memory = memoryEventStore()
+    let broken = true
+    const store: EventStore = {
+      ...memory,
+      append: (sessionId, events, options) =>
+        broken && events.some((event) => event.type === 'ai.generation.completed')
+          ? Promise.reject(new Error('ThrottlingException: Rate exceeded'))
+          : memory.append(sessionId, events, options),
+    }
+    const a = track(
+      agent({
+        name: 'flaky',
+        model: scripted.model,
+        tools: { ship },
+        store,
+        logger: quiet,
+        retry: fast,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'ship o1')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active?.phase).toBe('failed')
+    expect(state.active?.error).toBe(
+      'The model step was given up after 5 attempts: ThrottlingException: Rate exceeded',
+    )
+    expect(state.deadLetters).toEqual([
+      expect.objectContaining({ lane: 'generation', attempts: 5, requestId: expect.any(String) }),
+    ])
+    // Bounded: one model call and at most one tool run per attempt.
+    expect(scripted.calls).toHaveLength(5)
+    expect(runs.count).toBeLessThanOrEqual(5)
+    const deadLetters = (await eventsOf(a, 's')).filter(
+      (event) => event.type === 'ai.handler.dead-lettered',
+    )
+    expect(deadLetters).toHaveLength(1)
+
+    broken = false
+    await a
+      .session('s')
+      .append(...inputs.retry({ turnId: state.active?.turnId as string, retryId: 'r1' }))
+    await a.runtime.idle()
+    const after = await a.session('s').state()
+    expect(after.state.active).toBeNull()
+    expect(textOf(after.state.messages.at(-1))).toBe('Shipped.')
+  })
+
+  it("a tool output too large to store fails the call once with the reason, and the model's next step sees the error", async () => {
+    let runs = 0
+    const dump = tool({
+      description: 'Dump the database',
+      inputSchema: z.object({}),
+      execute: async () => {
+        runs++
+        return randomBytes(400_000).toString('base64')
+      },
+    })
+    const scripted = scriptedModel([
+      toolCalls({ toolCallId: 'call_0', toolName: 'dump', input: {} }),
+      text('The dump was too large.'),
+    ])
+    const a = track(
+      agent({ name: 'dump', model: scripted.model, tools: { dump }, logger: quiet, retry: fast }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'dump it')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active).toBeNull()
+    expect(runs).toBe(1)
+    expect(state.messages.at(-1)?.parts).toContainEqual(
+      expect.objectContaining({ toolCallId: 'call_0', state: 'output-error' }),
+    )
+    const prompt = JSON.stringify(scripted.calls[1]?.prompt)
+    expect(prompt).toContain("A2 could not store the tool's output")
+    expect(textOf(state.messages.at(-1))).toBe('The dump was too large.')
+  })
+})
