@@ -17,7 +17,9 @@ export interface HandlerSession<State = unknown> {
    * Sets a named one-time timer that appends `events` when it fires. The
    * same name and target time make one timer, so a retried handler converges
    * on it. A delay counts from the triggering event's timestamp, not from
-   * now, for the same reason.
+   * now, for the same reason. Inside a tool, names belong to the logical
+   * call: a provider that reuses a `toolCallId` in a later step sets another
+   * timer under the same name, not a conflicting one.
    */
   schedule(name: string, when: TimerWhen, ...events: EventInput[]): Promise<void>
 }

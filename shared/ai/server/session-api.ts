@@ -28,17 +28,31 @@ export interface AgentSession<State = Record<string, unknown>> extends HandlerSe
   export(): Promise<string>
 }
 
+/** Where a session's timers count from, and whose they are. */
+export interface TimerOrigin {
+  /** The time delays count from: the triggering event's inside a tool or handler. */
+  from: () => number
+  /**
+   * The logical tool call a tool's timers belong to (its idempotency key,
+   * which the tool sees as `ctx.idempotencyKey`). A timer's name is its
+   * identity within the call, so a tool that names its timer after its
+   * `toolCallId` converges on one timer across retries of the call, and a
+   * provider that reuses the ID in a later step gets another. The scope is
+   * part of the name (`<key>/<name>`), so every scheduler keeps it apart.
+   */
+  call?: string
+}
+
 /**
  * A session as server code sees it: trusted appends (no `authorize`) that
  * wake the lanes they concern, wherever they come from (`agent.session()`, a
- * tool, a handler), state, and named timers. `timersFrom` is the time delays
- * count from: the triggering event's timestamp inside a tool or handler, the
- * agent's clock elsewhere.
+ * tool, a handler), state, and named timers, set from `timers` (default: the
+ * agent's clock, in no call's scope).
  */
 export function agentSession(
   lane: LaneContext,
   sessionId: string,
-  timersFrom: () => number = lane.config.now,
+  timers: TimerOrigin = { from: lane.config.now },
 ): AgentSession {
   const log = lane.log.session(sessionId)
   return {
@@ -56,12 +70,12 @@ export function agentSession(
         if (event.id !== undefined && isReservedId(event.id))
           throw new ReservedEventIdError(event.id)
       }
-      const at = timerTarget(when, timersFrom())
+      const at = timerTarget(when, timers.from())
       // A timer set in a log fires only into that log, never into an erased one.
       const setIn = await timerLogOf(lane.store, sessionId)
       await lane.scheduler.schedule({
         sessionId,
-        name,
+        name: timers.call === undefined ? name : `${timers.call}/${name}`,
         at,
         ...(setIn ? { setIn } : {}),
         events: events.map((event, position) => ({

@@ -44,7 +44,7 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
     // A held claim throws: a live worker runs it, and the wake-up is retried.
     const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
     // Its timers count from the event, so a retried handler sets the same ones.
-    const session = agentSession(lane, sessionId, () => event.timestamp)
+    const session = agentSession(lane, sessionId, { from: () => event.timestamp })
     const fence = { claim: claimKey, attempt: claim.attempt }
     const { state } = await lane.state(sessionId)
     await runClaimedWork(lane, sessionId, claim, async (signal) => {

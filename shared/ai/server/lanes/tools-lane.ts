@@ -112,7 +112,10 @@ async function runTool(
   // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
   // timers count from that event's time, so a retried call sets the same ones.
   const calledEvent = await calledEventOf(lane, sessionId, record)
-  const session = agentSession(lane, sessionId, () => calledEvent.timestamp)
+  const session = agentSession(lane, sessionId, {
+    from: () => calledEvent.timestamp,
+    call: toolIdempotencyKey(sessionId, record),
+  })
   let preliminary = 0
   // Stopped (Pause now, Stop) or superseded before its result was recorded.
   let cutShort = false

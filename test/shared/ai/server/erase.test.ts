@@ -184,7 +184,11 @@ describe('session.erase(): an erasure request', () => {
     )
     await a.session('s').append(...inputs.message(userMessage('m1', 'Remind me later')))
     await a.runtime.idle()
-    expect(timers.map((timer) => timer.name)).toEqual(['reminder'])
+    // A tool's timer is named within its call: `<ctx.idempotencyKey>/reminder`.
+    expect(timers.map((timer) => timer.name)).toEqual([
+      expect.stringMatching(/^id-[\w-]+\/reminder$/),
+    ])
+    const name = timers[0]?.name
 
     expect((await a.session('s').erase()).timers).toBe(0)
     await a.runtime.fireTimer(timers[0] as Timer)
@@ -192,7 +196,7 @@ describe('session.erase(): an erasure request', () => {
     expect(await a.runtime.log.session('s').read()).toEqual([])
     expect(await a.runtime.log.session('s').head()).toBe(0)
     expect(warnings).toEqual([
-      'a2: timer "reminder" of session s dropped: the session has no log (erased or expired)',
+      `a2: timer "${name}" of session s dropped: the session has no log (erased or expired)`,
     ])
 
     // Nor into the session its user started over since: the timer is the erased log's.
@@ -203,7 +207,7 @@ describe('session.erase(): an erasure request', () => {
     await a.runtime.idle()
     expect(await a.runtime.log.session('s').read()).toEqual(restarted)
     expect(warnings.at(-1)).toBe(
-      'a2: timer "reminder" of session s dropped: the session was erased and started over since it was set',
+      `a2: timer "${name}" of session s dropped: the session was erased and started over since it was set`,
     )
   })
 

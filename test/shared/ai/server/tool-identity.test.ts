@@ -1,6 +1,7 @@
 import { tool } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { supportTools } from '../../../../functions/example/support-agent.ts'
 import { inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
@@ -146,6 +147,39 @@ describe('tool identity when a provider reuses tool-call IDs', () => {
       }),
     ])
     expect(textOf(state.messages[1])).toBe('Both are open.')
+  })
+
+  it('Given the seed\'s setReminder naming its timer after toolCallId, When step 2 calls call_0 again while the first timer is pending, Then both timers are set: "even if a provider reuses tool-call IDs"', async () => {
+    const script = scriptedModel([
+      toolCalls({
+        toolCallId: 'call_0',
+        toolName: 'setReminder',
+        input: { delaySeconds: 60, reminder: 'stretch' },
+      }),
+      toolCalls({
+        toolCallId: 'call_0',
+        toolName: 'setReminder',
+        input: { delaySeconds: 120, reminder: 'drink water' },
+      }),
+      text('Both are set.'),
+    ])
+    const a = track(
+      agent({
+        name: 'reuse-timers',
+        model: script.model,
+        tools: { setReminder: supportTools.setReminder },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Remind me twice')))
+    await settled(a, 1)
+    const { state } = await a.session('s').state()
+    const outputs = state.messages[1]?.parts
+      .filter((part) => part.type === 'tool-setReminder')
+      .map((part) => (part as { output?: unknown; errorText?: string }).output ?? part)
+    expect(outputs).toEqual([
+      { scheduled: true, delaySeconds: 60 },
+      { scheduled: true, delaySeconds: 120 },
+    ])
   })
 })
 
