@@ -287,8 +287,10 @@ export function agent<
           logger.warn(
             `a2: ${wakeUp.lane} lane of session ${wakeUp.sessionId} failed (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
           ),
+        // Each give-up is its own occurrence (SQS's is its message ID). A
+        // clock reading is not one: two give-ups in one reading collide.
         onDeadLetter: (wakeUp, error, attempts) =>
-          deadLetter(wakeUp, { error, attempts, occurrence: String(config.now()) }),
+          deadLetter(wakeUp, { error, attempts, occurrence: crypto.randomUUID() }),
       })
   const dispatcher: Dispatcher = options.dispatcher ?? (embedded as Dispatcher)
 
