@@ -1,6 +1,7 @@
 import { createGateway, type GatewayProvider } from '@ai-sdk/gateway'
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { type LocalServer, serveFetch } from '../node/serve.ts'
+import { installDefaultProvider } from './default-provider.ts'
 import { type ModelCall, type Script, stepOf, stepStream, withInputTokens } from './model-script.ts'
 import { callOfPrompt } from './prompt-call.ts'
 
@@ -115,14 +116,7 @@ export async function gatewayDouble(options: GatewayDoubleOptions): Promise<Gate
     provider,
     calls,
     catalogReads: () => catalogReads,
-    install() {
-      const global = globalThis as { AI_SDK_DEFAULT_PROVIDER?: unknown }
-      const before = global.AI_SDK_DEFAULT_PROVIDER
-      global.AI_SDK_DEFAULT_PROVIDER = provider
-      return () => {
-        global.AI_SDK_DEFAULT_PROVIDER = before
-      }
-    },
+    install: () => installDefaultProvider(provider),
     release() {
       for (const release of hanging) release()
       hanging.clear()
