@@ -1,7 +1,9 @@
 import { createGateway, type GatewayProvider } from '@ai-sdk/gateway'
 import type { LanguageModelV4Prompt } from '@ai-sdk/provider'
 import { type LocalServer, serveFetch } from '../node/serve.ts'
+import { installDefaultProvider } from './default-provider.ts'
 import { type ModelCall, type Script, stepOf, stepStream, withInputTokens } from './model-script.ts'
+import { callOfPrompt } from './prompt-call.ts'
 
 /** The path of the Gateway's model API below its origin (`createGateway`'s default base URL). */
 const GATEWAY_API_PATH = '/v4/ai'
@@ -90,7 +92,7 @@ export async function gatewayDouble(options: GatewayDoubleOptions): Promise<Gate
     if (!modelId) return gatewayError(400, 'invalid_request_error', 'No ai-language-model-id')
     const raw = await request.text()
     const body = JSON.parse(raw) as GatewayCallBody
-    const call = modelCallOf(modelId, body)
+    const call = callOfPrompt(modelId, body.prompt, body.tools, body)
     const step = stepOf(options.script, call, calls.length)
     calls.push(call)
     if ('error' in step) {
@@ -114,14 +116,7 @@ export async function gatewayDouble(options: GatewayDoubleOptions): Promise<Gate
     provider,
     calls,
     catalogReads: () => catalogReads,
-    install() {
-      const global = globalThis as { AI_SDK_DEFAULT_PROVIDER?: unknown }
-      const before = global.AI_SDK_DEFAULT_PROVIDER
-      global.AI_SDK_DEFAULT_PROVIDER = provider
-      return () => {
-        global.AI_SDK_DEFAULT_PROVIDER = before
-      }
-    },
+    install: () => installDefaultProvider(provider),
     release() {
       for (const release of hanging) release()
       hanging.clear()
@@ -133,30 +128,6 @@ export async function gatewayDouble(options: GatewayDoubleOptions): Promise<Gate
 interface GatewayCallBody {
   prompt: LanguageModelV4Prompt
   tools?: { name: string }[]
-}
-
-function modelCallOf(modelId: string, body: GatewayCallBody): ModelCall {
-  let system: string | undefined
-  const messages: ModelCall['messages'] = []
-  for (const message of body.prompt) {
-    if (message.role === 'system') {
-      system = system === undefined ? message.content : `${system}\n${message.content}`
-      continue
-    }
-    const text = message.content
-      .map((part) =>
-        'text' in part && typeof part.text === 'string' ? part.text : JSON.stringify(part),
-      )
-      .join('')
-    messages.push({ role: message.role, text })
-  }
-  return {
-    modelId,
-    system,
-    messages,
-    tools: (body.tools ?? []).map((tool) => tool.name),
-    body,
-  }
 }
 
 /** The Gateway's error body: the provider turns `type` into its typed error. */

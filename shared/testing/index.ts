@@ -1,8 +1,19 @@
 // `a2-aws/test`: helpers for testing an app built on a2-aws, in Node.
+// - The step script every model double answers with: `text()`,
+//   `reasoning()`, `toolCalls()` build a step's stream parts, a step may
+//   also fail (`{ error, status, type }`) or hang until `release()`, and a
+//   script is the steps in order or a function of the call
+//   (`lastUserText(call)`).
 // - `scriptedModel()`: the AI SDK's own test model (`MockLanguageModelV4`)
-//   answering each model call with the next step of a script (`text()`,
-//   `toolCalls()`, errors, hanging steps), so an agent runs end to end with
-//   no provider.
+//   on a script, so an agent runs end to end with no provider.
+// - `gatewayDouble()` / `bedrockDouble()`: local servers that speak AI
+//   Gateway's and Amazon Bedrock's wire protocols, so the same script runs
+//   through the real `@ai-sdk/gateway` and `@ai-sdk/amazon-bedrock`
+//   providers (a model ID string, a `bedrock:` model ID) and A2's model
+//   catalog client, with no network.
+// - `v2Model()` / `unversionedProvider()`: providers on older AI SDK
+//   specifications, which the SDK runs in a compatibility mode, to see what
+//   an app's agent does with them.
 // - `crashPoints()` / `expectCrashSafe()`: runs your agent's tools through a
 //   scripted conversation, kills it at every crash point (each store write,
 //   wake-up, timer, tool execute start and return, model stream read),
@@ -13,6 +24,14 @@
 //   passes, to run on your own `EventStore` (vitest; pass its
 //   `describe`/`it`/`expect`, so importing this entry loads no test runner).
 
+export {
+  type BedrockCall,
+  type BedrockDouble,
+  type BedrockDoubleCredentials,
+  type BedrockDoubleOptions,
+  bedrockDouble,
+} from './bedrock-double.ts'
+export type { ConverseContentBlock, ConverseRequest } from './converse-call.ts'
 export {
   type CrashFailure,
   type CrashPointsOptions,
@@ -32,4 +51,25 @@ export {
   describeEventStoreConformance,
   type EventStoreHarness,
 } from './event-store-conformance.ts'
-export { type ScriptedModel, type Step, scriptedModel, text, toolCalls } from './scripted-model.ts'
+export {
+  type CatalogModel,
+  type GatewayDouble,
+  type GatewayDoubleOptions,
+  gatewayDouble,
+} from './gateway-double.ts'
+export {
+  type UnversionedProvider,
+  unversionedProvider,
+  type V2Model,
+  v2Model,
+} from './legacy-provider.ts'
+export {
+  lastUserText,
+  type ModelCall,
+  reasoning,
+  type Script,
+  type Step,
+  text,
+  toolCalls,
+} from './model-script.ts'
+export { type ScriptedModel, scriptedModel } from './scripted-model.ts'

@@ -39,8 +39,13 @@ export interface ModelCall {
   body: unknown
 }
 
-/** What a double answers with: the steps in order, or a step chosen per call. */
-export type Script = readonly Step[] | ((call: ModelCall, index: number) => Step | undefined)
+/**
+ * What a double answers with: the steps in order, or a step chosen per call
+ * (a double may pass its own kind of call, with its wire body typed).
+ */
+export type Script<Call extends ModelCall = ModelCall> =
+  | readonly Step[]
+  | ((call: Call, index: number) => Step | undefined)
 
 /** The text of a call's last user message: what most scripts branch on. */
 export function lastUserText(call: ModelCall): string {
@@ -104,7 +109,11 @@ function textBlock(id: string, content: string, chunks: number): LanguageModelV4
 }
 
 /** The step a script gives call number `index` (0-based), or a failure that says the script ran out. */
-export function stepOf(script: Script, call: ModelCall, index: number): Step {
+export function stepOf<Call extends ModelCall>(
+  script: Script<Call>,
+  call: Call,
+  index: number,
+): Step {
   const step = typeof script === 'function' ? script(call, index) : script[index]
   return step ?? { error: `The script has no step ${index + 1}` }
 }

@@ -282,25 +282,44 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   'a2-aws/test': {
     values: [
       'CrashError',
+      'bedrockDouble',
       'crashPoints',
       'describeEventStoreConformance',
       'effectLedger',
       'expectCrashSafe',
+      'gatewayDouble',
+      'lastUserText',
+      'reasoning',
       'scriptedModel',
       'text',
       'toolCalls',
+      'unversionedProvider',
+      'v2Model',
     ],
     types: [
+      'BedrockCall',
+      'BedrockDouble',
+      'BedrockDoubleCredentials',
+      'BedrockDoubleOptions',
+      'CatalogModel',
       'ConformanceTestApi',
       'ConversationAction',
+      'ConverseContentBlock',
+      'ConverseRequest',
       'CrashFailure',
       'CrashPointsOptions',
       'CrashPointsReport',
       'CrashTestAgent',
       'EffectLedger',
       'EventStoreHarness',
+      'GatewayDouble',
+      'GatewayDoubleOptions',
+      'ModelCall',
       'ScriptedModel',
+      'Script',
       'Step',
+      'UnversionedProvider',
+      'V2Model',
     ],
   },
 }
@@ -376,6 +395,13 @@ describe('the entry points', () => {
     }
     // Six module graphs walked: seconds on a busy machine.
   }, 30_000)
+
+  it('a2-aws/test loads no test runner when imported: vitest is an optional peer', () => {
+    const runners = [...packagesLoadedBy(sourceOf('a2-aws/test'))].filter((name) =>
+      ['vitest', '@vitest/expect', 'jest', 'mocha'].includes(name),
+    )
+    expect(runners).toEqual([])
+  })
 
   it('a2-aws/cdk loads no AWS SDK client at synth: the construct imports constants, not adapters', () => {
     const sdk = [...packagesLoadedBy(sourceOf('a2-aws/cdk'))].filter((name) =>

@@ -1,7 +1,8 @@
 // Run inside the scratch project that installed the packed tarball (by
 // package-install.test.ts): imports every entry point from the installed
-// package, runs an agent on a scripted model over HTTP, and synthesizes a
-// stack with A2Agent. Prints one JSON line of what it saw.
+// package, runs an agent on a scripted model over HTTP and one on a
+// `bedrock:` model ID through the Bedrock double, and synthesizes a stack
+// with A2Agent. Prints one JSON line of what it saw.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +10,7 @@ import { inputs } from 'a2-aws/ai'
 import { agent } from 'a2-aws/ai/server'
 import { A2Agent } from 'a2-aws/cdk'
 import { serveAgent } from 'a2-aws/node'
-import { scriptedModel, text } from 'a2-aws/test'
+import { bedrockDouble, scriptedModel, text } from 'a2-aws/test'
 import { App, Stack } from 'aws-cdk-lib'
 
 const ENTRY_POINTS = [
@@ -52,6 +53,25 @@ for (let tries = 0; tries < 200 && !answer; tries++) {
 assistant.runtime.close()
 await server.close()
 
+// An agent on a `bedrock:` model ID, through the Bedrock double: the real
+// provider's event-stream parsing of the double's framing, as installed.
+const bedrock = await bedrockDouble({ script: [text('Hello from Bedrock')] })
+for (const [name, value] of Object.entries(bedrock.env())) {
+  if (value === undefined) delete process.env[name]
+  else process.env[name] = value
+}
+const onBedrock = agent({ name: 'packaged-bedrock', model: 'bedrock:anthropic.claude-x-v1:0' })
+await onBedrock
+  .session('s1')
+  .append(...inputs.message({ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }))
+await onBedrock.runtime.idle()
+const { state: bedrockState } = await onBedrock.session('s1').state()
+const bedrockAnswer = (bedrockState.messages.at(-1)?.parts ?? [])
+  .map((part) => (part.type === 'text' ? part.text : ''))
+  .join('')
+onBedrock.runtime.close()
+await bedrock.close()
+
 // A stack with A2Agent, bundling an agent module that imports the package.
 const project = mkdtempSync(join(process.cwd(), 'synth-'))
 const entry = join(project, 'agent.ts')
@@ -78,6 +98,7 @@ console.log(
     exportsOf,
     posted: posted.status,
     answer,
+    bedrockAnswer,
     tables: types.filter((type) => type === 'AWS::DynamoDB::Table').length,
     functions: types.filter((type) => type === 'AWS::Lambda::Function').length,
   }),

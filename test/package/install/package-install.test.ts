@@ -96,7 +96,7 @@ describe('the packed package, installed into a scratch project', () => {
     )
   })
 
-  it('imports every entry point, answers on a scripted model over HTTP, and synthesizes A2Agent', async () => {
+  it('imports every entry point, answers on a scripted model over HTTP and on a `bedrock:` model through the Bedrock double, and synthesizes A2Agent', async () => {
     const { stdout } = await run(process.execPath, ['check-entry-points.ts'], {
       cwd: project,
       env,
@@ -108,7 +108,12 @@ describe('the packed package, installed into a scratch project', () => {
       expect(seen.exportsOf[`a2-aws${entry.slice(1)}`], entry).not.toEqual([])
     }
     expect(seen.exportsOf['a2-aws/node']).toEqual(['PortInUseError', 'serveAgent', 'serveFetch'])
-    expect(seen).toMatchObject({ posted: 200, answer: 'Hello from the tarball', tables: 1 })
+    expect(seen).toMatchObject({
+      posted: 200,
+      answer: 'Hello from the tarball',
+      bedrockAnswer: 'Hello from Bedrock',
+      tables: 1,
+    })
     expect(seen.functions).toBeGreaterThan(5)
   }, 300_000)
 

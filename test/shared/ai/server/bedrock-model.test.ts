@@ -2,23 +2,26 @@ import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
+import { type BedrockDouble, bedrockDouble } from '../../../../shared/testing/bedrock-double.ts'
+import { text } from '../../../../shared/testing/model-script.ts'
 import { eventsOf, textOf, track, userMessage } from '../../../support/agent-log.ts'
-import { type FakeBedrock, fakeBedrock } from '../../../support/fake-bedrock.ts'
 
 const SONNET_US = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
 const SONNET = 'anthropic.claude-sonnet-4-5-20250929-v1:0'
 const SUMMARY_REQUEST = 'Summarize the conversation so far'
 
-let bedrock: FakeBedrock
+let bedrock: BedrockDouble
 beforeEach(async () => {
-  bedrock = await fakeBedrock((request) => {
-    const last = request.body.messages.at(-1)?.content.at(-1)?.text ?? ''
-    return last.startsWith(SUMMARY_REQUEST)
-      ? 'SUMMARY'
-      : `Bedrock says: ${'the answer is forty-two. '.repeat(8)}`
+  bedrock = await bedrockDouble({
+    script: (call) => {
+      const last = call.body.messages.at(-1)?.content.at(-1)?.text ?? ''
+      return last.startsWith(SUMMARY_REQUEST)
+        ? text('SUMMARY')
+        : text(`Bedrock says: ${'the answer is forty-two. '.repeat(8)}`, { chunks: 2 })
+    },
   })
   // What a Lambda function's environment holds: its role's credentials and
-  // region. The endpoint variable points the provider at the fake.
+  // region. The endpoint variable points the provider at the double.
   vi.stubEnv('AWS_REGION', 'us-east-1')
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'ASIAROLECREDENTIALS')
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'role-secret')
@@ -44,8 +47,8 @@ describe('an agent on Amazon Bedrock', () => {
     await turn(a, 'u1', 'What is the answer?')
     const { state } = await a.session('s').state()
     expect(textOf(state.messages[1])).toMatch(/^Bedrock says: the answer is forty-two/)
-    expect(bedrock.requests).toHaveLength(1)
-    const [request] = bedrock.requests
+    expect(bedrock.calls).toHaveLength(1)
+    const [request] = bedrock.calls
     expect(request?.modelId).toBe(SONNET_US)
     expect(request?.authorization).toContain('Credential=ASIAROLECREDENTIALS/')
     expect(request?.authorization).toContain('/us-east-1/bedrock/aws4_request')
@@ -69,8 +72,8 @@ describe('an agent on Amazon Bedrock', () => {
     await turn(a, 'u1', 'Hello')
     const { state } = await a.session('s').state()
     expect(textOf(state.messages[1])).toMatch(/^Bedrock says:/)
-    expect(bedrock.requests[0]?.modelId).toBe(SONNET)
-    expect(bedrock.requests[0]?.authorization).toContain('/eu-west-1/bedrock/aws4_request')
+    expect(bedrock.calls[0]?.modelId).toBe(SONNET)
+    expect(bedrock.calls[0]?.authorization).toContain('/eu-west-1/bedrock/aws4_request')
   })
 
   it('is not in the AI Gateway catalog: no metadata lookup, and without thresholdTokens the session does not compact', async () => {
@@ -92,8 +95,8 @@ describe('an agent on Amazon Bedrock', () => {
     expect(types).not.toContain('ai.model.metadata.requested')
     expect(types).not.toContain('ai.compaction.started')
     expect(catalogReads).toBe(0)
-    expect(bedrock.requests).toHaveLength(6)
-    expect(bedrock.requests.at(-1)?.body.messages).toHaveLength(11)
+    expect(bedrock.calls).toHaveLength(6)
+    expect(bedrock.calls.at(-1)?.body.messages).toHaveLength(11)
   })
 
   it('compacts with compaction.thresholdTokens, the summary request going to the same Bedrock model', async () => {
@@ -107,13 +110,13 @@ describe('an agent on Amazon Bedrock', () => {
     for (let n = 1; n <= 4; n++) await turn(a, `u${n}`, `question ${n}: ${'filler '.repeat(40)}`)
     const { state } = await a.session('s').state()
     expect(state.compacted?.summary).toBe('SUMMARY')
-    const summaryRequests = bedrock.requests.filter((request) =>
+    const summaryRequests = bedrock.calls.filter((request) =>
       request.body.messages.at(-1)?.content.at(-1)?.text?.startsWith(SUMMARY_REQUEST),
     )
     expect(summaryRequests.length).toBeGreaterThan(0)
     expect(summaryRequests.every((request) => request.modelId === SONNET_US)).toBe(true)
     // The request after the summary carries it in place of what it covers.
-    expect(JSON.stringify(bedrock.requests.at(-1)?.body.messages)).toContain(
+    expect(JSON.stringify(bedrock.calls.at(-1)?.body.messages)).toContain(
       'Summary of the earlier conversation',
     )
   })
