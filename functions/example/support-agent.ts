@@ -4,6 +4,7 @@ import { handlerContext, inputs } from '../../shared/ai/index.ts'
 import { BEDROCK_PREFIX } from '../../shared/ai/server/bedrock-model-id.ts'
 import type { AgentOptions } from '../../shared/ai/server/index.ts'
 import { demoModel } from './demo-model.ts'
+import { type GatewayEnv, gatewaySettings } from './gateway-origin.ts'
 
 /** The example agent's tools: one needs the user's approval, one sets a timer. */
 export const supportTools = {
@@ -48,13 +49,17 @@ export const supportTools = {
  * the environment sign its requests: no key); otherwise, with
  * `AI_GATEWAY_API_KEY`, a real model through AI Gateway (`A2_MODEL`, default
  * `openai/gpt-5.6-terra`); without either, the offline demo model.
+ * `A2_GATEWAY_URL` moves AI Gateway (its catalog here; the entry point sets
+ * the provider model IDs resolve through: see `gatewaySettings()`).
  */
-export function supportAgentOptions(env: { AI_GATEWAY_API_KEY?: string; A2_MODEL?: string } = {}) {
+export function supportAgentOptions(env: GatewayEnv & { A2_MODEL?: string } = {}) {
   const onBedrock = env.A2_MODEL?.startsWith(BEDROCK_PREFIX) ?? false
   const online = onBedrock || Boolean(env.AI_GATEWAY_API_KEY)
+  const gateway = gatewaySettings(env)
   return {
     name: 'support-agent',
     model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : demoModel(),
+    ...(gateway ? { modelCatalog: gateway.modelCatalog } : {}),
     instructions: 'Help the customer. Be concise. Ask before closing tickets.',
     tools: supportTools,
     harness: { type: 'ai-sdk', generation: { toolApproval: { closeTicket: 'user-approval' } } },
