@@ -20,13 +20,17 @@ export const EXAMPLE_LIMITS: CatalogModel = { contextWindow: 400_000, maxOutputT
 /** The answer to a user message the script does not branch on. */
 export const echo = (said: string): string => `echo from the gateway: ${said}`
 
+/** What the model answers A2's compaction (its summary request). */
+export const SUMMARY = 'The user greeted the agent and asked for nothing else yet.'
+
 /** The answer after a tool ran: its result, as the model saw it. */
 export const afterTool = (result: string): string => `Done, the tool said ${result}`
 
 /**
  * A model for the example agent (`functions/example/support-agent.ts`), per
  * call, as a real one would answer: "close ticket T-42" calls `closeTicket`
- * (which needs approval), a tool result gets an answer that quotes it, "take
+ * (which needs approval), a tool result gets an answer that quotes it, A2's
+ * summary request (compaction) gets `SUMMARY`, "take
  * your time" streams a few words and hangs (until stopped or released), and
  * anything else is echoed. Tool call IDs restart at `call_0` in every step,
  * as several providers' do.
@@ -35,6 +39,7 @@ export function exampleScript(call: ModelCall): Step {
   const last = call.messages.at(-1)
   if (last?.role === 'tool') return text(afterTool(last.text))
   const said = lastUserText(call)
+  if (said.startsWith('Summarize the conversation so far')) return text(SUMMARY)
   const ticket = /close ticket ([A-Z]+-\d+)/i.exec(said)
   if (ticket) {
     return toolCalls({
@@ -56,7 +61,7 @@ export function exampleScript(call: ModelCall): Step {
   return text(echo(said), { chunks: 3 })
 }
 
-/** A Gateway double that answers as `exampleScript()` and lists the example's model. */
-export function exampleGateway(): Promise<GatewayDouble> {
-  return gatewayDouble({ script: exampleScript, catalog: { [EXAMPLE_MODEL]: EXAMPLE_LIMITS } })
+/** A Gateway double that answers as `exampleScript()` and lists the example's model (with `limits`). */
+export function exampleGateway(limits: CatalogModel = EXAMPLE_LIMITS): Promise<GatewayDouble> {
+  return gatewayDouble({ script: exampleScript, catalog: { [EXAMPLE_MODEL]: limits } })
 }
