@@ -11,9 +11,12 @@ export const supportTools = {
   closeTicket: tool({
     description: 'Close a resolved support ticket',
     inputSchema: z.object({ ticketId: z.string() }),
-    execute: async ({ ticketId }, { toolCallId }) => {
-      // A real side effect would use toolCallId as its idempotency key.
-      return { ticketId, closed: true, idempotencyKey: toolCallId }
+    execute: async ({ ticketId }) => {
+      // A real side effect passes this key to its API: the same on every
+      // retry of this call, another for the next call even when the provider
+      // names every call `call_0` (keyed on the tool call ID alone, the API
+      // would take the second ticket's close for a retry of the first).
+      return { ticketId, closed: true, idempotencyKey: handlerContext().idempotencyKey }
     },
   }),
   setReminder: tool({
