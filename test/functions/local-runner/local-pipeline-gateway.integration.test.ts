@@ -91,7 +91,7 @@ async function say(sessionId: string, said: string): Promise<void> {
 }
 
 /** Waits for the turn to end with `expected` as the transcript; a hung turn fails showing its state. */
-async function expectTranscript(sessionId: string, expected: string[]): Promise<void> {
+async function expectTranscript(sessionId: string, expected: unknown[]): Promise<void> {
   await expect
     .poll(
       async () => {
@@ -153,5 +153,27 @@ describe('npm run local with a Gateway model ID through the double (A2_GATEWAY_U
     expect(last?.messages.some((message) => message.text.includes('hello from the first'))).toBe(
       false,
     )
+  }, 60_000)
+
+  it('runs an approved closeTicket in two sessions, each call named call_0 by the model, and answers both', async () => {
+    const sessions = ['tickets-a', 'tickets-b']
+    for (const [at, id] of sessions.entries()) await say(id, `close ticket T-${at}`)
+    for (const [at, id] of sessions.entries()) {
+      await expect
+        .poll(async () => (await example.session(id).state()).state.pendingApprovals, {
+          timeout: 20_000,
+          interval: 100,
+        })
+        .toMatchObject([{ toolCallId: 'call_0', input: { ticketId: `T-${at}` } }])
+      const [approval] = (await example.session(id).state()).state.pendingApprovals
+      if (!approval) throw new Error('no pending approval')
+      await example.session(id).append(...inputs.approval(approval, { approved: true }))
+    }
+    for (const [at, id] of sessions.entries()) {
+      await expectTranscript(id, [
+        `close ticket T-${at}`,
+        expect.stringContaining(`"ticketId":"T-${at}","closed":true`),
+      ])
+    }
   }, 60_000)
 })
