@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inputs } from '../../shared/ai/index.ts'
 import type { AIState } from '../../shared/ai/state/ai-state.ts'
@@ -13,7 +12,7 @@ import {
   echo,
   exampleGateway,
 } from '../support/example-gateway.ts'
-import { repoRoot } from '../support/repo-root.ts'
+import { type StartedCommand, startNpmStart } from '../support/npm-start.ts'
 
 // `npm start` as a user with an AI Gateway key runs it: the real
 // functions/local-server.ts in its own process, its model a model ID string,
@@ -21,49 +20,21 @@ import { repoRoot } from '../support/repo-root.ts'
 // here before, so a second session that hung went unseen.
 
 let gateway: GatewayDouble
-let child: ChildProcess | undefined
-let stdout = ''
+let server: StartedCommand | undefined
 let url = ''
 
 beforeAll(async () => {
   gateway = await exampleGateway()
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  server = await startNpmStart({
     AI_GATEWAY_API_KEY: 'test-gateway-key',
     A2_GATEWAY_URL: gateway.url,
-    PORT: '0',
-    HOST: '127.0.0.1',
-  }
-  delete env.A2_MODEL // the example's default model, as most users run it
-  const started = spawn(process.execPath, ['functions/local-server.ts'], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    A2_MODEL: undefined, // the example's default model, as most users run it
   })
-  child = started
-  let stderr = ''
-  started.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  // The first line says where it listens (PORT=0 picks the port).
-  url = await new Promise<string>((resolve, reject) => {
-    started.stdout.on('data', (chunk) => {
-      stdout += chunk
-      const listening = /on (http:\/\/\S+)\/api\/agent/.exec(stdout)
-      if (listening?.[1] && stdout.includes('\n  chat in a browser')) resolve(listening[1])
-    })
-    started.once('exit', (code) =>
-      reject(new Error(`npm start exited (${code}) before listening: ${stderr}`)),
-    )
-  })
+  url = server.url
 }, 60_000)
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((resolve) => child?.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exited
-  }
+  await server?.stop()
   await gateway?.close()
 })
 
@@ -72,14 +43,17 @@ const poll = { timeout: 10_000, interval: 50 }
 const json = { 'content-type': 'application/json' }
 const bearer = (session: OpenedSession) => ({ authorization: `Bearer ${session.token}` })
 
-async function openSession(): Promise<OpenedSession> {
-  const response = await fetch(`${url}/api/agent`, { method: 'POST', headers: json, body: '{}' })
+/** A session on the server at `origin` (this file's npm start by default). */
+type Session = OpenedSession & { origin: string }
+
+async function openSession(origin = url): Promise<Session> {
+  const response = await fetch(`${origin}/api/agent`, { method: 'POST', headers: json, body: '{}' })
   expect(response.status).toBe(201)
-  return (await response.json()) as OpenedSession
+  return { ...((await response.json()) as OpenedSession), origin }
 }
 
-async function push(session: OpenedSession, events: unknown[]): Promise<void> {
-  const response = await fetch(`${url}/api/agent?sessionId=${session.sessionId}`, {
+async function push(session: Session, events: unknown[]): Promise<void> {
+  const response = await fetch(`${session.origin}/api/agent?sessionId=${session.sessionId}`, {
     method: 'POST',
     headers: { ...json, ...bearer(session) },
     body: JSON.stringify({ events }),
@@ -87,7 +61,7 @@ async function push(session: OpenedSession, events: unknown[]): Promise<void> {
   expect(response.status).toBe(200)
 }
 
-const say = (session: OpenedSession, said: string) =>
+const say = (session: Session, said: string) =>
   push(
     session,
     inputs.message({
@@ -97,8 +71,8 @@ const say = (session: OpenedSession, said: string) =>
     }),
   )
 
-async function stateOf(session: OpenedSession): Promise<AIState> {
-  const response = await fetch(`${url}/api/state?sessionId=${session.sessionId}`, {
+async function stateOf(session: Session): Promise<AIState> {
+  const response = await fetch(`${session.origin}/api/state?sessionId=${session.sessionId}`, {
     headers: bearer(session),
   })
   expect(response.status).toBe(200)
@@ -106,7 +80,7 @@ async function stateOf(session: OpenedSession): Promise<AIState> {
 }
 
 /** Waits for the turn to end with `expected` as the whole transcript. */
-async function expectTranscript(session: OpenedSession, expected: string[]): Promise<void> {
+async function expectTranscript(session: Session, expected: unknown[]): Promise<void> {
   await expect
     .poll(async () => {
       const state = await stateOf(session)
@@ -117,8 +91,10 @@ async function expectTranscript(session: OpenedSession, expected: string[]): Pro
 
 describe('npm start with AI_GATEWAY_API_KEY and A2_GATEWAY_URL: a model ID string through AI Gateway', () => {
   it('says on startup that the model goes through AI Gateway, at that origin', () => {
-    expect(stdout).toContain(`model: ${EXAMPLE_MODEL} through AI Gateway at ${gateway.url}\n`)
-    expect(stdout).not.toContain('OFFLINE DEMO MODEL')
+    expect(server?.stdout()).toContain(
+      `model: ${EXAMPLE_MODEL} through AI Gateway at ${gateway.url}\n`,
+    )
+    expect(server?.stdout()).not.toContain('OFFLINE DEMO MODEL')
   })
 
   it('answers in a first session and in a second one (it hung there), then a second turn in the first', async () => {
@@ -188,5 +164,27 @@ describe('npm start with AI_GATEWAY_API_KEY and A2_GATEWAY_URL: a model ID strin
       const answer = textOf((await stateOf(session)).messages[1])
       expect(answer).toContain(`"ticketId":"${ticket}","closed":true`)
     }
+  }, 40_000)
+})
+
+describe('npm start as the README runs it: no key, no A2_GATEWAY_URL', () => {
+  it('says it runs the offline demo model, and answers with it', async ({ onTestFinished }) => {
+    const demo = await startNpmStart({
+      AI_GATEWAY_API_KEY: undefined,
+      A2_GATEWAY_URL: undefined,
+      A2_MODEL: undefined,
+    })
+    onTestFinished(() => demo.stop())
+    expect(demo.stdout()).toContain(
+      'model: the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)\n',
+    )
+    const calls = gateway.calls.length
+    const session = await openSession(demo.url)
+    await say(session, 'hello')
+    await expectTranscript(session, [
+      'hello',
+      expect.stringContaining('[offline demo model] You said: "hello".'),
+    ])
+    expect(gateway.calls.length).toBe(calls)
   }, 40_000)
 })
