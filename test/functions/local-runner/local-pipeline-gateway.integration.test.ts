@@ -176,4 +176,26 @@ describe('npm run local with a Gateway model ID through the double (A2_GATEWAY_U
       ])
     }
   }, 60_000)
+
+  it('stops a stream the model left hanging, over the lanes, and the next message answers', async () => {
+    await say('stop', 'take your time')
+    await expect
+      .poll(async () => textOf((await example.session('stop').state()).state.messages[1]), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe('Let me think about that')
+    const { state, index } = await example.session('stop').state()
+    if (!state.active) throw new Error('the turn is not running')
+    await example
+      .session('stop')
+      .append(...inputs.stop({ turnId: state.active.turnId, frontier: index }))
+    await say('stop', 'are you there?')
+    await expectTranscript('stop', [
+      'take your time',
+      'Let me think about that',
+      'are you there?',
+      echo('are you there?'),
+    ])
+  }, 60_000)
 })
