@@ -30,9 +30,9 @@ export const afterTool = (result: string): string => `Done, the tool said ${resu
  * A model for the example agent (`functions/example/support-agent.ts`), per
  * call, as a real one would answer: "close ticket T-42" calls `closeTicket`
  * (which needs approval), a tool result gets an answer that quotes it, A2's
- * summary request (compaction) gets `SUMMARY`, "take
- * your time" streams a few words and hangs (until stopped or released), and
- * anything else is echoed. Tool call IDs restart at `call_0` in every step,
+ * summary request (compaction) gets `SUMMARY`, "take your time" streams a
+ * few words and hangs (until stopped or released), and anything else is
+ * echoed. Tool call IDs restart at `call_0` in every step,
  * as several providers' do.
  */
 export function exampleScript(call: ModelCall): Step {
