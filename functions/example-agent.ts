@@ -5,8 +5,14 @@
 
 import { agent } from '../shared/ai/server/index.ts'
 import { awsAgentParts } from '../shared/aws/agent-environment.ts'
+import { gatewaySettings } from './example/gateway-origin.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
 
+// With A2_GATEWAY_URL, model ID strings go to that AI Gateway: the AI SDK's
+// default provider is process-wide, so the module that owns the process
+// (this one, on Lambda and in `npm run local`) sets it, not the library.
+const gateway = gatewaySettings(process.env)
+if (gateway) globalThis.AI_SDK_DEFAULT_PROVIDER = gateway.provider
 const { online: _online, ...options } = supportAgentOptions(process.env)
 const aws = awsAgentParts()
 

@@ -11,6 +11,7 @@ import { sessionCapability } from '../shared/http/session-capability.ts'
 import type { EventStore } from '../shared/log/event-store.ts'
 import type { LocalServer } from '../shared/node/serve.ts'
 import { serveAgent } from '../shared/node/serve-agent.ts'
+import { gatewaySettings } from './example/gateway-origin.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
 import { exitClearly } from './exit-clearly.ts'
 import { stateRoute } from './state-route.ts'
@@ -21,7 +22,13 @@ export const WEB_ROOT = fileURLToPath(new URL('./example/web/dist/', import.meta
 export interface LocalServerOptions {
   port?: number
   hostname?: string
-  env?: { AI_GATEWAY_API_KEY?: string; A2_MODEL?: string }
+  /**
+   * The example's settings (`supportAgentOptions()`). `A2_GATEWAY_URL` here
+   * moves the model catalog only: model ID strings resolve through the
+   * process's default provider, which `main()` sets (a test installs its
+   * Gateway double).
+   */
+  env?: Parameters<typeof supportAgentOptions>[0]
   /** Replaces the agent's model (tests pass a faster or slower demo model). */
   model?: LanguageModelV4
   /** The built chat page; `WEB_ROOT` by default. */
@@ -91,14 +98,21 @@ export async function startLocalServer({
 }
 
 async function main(): Promise<void> {
+  // Process-wide, so here and not in the agent: model ID strings resolve
+  // through the AI SDK's default provider, now AI Gateway at A2_GATEWAY_URL.
+  const gateway = gatewaySettings(process.env)
+  if (gateway) globalThis.AI_SDK_DEFAULT_PROVIDER = gateway.provider
   const server = await startLocalServer({
     port: Number(process.env.PORT ?? 3000),
     hostname: process.env.HOST ?? '127.0.0.1',
     env: process.env,
   })
   const api = `${server.url}/api/agent`
+  const route = server.modelName.startsWith('bedrock:')
+    ? ' on Amazon Bedrock'
+    : ` through AI Gateway${gateway ? ` at ${gateway.origin}` : ''}`
   console.log(`a2-aws: "${server.name}" on ${api} (memory store, in-process dispatch)
-model: ${server.online ? `${server.modelName}${server.modelName.startsWith('bedrock:') ? ' on Amazon Bedrock' : ' through AI Gateway'}` : 'the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)'}
+model: ${server.online ? `${server.modelName}${route}` : 'the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)'}
 
   chat in a browser: ${server.url}/
   open a session:    curl -s -X POST '${api}' -H 'content-type: application/json' -d '{}' > session.json

@@ -30,6 +30,7 @@ const agent = new A2Agent(
   exampleAgentProps(stack, {
     A2_MODEL: setting('A2_MODEL'),
     A2_GATEWAY_KEY_SECRET: setting('A2_GATEWAY_KEY_SECRET'),
+    A2_GATEWAY_URL: setting('A2_GATEWAY_URL'),
   }),
 )
 const chatPage = new A2ChatPage(stack, 'ChatPage', { agent, source: webRoot })

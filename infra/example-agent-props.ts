@@ -13,21 +13,32 @@ import type { A2AgentProps } from './a2-agent.ts'
  * - `A2_GATEWAY_KEY_SECRET`: the name of the Secrets Manager secret (or,
  *   starting with `/`, the SSM SecureString parameter) that holds the AI
  *   Gateway key, read at cold start into `AI_GATEWAY_API_KEY`.
- * With neither, the example answers with its offline demo model.
+ * - `A2_GATEWAY_URL`: another origin for AI Gateway (a proxy), passed to
+ *   the functions as it is (`functions/example/gateway-origin.ts`).
+ * With neither model nor key, the example answers with its offline demo model.
  */
 export interface ExampleSettings {
   A2_MODEL?: string
   A2_GATEWAY_KEY_SECRET?: string
+  A2_GATEWAY_URL?: string
 }
 
 /** The example agent's `A2Agent` props for these settings (the model, its grant, the key's secret). */
 export function exampleAgentProps(
   scope: Construct,
-  { A2_MODEL: model, A2_GATEWAY_KEY_SECRET: keySecret }: ExampleSettings,
+  {
+    A2_MODEL: model,
+    A2_GATEWAY_KEY_SECRET: keySecret,
+    A2_GATEWAY_URL: gatewayUrl,
+  }: ExampleSettings,
 ): A2AgentProps {
+  const environment = {
+    ...(model ? { A2_MODEL: model } : {}),
+    ...(gatewayUrl ? { A2_GATEWAY_URL: gatewayUrl } : {}),
+  }
   return {
     entry: 'functions/example-agent.ts',
-    ...(model ? { environment: { A2_MODEL: model } } : {}),
+    ...(Object.keys(environment).length > 0 ? { environment } : {}),
     ...(model?.startsWith(BEDROCK_PREFIX) ? { bedrockModels: [model] } : {}),
     // The key is never in the template: the functions get the secret's ARN
     // and read its value at cold start.

@@ -4,15 +4,19 @@ import { handlerContext, inputs } from '../../shared/ai/index.ts'
 import { BEDROCK_PREFIX } from '../../shared/ai/server/bedrock-model-id.ts'
 import type { AgentOptions } from '../../shared/ai/server/index.ts'
 import { demoModel } from './demo-model.ts'
+import { type GatewayEnv, gatewaySettings } from './gateway-origin.ts'
 
 /** The example agent's tools: one needs the user's approval, one sets a timer. */
 export const supportTools = {
   closeTicket: tool({
     description: 'Close a resolved support ticket',
     inputSchema: z.object({ ticketId: z.string() }),
-    execute: async ({ ticketId }, { toolCallId }) => {
-      // A real side effect would use toolCallId as its idempotency key.
-      return { ticketId, closed: true, idempotencyKey: toolCallId }
+    execute: async ({ ticketId }) => {
+      // A real side effect passes this key to its API: the same on every
+      // retry of this call, another for the next call even when the provider
+      // names every call `call_0` (keyed on the tool call ID alone, the API
+      // would take the second ticket's close for a retry of the first).
+      return { ticketId, closed: true, idempotencyKey: handlerContext().idempotencyKey }
     },
   }),
   setReminder: tool({
@@ -48,13 +52,17 @@ export const supportTools = {
  * the environment sign its requests: no key); otherwise, with
  * `AI_GATEWAY_API_KEY`, a real model through AI Gateway (`A2_MODEL`, default
  * `openai/gpt-5.6-terra`); without either, the offline demo model.
+ * `A2_GATEWAY_URL` moves AI Gateway (its catalog here; the entry point sets
+ * the provider model IDs resolve through: see `gatewaySettings()`).
  */
-export function supportAgentOptions(env: { AI_GATEWAY_API_KEY?: string; A2_MODEL?: string } = {}) {
+export function supportAgentOptions(env: GatewayEnv & { A2_MODEL?: string } = {}) {
   const onBedrock = env.A2_MODEL?.startsWith(BEDROCK_PREFIX) ?? false
   const online = onBedrock || Boolean(env.AI_GATEWAY_API_KEY)
+  const gateway = gatewaySettings(env)
   return {
     name: 'support-agent',
     model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : demoModel(),
+    ...(gateway ? { modelCatalog: gateway.modelCatalog } : {}),
     instructions: 'Help the customer. Be concise. Ask before closing tickets.',
     tools: supportTools,
     harness: { type: 'ai-sdk', generation: { toolApproval: { closeTicket: 'user-approval' } } },

@@ -31,6 +31,17 @@ describe('the example stack (infra/app.ts) settings', () => {
     })
   })
 
+  it('passes A2_GATEWAY_URL to the functions as it is, beside the model', () => {
+    const props = exampleAgentProps(stack(), {
+      A2_MODEL: 'openai/gpt-5.6-luna',
+      A2_GATEWAY_URL: 'https://gateway.example.com',
+    })
+    expect(props.environment).toEqual({
+      A2_MODEL: 'openai/gpt-5.6-luna',
+      A2_GATEWAY_URL: 'https://gateway.example.com',
+    })
+  })
+
   it('without settings deploys the offline demo: no model, no grant, no secret', () => {
     expect(exampleAgentProps(stack(), {})).toEqual({ entry: 'functions/example-agent.ts' })
   })

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { demoModel } from '../../../functions/example/demo-model.ts'
 import { supportAgentOptions } from '../../../functions/example/support-agent.ts'
 import { inputs } from '../../../shared/ai/index.ts'
 import { agent } from '../../../shared/ai/server/index.ts'
 import { textOf, track, until, userMessage } from '../../support/agent-log.ts'
+import { exampleGateway } from '../../support/example-gateway.ts'
 
 function exampleAgent() {
   const { online, ...options } = supportAgentOptions({})
@@ -62,5 +63,43 @@ describe('the example support agent (npm start) on the offline demo model', () =
     expect(textOf((await a.session('s').state()).state.messages[1])).toContain(
       '[offline demo model]',
     )
+  })
+})
+
+describe('the example support agent on a Gateway model that names every tool call call_0', () => {
+  it('closes two tickets in one session with two idempotency keys', async () => {
+    const gateway = await exampleGateway()
+    const uninstall = gateway.install()
+    onTestFinished(async () => {
+      uninstall()
+      await gateway.close()
+    })
+    const { online: _online, ...options } = supportAgentOptions({
+      AI_GATEWAY_API_KEY: 'test-gateway-key',
+      A2_GATEWAY_URL: gateway.url,
+    })
+    const a = track(agent(options))
+    for (const [turn, ticket] of ['T-1', 'T-2'].entries()) {
+      await a
+        .session('s')
+        .append(...inputs.message(userMessage(`m${turn}`, `close ticket ${ticket}`)))
+      await a.runtime.idle()
+      const approval = (await a.session('s').state()).state.pendingApprovals[0]
+      expect(approval).toMatchObject({ toolCallId: 'call_0', input: { ticketId: ticket } })
+      if (!approval) return
+      await a.session('s').append(...inputs.approval(approval, { approved: true }))
+      await a.runtime.idle()
+    }
+    const { state } = await a.session('s').state()
+    const results = state.messages
+      .flatMap((message) => message.parts)
+      .flatMap((part) => ('output' in part && part.output ? [part.output] : []))
+    expect(results).toMatchObject([
+      { ticketId: 'T-1', closed: true },
+      { ticketId: 'T-2', closed: true },
+    ])
+    const keys = results.map((result) => (result as { idempotencyKey: string }).idempotencyKey)
+    expect(new Set(keys).size).toBe(2)
+    expect(keys).not.toContain('call_0')
   })
 })
