@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { tool } from 'ai'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { z } from 'zod'
 import { inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
 import type { EventStore } from '../../../../shared/log/event-store.ts'
 import { memoryEventStore } from '../../../../shared/stores/memory/memory-event-store.ts'
+import { unversionedProvider, v2Model } from '../../../../shared/testing/legacy-provider.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
 import { eventsOf, textOf, track, userMessage } from '../../../support/agent-log.ts'
 
@@ -30,12 +31,6 @@ function countingTool() {
   return { runs, ship }
 }
 
-const global = globalThis as { AI_SDK_DEFAULT_PROVIDER?: unknown }
-const before = global.AI_SDK_DEFAULT_PROVIDER
-afterEach(() => {
-  global.AI_SDK_DEFAULT_PROVIDER = before
-})
-
 describe('model output that cannot be stored', () => {
   it('a global provider object without specificationVersion (the compatibility mode) completes its turn: the finish reason and usage are read back', async () => {
     const { runs, ship } = countingTool()
@@ -44,7 +39,7 @@ describe('model output that cannot be stored', () => {
       text('Shipped.'),
     ])
     // What users write: an object with languageModel(), no specificationVersion.
-    global.AI_SDK_DEFAULT_PROVIDER = { languageModel: () => scripted.model }
+    onTestFinished(unversionedProvider(scripted.model).install())
     const a = track(
       agent({
         name: 'compat',
@@ -77,6 +72,37 @@ describe('model output that cannot be stored', () => {
       expect(['number', 'undefined']).toContain(typeof usage[count])
     }
     expect(state.deadLetters).toEqual([])
+  })
+
+  it('a model on the v2 specification (AI SDK 5 providers) runs a turn with a tool, its usage stored as numbers', async () => {
+    const { runs, ship } = countingTool()
+    const legacy = v2Model([
+      toolCalls({ toolCallId: 'call_0', toolName: 'ship', input: { orderId: 'o1' } }),
+      text('Shipped.'),
+    ])
+    const a = track(
+      agent({
+        name: 'v2',
+        model: legacy.model,
+        tools: { ship },
+        logger: quiet,
+        retry: fast,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'ship o1')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active).toBeNull()
+    expect(textOf(state.messages.at(-1))).toBe('Shipped.')
+    expect(runs.count).toBe(1)
+    const completed = (await eventsOf(a, 's')).filter(
+      (event) => event.type === 'ai.generation.completed',
+    )
+    expect(completed.at(-1)?.payload).toMatchObject({
+      outcome: 'success',
+      finishReason: 'stop',
+      usage: { inputTokens: expect.any(Number), outputTokens: 5 },
+    })
   })
 
   it('a step whose output is too large to store fails the turn at once with the reason; its tool ran once; retry() runs the step again', async () => {
