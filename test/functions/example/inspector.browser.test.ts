@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { agentText, type Chat, send, startChat } from '../../support/browser.ts'
 import { reply } from '../../support/chat-gateway.ts'
+import { until } from '../../support/until.ts'
 
 // The developers' inspector panel of the example chat page, in Chromium: a
 // slider over the log index, the event there, the state folded up to it. The
@@ -29,11 +30,16 @@ describe('the inspector panel', () => {
     await send(page, 'hello there')
     await expect.poll(() => agentText(page), poll).toBe(reply('hello there'))
 
-    const stored = (await (
-      await fetch(`${chat.app.url}/api/agent?sessionId=${session}&events`, {
-        headers: { authorization: `Bearer ${await chat.app.sessionToken(session)}` },
-      })
-    ).json()) as { head: number }
+    // The text can be whole before the turn's last events are stored: read
+    // the head once the turn has ended (its ai.message.completed).
+    const stored = await until(async () => {
+      const read = (await (
+        await fetch(`${chat.app.url}/api/agent?sessionId=${session}&events`, {
+          headers: { authorization: `Bearer ${await chat.app.sessionToken(session)}` },
+        })
+      ).json()) as { head: number; events: { type: string }[] }
+      return read.events.at(-1)?.type === 'ai.message.completed' && read
+    }, 15_000)
     const slider = panel.getByRole('slider', { name: 'Log index' })
     // It follows the head as events arrive.
     await expect.poll(() => slider.getAttribute('max'), poll).toBe(String(stored.head))
