@@ -106,12 +106,16 @@ describe('the example chat page', () => {
     expect(await page.getByRole('article', { name: 'You' }).count()).toBe(2)
     expect(chat.gateway.calls.map(lastUserText)).toContain('Reminder: stretch')
 
-    // It arrived a second after the tool ran, not at once.
+    // A second after the tool call it came from, not at once: a timer's delay
+    // counts from the event that set it (ai.tool.called), so a retried tool
+    // sets the same timer; a busy tools lane may run the tool close to it.
     const events = await eventsOf(page)
-    const ran = events.find((event) => event.type === 'ai.tool.result')
+    const called = events.find((event) => event.type === 'ai.tool.called')
     const arrived = events.find((event) => event.id.startsWith('reminder:'))
-    expect(ran && arrived).toBeTruthy()
-    expect((arrived?.timestamp ?? 0) - (ran?.timestamp ?? 0)).toBeGreaterThanOrEqual(900)
+    expect(called && arrived).toBeTruthy()
+    expect((arrived?.timestamp ?? 0) - (called?.timestamp ?? Date.now())).toBeGreaterThanOrEqual(
+      950,
+    )
     await page.close()
   })
 
