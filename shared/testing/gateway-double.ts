@@ -27,6 +27,12 @@ export interface GatewayDoubleOptions {
   catalog?: Record<string, CatalogModel> | { status: number }
   /** The API key calls must carry (`Authorization: Bearer`); default `'test-gateway-key'`. */
   apiKey?: string
+  /**
+   * How long each streamed part waits after the one before, in ms (default
+   * 0): a text in many deltas then arrives over time, as a model's does, so
+   * a test can see it part-way, stop it or reload during it.
+   */
+  chunkDelayMs?: number
 }
 
 export interface GatewayDouble extends LocalServer {
@@ -99,9 +105,14 @@ export async function gatewayDouble(options: GatewayDoubleOptions): Promise<Gate
       return gatewayError(step.status ?? 500, step.type ?? 'internal_server_error', step.error)
     }
     const parts = Array.isArray(step) ? withInputTokens(step, raw.length) : step
-    const stream = stepStream(parts, request.signal, (release) => {
-      hanging.add(release)
-    })
+    const stream = stepStream(
+      parts,
+      request.signal,
+      (release) => {
+        hanging.add(release)
+      },
+      { chunkDelayMs: options.chunkDelayMs ?? 0 },
+    )
     return new Response(sseOf(stream), {
       headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
     })

@@ -1,4 +1,5 @@
 import type { LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider'
+import { sleep } from '../timing/sleep.ts'
 
 // The script vocabulary every model double answers with: the AI SDK's own
 // test model (`scriptedModel()`), and the wire doubles of AI Gateway and
@@ -142,10 +143,11 @@ export function withInputTokens(
 }
 
 /**
- * Streams a step's parts; a hanging step stays open until its release (the
- * function `onHang` receives) is called, then streams its `afterRelease`, or
- * until `signal` aborts, then errors with the abort's reason, as a
- * provider's stream does.
+ * Streams a step's parts, each `chunkDelayMs` after the one before; a
+ * hanging step stays open until its release (the function `onHang`
+ * receives) is called, then streams its `afterRelease`. Either ends when
+ * `signal` aborts, erroring with the abort's reason, as a provider's stream
+ * does.
  */
 export function stepStream(
   step: Exclude<Step, { error: string }>,
@@ -157,9 +159,9 @@ export function stepStream(
   let next = 0
   return new ReadableStream<LanguageModelV4StreamPart>({
     async pull(controller) {
-      if (chunkDelayMs > 0 && next > 0) {
-        await new Promise((resolve) => setTimeout(resolve, chunkDelayMs))
-      }
+      if (chunkDelayMs > 0 && next > 0) await sleep(chunkDelayMs, signal)
+      // A stopped caller gets no more parts, not the rest of a slow answer.
+      if (signal?.aborted) return controller.error(signal.reason ?? new Error('aborted'))
       const part = step[next++]
       if (part === undefined) controller.close()
       else controller.enqueue(part)

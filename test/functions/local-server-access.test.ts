@@ -1,21 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { demoModel } from '../../functions/example/demo-model.ts'
 import { startLocalServer } from '../../functions/local-server.ts'
 import { inputs } from '../../shared/ai/index.ts'
 import type { OpenedSession } from '../../shared/http/log-endpoint.ts'
 import { sessionCapability } from '../../shared/http/session-capability.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
+import type { GatewayDouble } from '../../shared/testing/gateway-double.ts'
 import { until } from '../support/agent-log.ts'
+import { exampleGateway } from '../support/example-gateway.ts'
 
 // `npm start` as a stranger meets it: every session needs the token the
-// server minted for it, on the agent's GET and POST and on /api/state.
+// server minted for it, on the agent's GET and POST and on /api/state. Its
+// model is the example's model ID, through the Gateway double.
 const KEY = 'a-local-test-key-of-at-least-32-bytes'
 const store = memoryEventStore()
+let gateway: GatewayDouble
+let uninstall: (() => void) | undefined
 let server: Awaited<ReturnType<typeof startLocalServer>>
 
 beforeAll(async () => {
+  gateway = await exampleGateway()
+  uninstall = gateway.install()
   server = await startLocalServer({
-    model: demoModel({ wordDelayMs: 0 }),
+    env: { AI_GATEWAY_API_KEY: 'test-gateway-key', A2_GATEWAY_URL: gateway.url },
     store,
     sessionKey: KEY,
     webRoot: '/nonexistent',
@@ -23,6 +29,8 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server?.close()
+  uninstall?.()
+  await gateway?.close()
 })
 
 const api = () => `${server.url}/api/agent`
@@ -63,6 +71,8 @@ async function settledSession(): Promise<OpenedSession & { head: number }> {
     return index > 1 && !state.active ? index : false
   }, 10_000)
   expect(await store.head(opened.sessionId)).toBe(head)
+  // The turn ended with an answer from the double, not a failure.
+  expect(gateway.calls.length).toBeGreaterThan(0)
   return { ...opened, head }
 }
 

@@ -8,7 +8,9 @@ import { afterTool, echo, exampleGateway } from '../../support/example-gateway.t
 // The example chat page in Debian's Chromium, against the example agent as a
 // user with an AI Gateway key runs it: its model the ID string
 // `openai/gpt-5.6-terra`, resolved by the real @ai-sdk/gateway provider and
-// answered by the Gateway double (chat.browser.test.ts runs the demo model).
+// answered by the Gateway double at full speed: sessions that must not hang
+// or leak into each other. The other chat files use `chatGateway()`
+// (test/support/chat-gateway.ts), slow enough to watch, stop and steer.
 let gateway: GatewayDouble
 let uninstall: () => void
 let app: Awaited<ReturnType<typeof startLocalServer>>

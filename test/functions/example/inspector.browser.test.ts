@@ -1,19 +1,19 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { agentText, demoAnswer, launchBrowser, send, startApp } from '../../support/browser.ts'
+import { agentText, type Chat, send, startChat } from '../../support/browser.ts'
+import { reply } from '../../support/chat-gateway.ts'
+import { until } from '../../support/until.ts'
 
 // The developers' inspector panel of the example chat page, in Chromium: a
-// slider over the log index, the event there, the state folded up to it.
-let app: Awaited<ReturnType<typeof startApp>>
-let browser: Awaited<ReturnType<typeof launchBrowser>>
+// slider over the log index, the event there, the state folded up to it. The
+// example agent's model ID goes through the Gateway double.
+let chat: Chat
 
 beforeAll(async () => {
-  app = await startApp(inject('webRoot'), 5)
-  browser = await launchBrowser()
+  chat = await startChat(inject('webRoot'))
 })
 
 afterAll(async () => {
-  await browser?.dispose()
-  await app?.close()
+  await chat?.close()
 })
 
 const poll = { timeout: 15_000, interval: 25 }
@@ -21,20 +21,25 @@ const poll = { timeout: 15_000, interval: 25 }
 describe('the inspector panel', () => {
   it('?inspect opens it: the slider spans the log, and each index shows its event and the state after it', async () => {
     const session = `inspect-${crypto.randomUUID().slice(0, 6)}`
-    const page = await browser.newPage()
+    const page = await chat.browser.newPage()
     await page.goto(
-      `${app.url}/?session=${session}&inspect#token=${await app.sessionToken(session)}`,
+      `${chat.app.url}/?session=${session}&inspect#token=${await chat.app.sessionToken(session)}`,
     )
     const panel = page.getByRole('region', { name: 'Inspector' })
     await panel.waitFor()
     await send(page, 'hello there')
-    await expect.poll(() => agentText(page), poll).toBe(demoAnswer('hello there'))
+    await expect.poll(() => agentText(page), poll).toBe(reply('hello there'))
 
-    const stored = (await (
-      await fetch(`${app.url}/api/agent?sessionId=${session}&events`, {
-        headers: { authorization: `Bearer ${await app.sessionToken(session)}` },
-      })
-    ).json()) as { head: number }
+    // The text can be whole before the turn's last events are stored: read
+    // the head once the turn has ended (its ai.message.completed).
+    const stored = await until(async () => {
+      const read = (await (
+        await fetch(`${chat.app.url}/api/agent?sessionId=${session}&events`, {
+          headers: { authorization: `Bearer ${await chat.app.sessionToken(session)}` },
+        })
+      ).json()) as { head: number; events: { type: string }[] }
+      return read.events.at(-1)?.type === 'ai.message.completed' && read
+    }, 15_000)
     const slider = panel.getByRole('slider', { name: 'Log index' })
     // It follows the head as events arrive.
     await expect.poll(() => slider.getAttribute('max'), poll).toBe(String(stored.head))
@@ -61,9 +66,11 @@ describe('the inspector panel', () => {
   })
 
   it('is closed without ?inspect, and the Inspect button opens it', async () => {
-    const page = await browser.newPage()
+    const page = await chat.browser.newPage()
     const toggled = `inspect-toggle-${crypto.randomUUID().slice(0, 6)}`
-    await page.goto(`${app.url}/?session=${toggled}#token=${await app.sessionToken(toggled)}`)
+    await page.goto(
+      `${chat.app.url}/?session=${toggled}#token=${await chat.app.sessionToken(toggled)}`,
+    )
     await page.getByRole('textbox', { name: 'Message' }).waitFor()
     expect(await page.getByRole('region', { name: 'Inspector' }).count()).toBe(0)
     await page.getByRole('button', { name: 'Inspect' }).click()

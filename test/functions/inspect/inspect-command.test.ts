@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { demoModel } from '../../../functions/example/demo-model.ts'
 import { parseInspectArgs } from '../../../functions/inspect/inspect-args.ts'
 import { inspectCommand } from '../../../functions/inspect/inspect-command.ts'
 import type { InspectReport } from '../../../functions/inspect/inspect-report.ts'
@@ -7,12 +6,17 @@ import { httpSource } from '../../../functions/inspect/session-source.ts'
 import { startLocalServer } from '../../../functions/local-server.ts'
 import { inputs } from '../../../shared/ai/index.ts'
 import { agent } from '../../../shared/ai/server/index.ts'
+import type { GatewayDouble } from '../../../shared/testing/gateway-double.ts'
 import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
 import { track, until, userMessage } from '../../support/agent-log.ts'
+import { exampleGateway } from '../../support/example-gateway.ts'
 
 // `a2-aws inspect` against the local server (the example agent on the memory
-// store), over its HTTP endpoint, as an operator runs it.
+// store, its model ID through the Gateway double), over its HTTP endpoint,
+// as an operator runs it.
 
+let gateway: GatewayDouble
+let uninstall: (() => void) | undefined
 let server: Awaited<ReturnType<typeof startLocalServer>>
 let api: string
 
@@ -54,7 +58,12 @@ const stateOf = async (sessionId: string) =>
   }
 
 beforeAll(async () => {
-  server = await startLocalServer({ model: demoModel({ wordDelayMs: 1 }), webRoot: '/nonexistent' })
+  gateway = await exampleGateway()
+  uninstall = gateway.install()
+  server = await startLocalServer({
+    env: { AI_GATEWAY_API_KEY: 'test-gateway-key', A2_GATEWAY_URL: gateway.url },
+    webRoot: '/nonexistent',
+  })
   api = `${server.url}/api/agent`
   await push('answered', 'hello there', 'm1')
   await push('approval', 'close ticket T-42', 'm2')
@@ -63,6 +72,8 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server?.close()
+  uninstall?.()
+  await gateway?.close()
 })
 
 describe('a2-aws inspect <sessionId> --url (the local server)', () => {

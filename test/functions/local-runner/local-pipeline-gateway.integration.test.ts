@@ -11,7 +11,15 @@ import type { GatewayDouble } from '../../../shared/testing/gateway-double.ts'
 import { lastUserText } from '../../../shared/testing/model-script.ts'
 import { awsClientConfig, awsEndpoint, resetMotoForSuite } from '../../support/aws.ts'
 import { textOf } from '../../support/conversation.ts'
-import { EXAMPLE_MODEL, echo, exampleGateway, SUMMARY } from '../../support/example-gateway.ts'
+import {
+  afterTool,
+  EXAMPLE_MODEL,
+  echo,
+  exampleGateway,
+  SUMMARY,
+  THINKING,
+  THOUGHT_OUT,
+} from '../../support/example-gateway.ts'
 import { pipelineClients, silent } from '../../support/pipeline.ts'
 
 // `npm run local` as a user with an AI Gateway key runs it: the example agent
@@ -76,16 +84,20 @@ afterAll(async () => {
 })
 
 async function say(sessionId: string, said: string): Promise<void> {
+  await push(sessionId, inputs.message(userText(said)))
+}
+
+const userText = (said: string) => ({
+  id: crypto.randomUUID(),
+  role: 'user' as const,
+  parts: [{ type: 'text' as const, text: said }],
+})
+
+async function push(sessionId: string, events: unknown[]): Promise<void> {
   const response = await fetch(`${pipeline?.url}?sessionId=${sessionId}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      events: inputs.message({
-        id: crypto.randomUUID(),
-        role: 'user',
-        parts: [{ type: 'text', text: said }],
-      }),
-    }),
+    body: JSON.stringify({ events }),
   })
   expect(response.status).toBe(200)
 }
@@ -197,5 +209,60 @@ describe('npm run local with a Gateway model ID through the double (A2_GATEWAY_U
       'are you there?',
       echo('are you there?'),
     ])
+  }, 60_000)
+
+  it('sets a reminder: its timer (an SQS delay on the timer queue, under 15 minutes) brings it back a second later as a user message, and the model answers it', async () => {
+    await say('timer', 'remind me in 1 second to stretch')
+    await expectTranscript('timer', [
+      'remind me in 1 second to stretch',
+      expect.stringContaining(afterTool('')),
+      'Reminder: stretch',
+      echo('Reminder: stretch'),
+    ])
+    const { state } = await example.session('timer').state()
+    expect(textOf(state.messages[1])).toContain('"scheduled":true,"delaySeconds":1')
+    expect(gateway.calls.map(lastUserText)).toContain('Reminder: stretch')
+    // A second after the tool call it came from, not at once: a timer's delay
+    // counts from the event that set it (ai.tool.called), so a retried tool
+    // sets the same timer; a busy tools lane may run the tool close to it.
+    const response = await fetch(`${pipeline?.url}?sessionId=timer&events`)
+    const { events } = (await response.json()) as {
+      events: { id: string; type: string; timestamp: number }[]
+    }
+    const called = events.find((event) => event.type === 'ai.tool.called')
+    const arrived = events.find((event) => event.id.startsWith('reminder:'))
+    expect((arrived?.timestamp ?? 0) - (called?.timestamp ?? Date.now())).toBeGreaterThanOrEqual(
+      950,
+    )
+  }, 60_000)
+
+  it('steers a turn over the lanes: the answer at the steer finishes, then the steered message is answered once', async () => {
+    await say('steer', 'take your time')
+    await expect
+      .poll(async () => textOf((await example.session('steer').state()).state.messages[1]), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe(THINKING)
+    const { state } = await example.session('steer').state()
+    const steer = userText('check billing first')
+    await push('steer', inputs.steer(steer, { afterStepOf: state.active?.turnId ?? null }))
+    // Steering waits for the current response: it is first in the inbox.
+    await expect
+      .poll(async () => (await example.session('steer').state()).state.inbox.items, {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toMatchObject([{ id: steer.id, afterStepOf: state.active?.turnId }])
+    gateway.release()
+    await expectTranscript('steer', [
+      'take your time',
+      `${THINKING}${THOUGHT_OUT}`,
+      'check billing first',
+      echo('check billing first'),
+    ])
+    expect(
+      gateway.calls.filter((call) => lastUserText(call) === 'check billing first'),
+    ).toHaveLength(1)
   }, 60_000)
 })

@@ -212,6 +212,20 @@ describe('gatewayDouble() through the real @ai-sdk/gateway provider', () => {
     ])
   })
 
+  it('streams each part chunkDelayMs after the one before, so a text in deltas arrives over time', async () => {
+    await serve([text('one two three four five', { chunks: 5 })], { chunkDelayMs: 40 })
+    const started = Date.now()
+    const arrivals: number[] = []
+    for await (const _ of streamText({ model: MODEL, prompt: 'Slowly' }).textStream) {
+      arrivals.push(Date.now() - started)
+    }
+    expect(arrivals).toHaveLength(5)
+    // Timers may fire a little early; every gap is still most of the delay.
+    for (const [at, arrival] of arrivals.entries()) {
+      if (at > 0) expect(arrival - (arrivals[at - 1] ?? 0)).toBeGreaterThanOrEqual(30)
+    }
+  })
+
   it('holds a hanging step open until release(), then streams the rest', async () => {
     const double = await serve([
       {
