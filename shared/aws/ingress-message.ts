@@ -1,5 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { z } from 'zod'
+import { checkMessages } from '../ai/server/message-check.ts'
 import type { EventInput, NewEvent } from '../log/event.ts'
 import { idHash } from '../log/id-hash.ts'
 import { MAX_EVENTS_PER_APPEND } from '../log/limits.ts'
@@ -78,7 +79,9 @@ const ingressMessageSchema = z.object(
  *
  * What one append cannot hold is refused here, before sending (a
  * `BATCH_TOO_LARGE` or `EVENT_TOO_LARGE` error, as the store would give; a
- * `MALFORMED_INGRESS_MESSAGE` error above SQS's message size): SQS would take
+ * `MALFORMED_INGRESS_MESSAGE` error above SQS's message size; an
+ * `INVALID_EVENT` error for a message the AI SDK's UI message schemas
+ * refuse, as the agent's append would): SQS would take
  * such a message, then every receive would fail and block the session's
  * message group until it reached the dead-letter queue. Send more events as
  * several calls.
@@ -106,6 +109,9 @@ export async function sendInputs(
     )
   }
   parseIngressMessage(body)
+  // A message the agent's append would refuse (INVALID_EVENT) is refused
+  // here for the same reason as an oversized one.
+  await checkMessages(message.events)
   await target.client.send(
     new SendMessageCommand({
       QueueUrl: target.queueUrl,

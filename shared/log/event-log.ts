@@ -1,6 +1,6 @@
 import type { Contract } from './contract.ts'
 import { ReservedEventIdError } from './errors.ts'
-import { type EventInput, isReservedId, type StoredEvent } from './event.ts'
+import { type EventInput, isReservedId, type NewEvent, type StoredEvent } from './event.ts'
 import { checkEnvelope, checkSessionId } from './event-envelope.ts'
 import type { AppendOptions, EventStore, ReadOptions, TailOptions } from './event-store.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from './reducer.ts'
@@ -9,6 +9,14 @@ export interface EventLogOptions {
   store: EventStore
   /** Validates appends of the event types it declares. */
   contract?: Pick<Contract, 'validate'>
+  /**
+   * Checks an append's events once more, after the contract's validation
+   * and before anything is written: for checks that must wait, such as an
+   * agent's hold of messages to the AI SDK's UI message schemas (whose
+   * validation is asynchronous). It throws to refuse the append, typically
+   * an `InvalidEventError`; nothing is written then.
+   */
+  check?: (events: readonly NewEvent[]) => Promise<void>
   /** Fills in missing event IDs; defaults to `crypto.randomUUID()`. */
   generateId?: () => string
   /**
@@ -68,7 +76,7 @@ export const DEFAULT_SNAPSHOT_EVERY = 100
  * const { state, index } = await log.session('s1').state(notesReducer)
  */
 export function eventLog(options: EventLogOptions): EventLog {
-  const { store, contract } = options
+  const { store, contract, check } = options
   const generateId = options.generateId ?? (() => crypto.randomUUID())
   const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY
   const { retentionMs } = options
@@ -133,6 +141,7 @@ export function eventLog(options: EventLogOptions): EventLog {
         sessionId,
         async append(events, { author = 'caller', ...appendOptions } = {}) {
           const prepared = prepare(events, author)
+          await check?.(prepared)
           const retention = retentionMs === undefined ? {} : { retainForMs: retentionMs }
           const result = await store.append(sessionId, prepared, { ...retention, ...appendOptions })
           return result.events

@@ -2,8 +2,11 @@ import type { UIMessage, UIMessageChunk } from 'ai'
 import { z } from 'zod'
 
 // Messages and chunks are checked for shape only (an ID, a role, typed parts;
-// a typed chunk). Their full validation belongs to the AI SDK and to the
-// app's own message type; the reducer never trusts more than this.
+// a typed chunk): this schema is isomorphic and sync, and keeps the AI SDK's
+// schemas out of the browser. An agent checks each message a command carries
+// with the AI SDK's own UI message schemas as well, on every append
+// (shared/ai/server/message-check.ts). The reducer never trusts more than this
+// envelope: a log written before that check may hold anything it allows.
 
 // The `as unknown as` below: a loose schema checks the envelope only, and
 // claims the SDK's type for what passes, on the SDK's own validation.

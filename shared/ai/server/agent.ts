@@ -31,6 +31,7 @@ import type { LaneContext } from './lanes/lane-context.ts'
 import { localWork } from './lanes/local-work.ts'
 import { runMetadataLane } from './lanes/metadata-lane.ts'
 import { runToolsLane } from './lanes/tools-lane.ts'
+import { checkMessages } from './message-check.ts'
 import { meteredStore } from './metered-store.ts'
 import { lanesToRecover, RECOVER_KEY } from './recovery.ts'
 import { type AgentSession, agentSession } from './session-api.ts'
@@ -140,9 +141,11 @@ export function agent<
       checkInputIdentity(declared.validate(event)),
   }
   const store = options.store ?? memoryEventStore({ now: config.now })
-  // Every log over the store (the lanes' metered ones too) carries the retention.
+  // Every log over the store (the lanes' metered ones too) carries the
+  // retention and the AI SDK's check of the messages commands carry.
   const logOptions = {
     contract: validation,
+    check: checkMessages,
     ...(options.retention === undefined ? {} : { retentionMs: retentionMs(options.retention) }),
   }
   const log = eventLog({ store, ...logOptions })

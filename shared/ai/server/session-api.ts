@@ -9,6 +9,7 @@ import { sessionScopedId } from '../ids.ts'
 import { mergeState } from '../state/session-state.ts'
 import type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
 import type { LaneContext } from './lanes/lane-context.ts'
+import { checkMessages } from './message-check.ts'
 import { timerLogOf } from './timer-log.ts'
 import { timerTarget } from './timer-target.ts'
 
@@ -70,6 +71,9 @@ export function agentSession(
         if (event.id !== undefined && isReservedId(event.id))
           throw new ReservedEventIdError(event.id)
       }
+      // A message the log would refuse when the timer fires is refused now,
+      // while the caller can hear it, not at every firing.
+      await checkMessages(events)
       const at = timerTarget(when, timers.from())
       // A timer set in a log fires only into that log, never into an erased one.
       const setIn = await timerLogOf(lane.store, sessionId)

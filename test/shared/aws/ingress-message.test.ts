@@ -56,6 +56,21 @@ describe('sendInputs', () => {
     ).rejects.toMatchObject({ code: 'MALFORMED_INGRESS_MESSAGE', message: /SQS takes at most/ })
     expect(sqs.sent).toEqual([])
   })
+  it("refuses, before sending, a message whose part the AI SDK refuses, as the agent's append would", async () => {
+    const sqs = fakeClient()
+    const typo = inputs.message({
+      id: 'm1',
+      role: 'user',
+      parts: [
+        { type: 'text', text: 'Order 42' },
+        { type: 'file', url: 'https://x.test/a.pdf' },
+      ],
+    } as never)
+    await expect(
+      sendInputs({ client: sqs.client, queueUrl: 'ingress' }, 's1', ...typo),
+    ).rejects.toMatchObject({ code: 'INVALID_EVENT', path: ['message', 'parts', 1, 'mediaType'] })
+    expect(sqs.sent).toEqual([])
+  })
 })
 
 describe('parseIngressMessage', () => {

@@ -71,6 +71,30 @@ describe('contract()', () => {
     expect(await session.head()).toBe(0)
   })
 
+  it("runs the log's asynchronous check after the contract's validation, and a refusal writes nothing", async () => {
+    const seen: unknown[] = []
+    const session = eventLog({
+      store: memoryEventStore(),
+      contract: notes,
+      check: async (events) => {
+        seen.push(...events.map((event) => event.payload))
+        if (events.some((event) => event.type === 'note.cleared')) {
+          throw new InvalidEventError('note.cleared', [{ path: [], message: 'not today' }])
+        }
+      },
+    }).session('s')
+    await session.append([{ id: 'n1', type: 'note.added', payload: { text: 'a', extra: 1 } }])
+    await expect(
+      session.append([
+        { type: 'note.added', payload: { text: 'b' } },
+        { type: 'note.cleared', payload: {} },
+      ]),
+    ).rejects.toMatchObject({ code: 'INVALID_EVENT', eventType: 'note.cleared' })
+    // It sees the parsed payloads (zod stripped `extra`), and a refused batch is not stored.
+    expect(seen[0]).toEqual({ text: 'a' })
+    expect((await session.read()).map((event) => event.id)).toEqual(['n1'])
+  })
+
   it('refuses session IDs that are empty, too long or not printable', () => {
     const log = eventLog({ store: memoryEventStore() })
     for (const id of ['', 'x'.repeat(257), 'a\nb']) {

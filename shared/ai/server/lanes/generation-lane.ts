@@ -24,6 +24,7 @@ import { progressBatcher, showsContent } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
 import { validatedToolInput } from '../validated-tool-input.ts'
+import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
@@ -189,9 +190,12 @@ async function prepareStep(
   event: RequestedEvent,
 ): Promise<PreparedStep> {
   const state = snapshot.state.ai
-  const messages = promptMessages(state, {
-    withoutCurrentStep: state.response?.uncommittedStep === true || serve.replaces !== undefined,
-  })
+  const messages = await wellFormedPrompt(
+    promptMessages(state, {
+      withoutCurrentStep: state.response?.uncommittedStep === true || serve.replaces !== undefined,
+    }),
+    warnLeftOut(lane.config.logger, event.sessionId),
+  )
   const resolverContext: ResolverContext = {
     state: snapshot.state.app,
     messages,

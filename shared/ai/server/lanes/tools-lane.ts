@@ -11,6 +11,7 @@ import { derivedId, toolCallKey, toolIdempotencyKey } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { agentSession } from '../session-api.ts'
+import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
 import type { LaneContext } from './lane-context.ts'
@@ -125,7 +126,11 @@ async function runTool(
     fence,
   })
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
-    const messages = await modelMessagesOf(promptMessages(state), toolDefinitions(tools))
+    const prompt = await wellFormedPrompt(
+      promptMessages(state),
+      warnLeftOut(lane.config.logger, sessionId),
+    )
+    const messages = await modelMessagesOf(prompt, toolDefinitions(tools))
     let final: unknown
     let errorText: string | undefined
     try {

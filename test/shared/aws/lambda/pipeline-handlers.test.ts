@@ -324,6 +324,33 @@ describe('the ingress handler', () => {
     expect(await assistant.runtime.log.session('s3').read()).toHaveLength(1)
     expect(await assistant.runtime.log.session('s2').read()).toHaveLength(0)
   })
+
+  it('fails a message whose part the AI SDK refuses (INVALID_EVENT, logged with its path), appending nothing', async () => {
+    const lines: { message: string; fields: unknown }[] = []
+    const logger: PipelineLogger = {
+      ...silent,
+      error: (message, fields) => void lines.push({ message, fields }),
+    }
+    const { assistant, handlers } = setup(undefined, logger)
+    const typo = inputs.message({
+      id: 'msg-3',
+      role: 'user',
+      parts: [{ type: 'txt', text: 'Order shipped' }],
+    } as never)
+    const record = sqsRecord(JSON.stringify({ sessionId: 's1', events: typo }), 's1')
+    const result = await handlers.ingress({ Records: [record] })
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }])
+    expect(await assistant.runtime.log.session('s1').read()).toEqual([])
+    expect(lines).toEqual([
+      {
+        message: 'a2: ingress message not appended',
+        fields: expect.objectContaining({
+          code: 'INVALID_EVENT',
+          error: expect.stringContaining('payload.message.parts.0.type'),
+        }),
+      },
+    ])
+  })
 })
 
 describe('the timer handler', () => {
