@@ -138,7 +138,7 @@ describe('Input identity', () => {
 
 describe('Who may push what', () => {
   it('Given browser pushes, Then user messages, responses, controls and queue operations are accepted, while requestInput(), toolResult() and non-user seeds are for trusted server appends', async () => {
-    const { browserMayPush } = await import('../../../../shared/ai/events/control.ts')
+    const { browserMayPush } = await import('../../../../shared/ai/events/control-actions.ts')
     const allowed = [
       inputs.message(userMessage('m1')),
       inputs.steer(userMessage('m2'), { afterStepOf: null }),
