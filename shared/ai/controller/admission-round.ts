@@ -2,8 +2,9 @@ import type { UIMessage } from 'ai'
 import type { AIEventInput } from '../events/ai-events.ts'
 import type { ControlRequest } from '../events/control.ts'
 import type { AIState } from '../state/ai-state.ts'
-import { type AdvanceOptions, advance } from './advance.ts'
+import { advance } from './advance.ts'
 import { generationClaimKey, toolClaimKey } from './claim-keys.ts'
+import type { ControllerOptions } from './controller-options.ts'
 import { decide } from './decide.ts'
 import { foldDraft } from './draft-fold.ts'
 import { isCurrentGeneration } from './due-work.ts'
@@ -36,7 +37,7 @@ export interface AdmissionRound<M extends UIMessage = UIMessage> {
  */
 export function admissionRound<M extends UIMessage>(
   state: AIState<M>,
-  options: AdvanceOptions = {},
+  options: ControllerOptions = {},
 ): AdmissionRound<M> {
   const commandId = Object.keys(state.requests)[0]
   const events =
@@ -58,7 +59,7 @@ export function admissionRound<M extends UIMessage>(
  */
 export function settledDraft<M extends UIMessage>(
   state: AIState<M>,
-  options: AdvanceOptions = {},
+  options: ControllerOptions = {},
 ): AIState<M> {
   let current = state
   // Each round settles or advances something; a few are enough in practice.

@@ -1,11 +1,13 @@
 import type { UIMessage } from 'ai'
 import type { AIEventInput, ControlCommand } from '../events/ai-events.ts'
-import { type ControlRequest, controlRequestSchema } from '../events/control.ts'
+import type { ControlRequest } from '../events/control.ts'
+import { isWellFormedControl } from '../events/control-check.ts'
 import type { ControlChange, RejectionReason } from '../events/controller-events.ts'
 import { derivedId } from '../ids.ts'
 import type { AIState, InboxItem } from '../state/ai-state.ts'
 import { admissionEvents } from './admission.ts'
-import { type AdvanceOptions, advance } from './advance.ts'
+import { advance } from './advance.ts'
+import type { ControllerOptions } from './controller-options.ts'
 import { foldDraft } from './draft-fold.ts'
 
 /** What the controller made of one command. */
@@ -299,12 +301,12 @@ function judge<M extends UIMessage>(
 export function decide<M extends UIMessage>(
   state: AIState<M>,
   command: Pick<ControlCommand<M>, 'id' | 'payload'>,
-  options: AdvanceOptions = {},
+  options: ControllerOptions = {},
 ): Decision<M> {
   const commandId = command.id
   // The log validates commands against the contract; a hand-built or forged
   // one that slipped past is rejected here instead of breaking the decision.
-  const parsed = controlRequestSchema.safeParse(command.payload)
+  const wellFormed = (options.isWellFormed ?? isWellFormedControl)(command.payload)
   const request = command.payload
   const receipt = (outcome: 'applied' | 'rejected', reason?: RejectionReason): AIEventInput<M> => ({
     id: derivedId('decided', commandId),
@@ -312,12 +314,12 @@ export function decide<M extends UIMessage>(
     payload: {
       commandId,
       // A forged payload may lack an action; the receipt still names the command.
-      action: parsed.success ? request.action : 'invalid',
+      action: wellFormed ? request.action : 'invalid',
       outcome,
       ...(reason === undefined ? {} : { reason }),
     },
   })
-  const verdict: Verdict<M> = !parsed.success
+  const verdict: Verdict<M> = !wellFormed
     ? reject('invalid-command')
     : state.closed
       ? reject('session-closed')

@@ -69,22 +69,3 @@ export type ControlRequest<M extends UIMessage = UIMessage> = Parsed extends inf
   : never
 
 export type ControlAction = Parsed['action']
-
-/** Commands that carry a new input: their event ID is the message ID. */
-export const NEW_INPUT_ACTIONS = ['message', 'steer'] as const
-
-/**
- * Whether a browser may push this command. `requestInput()`, `toolResult()`
- * and non-user messages (from `seed()`) are for trusted server appends.
- */
-export function browserMayPush(request: ControlRequest): boolean {
-  if (request.action === 'requestInput' || request.action === 'toolResult') return false
-  if (
-    request.action === 'message' ||
-    request.action === 'steer' ||
-    request.action === 'queue.edit'
-  ) {
-    return request.message.role === 'user'
-  }
-  return true
-}

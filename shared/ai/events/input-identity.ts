@@ -1,6 +1,6 @@
 import { InvalidEventError } from '../../log/errors.ts'
 import type { EventInput } from '../../log/event.ts'
-import { NEW_INPUT_ACTIONS } from './control.ts'
+import { NEW_INPUT_ACTIONS } from './control-actions.ts'
 
 /**
  * The message ID a new-input command (`message`, `steer`) must use as its

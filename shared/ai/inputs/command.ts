@@ -1,8 +1,8 @@
 import type { UIMessage } from 'ai'
 import { InvalidEventError, ReservedEventIdError } from '../../log/errors.ts'
 import type { EventInput } from '../../log/event.ts'
-import { AI_EVENTS } from '../events/ai-events.ts'
 import type { ControlRequest } from '../events/control.ts'
+import { controlIssue } from '../events/control-check.ts'
 import { isAIReservedId } from '../ids.ts'
 
 /** A command as the builders return it, ready for `push()` or `append()`. */
@@ -17,22 +17,18 @@ export interface CommandOptions {
   id?: string
 }
 
-/** Builds one checked command. Builders return a one-element array for spreading. */
+/**
+ * Builds one checked command. Builders return a one-element array for
+ * spreading. The check is the command schema's, by hand (`controlIssue`):
+ * the builders run in browsers, which need not load zod for it; the log
+ * still validates the command with the schema when it is pushed or appended.
+ */
 export function command<M extends UIMessage>(
   payload: ControlRequest<M>,
   id: string | undefined,
 ): [ControlCommandInput<M>] {
   if (id !== undefined && isAIReservedId(id)) throw new ReservedEventIdError(id)
-  const result = AI_EVENTS['ai.control.requested'].safeParse(payload)
-  if (!result.success) {
-    throw new InvalidEventError(
-      'ai.control.requested',
-      result.error.issues.map((issue) => ({
-        path: issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key)),
-        message: issue.message,
-      })),
-    )
-  }
-  // The caller's payload, not zod's copy: a message keeps its exact type.
+  const issue = controlIssue(payload)
+  if (issue !== undefined) throw new InvalidEventError('ai.control.requested', [issue])
   return [{ ...(id === undefined ? {} : { id }), type: 'ai.control.requested', payload }]
 }

@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
 import { settledDraft } from '../controller/admission-round.ts'
-import type { AdvanceOptions } from '../controller/advance.ts'
+import type { ControllerOptions } from '../controller/controller-options.ts'
 import { decide } from '../controller/decide.ts'
 import { foldDraft } from '../controller/draft-fold.ts'
 import type { ControlRequest } from '../events/control.ts'
@@ -34,7 +34,7 @@ export interface PendingCommand<M extends UIMessage = UIMessage> {
 export function optimisticAIState<M extends UIMessage>(
   confirmed: AIState<M>,
   pending: readonly PendingCommand<M>[],
-  options: AdvanceOptions = {},
+  options: ControllerOptions = {},
 ): AIState<M> {
   if (pending.length === 0) return confirmed
   let state = confirmed

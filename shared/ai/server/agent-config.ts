@@ -1,8 +1,9 @@
 import type { TelemetryOptions, ToolSet, UIMessage } from 'ai'
 import type { ContractEvents } from '../../log/contract.ts'
-import type { AdvanceOptions } from '../controller/advance.ts'
 import { DEFAULT_CLAIM_TTL_MS } from '../controller/claim-keys.ts'
+import type { ControllerOptions } from '../controller/controller-options.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
+import { controlRequestSchema } from '../events/control.ts'
 import { type AgentMetrics, NO_METRICS, safeMetrics } from './agent-metrics.ts'
 import type {
   AgentOptions,
@@ -31,8 +32,8 @@ export interface AgentConfig {
   readonly name: string
   readonly tools: ToolSet
   readonly claimTtlMs: number
-  /** What the controller needs of the options (`maxSteps`). */
-  readonly advance: AdvanceOptions
+  /** What the controller needs of the options (`maxSteps`), and its command check. */
+  readonly controller: ControllerOptions
   /** `toolLane: 'tools'`: a session's tool calls run one at a time. */
   readonly serialTools: boolean
   /** What a cut-short call of `toolName` gets: run again, or reported to the model. */
@@ -104,7 +105,11 @@ export function resolveAgentConfig<
     name,
     tools,
     claimTtlMs: options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS,
-    advance: harness.maxSteps === undefined ? {} : { maxSteps: harness.maxSteps },
+    controller: {
+      ...(harness.maxSteps === undefined ? {} : { maxSteps: harness.maxSteps }),
+      // The schema the log validates pushes with, not the browser's hand-written check.
+      isWellFormed: (payload) => controlRequestSchema.safeParse(payload).success,
+    },
     serialTools: options.toolLane === 'tools',
     toolRecovery: (toolName) =>
       Object.hasOwn(recovery, toolName) ? (recovery[toolName] ?? 'rerun') : 'rerun',

@@ -1,17 +1,21 @@
 // Run inside the scratch project that installed the packed tarball (by
 // package-install.test.ts): imports every entry point from the installed
-// package, runs an agent on a scripted model over HTTP and one on a
-// `bedrock:` model ID through the Bedrock double, and synthesizes a stack
-// with A2Agent. Prints one JSON line of what it saw.
+// package, renders useAgent() with the project's React, runs an agent on a
+// scripted model over HTTP and one on a `bedrock:` model ID through the
+// Bedrock double, and synthesizes a stack with A2Agent. Prints one JSON line
+// of what it saw.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inputs } from 'a2-aws/ai'
+import { useAgent } from 'a2-aws/ai/react'
 import { agent } from 'a2-aws/ai/server'
 import { A2Agent } from 'a2-aws/cdk'
 import { serveAgent } from 'a2-aws/node'
 import { bedrockDouble, scriptedModel, text } from 'a2-aws/test'
 import { App, Stack } from 'aws-cdk-lib'
+import { createElement } from 'react'
+import { renderToString } from 'react-dom/server'
 
 const ENTRY_POINTS = [
   'a2-aws',
@@ -29,6 +33,14 @@ const exportsOf: Record<string, string[]> = {}
 for (const entry of ENTRY_POINTS) {
   exportsOf[entry] = Object.keys(await import(entry)).sort()
 }
+
+// useAgent() rendered by the project's react-dom: with a second React
+// under node_modules/a2-aws, the hook would throw "Invalid hook call".
+function Page() {
+  const { messages, status } = useAgent({ api: 'http://127.0.0.1:9/api/agent', id: 'page' })
+  return createElement('p', null, `${status}: ${messages.length} messages`)
+}
+const rendered = renderToString(createElement(Page))
 
 // An agent on a scripted model, served and asked over HTTP.
 const assistant = agent({
@@ -96,6 +108,7 @@ const types = Object.values(template.Resources).map((resource) => resource.Type)
 console.log(
   JSON.stringify({
     exportsOf,
+    rendered,
     posted: posted.status,
     answer,
     bedrockAnswer,

@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import packageJson from '../../../package.json' with { type: 'json' }
 import { codeBlocks } from '../../support/code-blocks.ts'
+import { satisfies } from '../../support/version-range.ts'
 
 // `npm run test:package`: packs the project as `npm publish` would (the
 // `prepack` script builds dist/), installs the tarball into a scratch
@@ -21,6 +22,9 @@ const project = join(work, 'project')
 // Node 22 (the dev dependency) first, as npm scripts have it.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` }
 const dev = packageJson.devDependencies
+// The app's own React, another version than the repo's (issue 23: an app on
+// 19.2.9 got a second React under node_modules/a2-aws, and a blank page).
+const APP_REACT = '19.2.9'
 
 let tarball = ''
 let files: string[] = []
@@ -59,6 +63,11 @@ beforeAll(async () => {
       `typescript@${dev.typescript}`,
       `@types/node@${dev['@types/node']}`,
       `@types/react@${dev['@types/react']}`,
+      `@types/react-dom@${dev['@types/react-dom']}`,
+      // React is an optional peer: the app brings it. ai and zod, the
+      // required peers, are left to npm, which installs them as a user gets them.
+      `react@${APP_REACT}`,
+      `react-dom@${APP_REACT}`,
     ],
     { cwd: project, env, maxBuffer: 64 * 1024 * 1024 },
   )
@@ -73,6 +82,17 @@ beforeAll(async () => {
     join(project, 'check-entry-points.ts'),
   )
 }, 900_000)
+
+/** Every copy of a package npm installed in the scratch project (`npm query` lists each once). */
+async function copiesOf(name: string): Promise<{ version: string; location: string }[]> {
+  const { stdout } = await run('npm', ['query', `#${name}`], {
+    cwd: project,
+    env,
+    maxBuffer: 16 * 1024 * 1024,
+  })
+  const found = JSON.parse(stdout) as { version: string; location: string }[]
+  return found.map(({ version, location }) => ({ version, location }))
+}
 
 const children: ChildProcess[] = []
 afterAll(() => {
@@ -96,7 +116,21 @@ describe('the packed package, installed into a scratch project', () => {
     )
   })
 
-  it('imports every entry point, answers on a scripted model over HTTP and on a `bedrock:` model through the Bedrock double, and synthesizes A2Agent', async () => {
+  it("uses the app's React and installs the peers once: one copy each of react, ai and zod, none under node_modules/a2-aws", async () => {
+    expect(APP_REACT).not.toBe(dev.react)
+    expect(await copiesOf('react')).toEqual([
+      { version: APP_REACT, location: 'node_modules/react' },
+    ])
+    for (const name of ['ai', 'zod'] as const) {
+      const [copy, ...more] = await copiesOf(name)
+      expect(more, name).toEqual([])
+      expect(copy?.location, name).toBe(`node_modules/${name}`)
+      const range = packageJson.peerDependencies[name]
+      expect(satisfies(copy?.version as string, range), `${name} in ${range}`).toBe(true)
+    }
+  }, 120_000)
+
+  it("imports every entry point, renders useAgent() with the app's React, answers on a scripted model over HTTP and on a `bedrock:` model through the Bedrock double, and synthesizes A2Agent", async () => {
     const { stdout } = await run(process.execPath, ['check-entry-points.ts'], {
       cwd: project,
       env,
@@ -108,6 +142,7 @@ describe('the packed package, installed into a scratch project', () => {
       expect(seen.exportsOf[`a2-aws${entry.slice(1)}`], entry).not.toEqual([])
     }
     expect(seen.exportsOf['a2-aws/node']).toEqual(['PortInUseError', 'serveAgent', 'serveFetch'])
+    expect(seen.rendered).toBe('<p>idle: 0 messages</p>')
     expect(seen).toMatchObject({
       posted: 200,
       answer: 'Hello from the tarball',

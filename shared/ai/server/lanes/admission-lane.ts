@@ -22,7 +22,7 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
       (await settlePausedTools(lane, sessionId, state.ai))
     )
       continue
-    const { events, revoke } = admissionRound(state.ai, lane.config.advance)
+    const { events, revoke } = admissionRound(state.ai, lane.config.controller)
     if (events.length === 0) return
     for (const key of revoke) {
       await lane.store.revokeClaim(sessionId, key)

@@ -125,6 +125,20 @@ describe('Input identity', () => {
     expect(session.state.active).toEqual(before.active)
   })
 
+  it('Given a command check passed in (the server passes the zod schema), Then decide rejects what it refuses as invalid-command', () => {
+    const session = new FakeSession()
+    const [stored] = session.append(...inputs.message(userMessage('m1')))
+    expect(decide(session.state, stored as never).outcome).toBe('applied')
+    const checked: unknown[] = []
+    const refusing = (payload: unknown): boolean => {
+      checked.push(payload)
+      return false
+    }
+    const decision = decide(session.state, stored as never, { isWellFormed: refusing })
+    expect(decision).toMatchObject({ outcome: 'rejected', reason: 'invalid-command' })
+    expect(checked).toEqual([stored?.payload])
+  })
+
   it('Given a command decided twice against the same state, Then the decision is identical: every ID is derived from the command', () => {
     const session = new FakeSession()
     session.push(inputs.message(userMessage('m0')))
@@ -138,7 +152,7 @@ describe('Input identity', () => {
 
 describe('Who may push what', () => {
   it('Given browser pushes, Then user messages, responses, controls and queue operations are accepted, while requestInput(), toolResult() and non-user seeds are for trusted server appends', async () => {
-    const { browserMayPush } = await import('../../../../shared/ai/events/control.ts')
+    const { browserMayPush } = await import('../../../../shared/ai/events/control-actions.ts')
     const allowed = [
       inputs.message(userMessage('m1')),
       inputs.steer(userMessage('m2'), { afterStepOf: null }),

@@ -1,7 +1,9 @@
 import { tool } from 'ai'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
+import { controlRequestSchema } from '../../../../shared/ai/events/control.ts'
 import { handlerContext, inputs } from '../../../../shared/ai/index.ts'
+import { resolveAgentConfig } from '../../../../shared/ai/server/agent-config.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
 import type { StoredEvent } from '../../../../shared/index.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
@@ -123,5 +125,18 @@ describe('the configuration an agent resolves once', () => {
       'and then?',
       'Second.',
     ])
+  })
+
+  it("decides commands with the zod schema the log validates pushes with, not the browser's hand-written check", () => {
+    const config = resolveAgentConfig({ name: 'checked', model: scriptedModel([]).model })
+    const parse = vi.spyOn(controlRequestSchema, 'safeParse')
+    try {
+      const payload = { action: 'pause', when: 'now' }
+      expect(config.controller.isWellFormed?.(payload)).toBe(true)
+      expect(parse).toHaveBeenCalledWith(payload)
+      expect(config.controller.isWellFormed?.({ action: 'pause', when: 'later' })).toBe(false)
+    } finally {
+      parse.mockRestore()
+    }
   })
 })
