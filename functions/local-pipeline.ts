@@ -20,6 +20,7 @@ import { agentFromModule } from '../shared/aws/lambda/pipeline-agent.ts'
 import { sessionCapability } from '../shared/http/session-capability.ts'
 import { staticFiles } from '../shared/node/static-files.ts'
 import { ClearError, exitClearly } from './exit-clearly.ts'
+import { listenAddress } from './listen-address.ts'
 import { type LocalPipeline, startLocalPipeline } from './local-runner/local-pipeline.ts'
 import { type MotoServer, startMotoServer } from './local-runner/moto-server.ts'
 import { createLocalResources } from './local-runner/resources.ts'
@@ -30,6 +31,8 @@ let moto: MotoServer | undefined
 let pipeline: LocalPipeline | undefined
 
 async function main(): Promise<void> {
+  // Before the moto server: a bad PORT or HOST should not cost a start.
+  const listen = await listenAddress(process.env)
   moto = process.env.A2_AWS_ENDPOINT ? undefined : await startMotoServer()
   const endpoint = process.env.A2_AWS_ENDPOINT || (moto?.endpoint as string)
   // Emulators take any credentials; the SDK still wants some.
@@ -69,8 +72,7 @@ async function main(): Promise<void> {
     queues,
     clients,
     auth: { type: 'capability', key: sessionKey },
-    port: Number(process.env.PORT ?? 3000),
-    hostname: process.env.HOST ?? '127.0.0.1',
+    ...listen,
     routes: (request) => {
       const { pathname } = new URL(request.url)
       if (pathname === '/api/state') return state(request)

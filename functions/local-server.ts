@@ -14,6 +14,7 @@ import { serveAgent } from '../shared/node/serve-agent.ts'
 import { gatewaySettings } from './example/gateway-origin.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
 import { exitClearly } from './exit-clearly.ts'
+import { listenAddress } from './listen-address.ts'
 import { stateRoute } from './state-route.ts'
 
 /** Where `npm run build:web` puts the chat page. */
@@ -102,11 +103,7 @@ async function main(): Promise<void> {
   // through the AI SDK's default provider, now AI Gateway at A2_GATEWAY_URL.
   const gateway = gatewaySettings(process.env)
   if (gateway) globalThis.AI_SDK_DEFAULT_PROVIDER = gateway.provider
-  const server = await startLocalServer({
-    port: Number(process.env.PORT ?? 3000),
-    hostname: process.env.HOST ?? '127.0.0.1',
-    env: process.env,
-  })
+  const server = await startLocalServer({ ...(await listenAddress(process.env)), env: process.env })
   const api = `${server.url}/api/agent`
   const route = server.modelName.startsWith('bedrock:')
     ? ' on Amazon Bedrock'

@@ -45,7 +45,8 @@ export type LocalRoutes = (request: Request) => Promise<Response> | undefined
  * Serves a response-streaming Lambda handler on Node's HTTP server, with
  * each request turned into an API Gateway REST proxy event. `routes` may
  * answer reads first (the chat page, `/api/state`), as `npm start` does.
- * A busy port rejects with `PortInUseError`.
+ * A busy port rejects with `PortInUseError`, a bad one with `InvalidPortError`,
+ * a host it cannot listen on with `HostUnavailableError`.
  */
 export async function serveStreamingHandler(
   handler: StreamingHandler<APIGatewayProxyEvent>,
@@ -83,7 +84,12 @@ export async function serveStreamingHandler(
   }
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(listenError(error, port, hostname)))
-    server.listen(port, hostname, () => resolve())
+    // A bad port throws here, before any 'error' event.
+    try {
+      server.listen(port, hostname, () => resolve())
+    } catch (error) {
+      reject(listenError(error, port, hostname))
+    }
   })
   const address = server.address() as { port: number }
   return {

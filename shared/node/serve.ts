@@ -19,7 +19,10 @@ export interface ServeFetchOptions {
 /**
  * Serves a fetch handler on Node's HTTP server (through @hono/node-server,
  * which maps client disconnects to `request.signal`, so SSE streams end).
- * A busy port rejects with `PortInUseError` (code `PORT_IN_USE`).
+ * A busy port rejects with `PortInUseError` (code `PORT_IN_USE`), a port that
+ * is not one with `InvalidPortError` (`INVALID_PORT`), and a host it cannot
+ * listen on (a name that does not resolve, an address not of this machine)
+ * with `HostUnavailableError` (`HOST_UNAVAILABLE`).
  */
 export function serveFetch(
   fetch: (request: Request) => Response | Promise<Response>,

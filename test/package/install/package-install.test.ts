@@ -107,7 +107,13 @@ describe('the packed package, installed into a scratch project', () => {
       if (entry === './package.json') continue
       expect(seen.exportsOf[`a2-aws${entry.slice(1)}`], entry).not.toEqual([])
     }
-    expect(seen.exportsOf['a2-aws/node']).toEqual(['PortInUseError', 'serveAgent', 'serveFetch'])
+    expect(seen.exportsOf['a2-aws/node']).toEqual([
+      'HostUnavailableError',
+      'InvalidPortError',
+      'PortInUseError',
+      'serveAgent',
+      'serveFetch',
+    ])
     expect(seen).toMatchObject({
       posted: 200,
       answer: 'Hello from the tarball',
