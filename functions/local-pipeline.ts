@@ -26,6 +26,7 @@ import { type MotoServer, startMotoServer } from './local-runner/moto-server.ts'
 import { createLocalResources } from './local-runner/resources.ts'
 import { WEB_ROOT } from './local-server.ts'
 import { stateRoute } from './state-route.ts'
+import { formatCommands, tourCommands } from './tour-commands.ts'
 
 let moto: MotoServer | undefined
 let pipeline: LocalPipeline | undefined
@@ -85,15 +86,15 @@ async function main(): Promise<void> {
 
   console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${url}
 agent module: ${modulePath}
-  chat in a browser: ${origin}/
-  open a session:    curl -s -X POST '${url}' -H 'content-type: application/json' -d '{}' > session.json
-                     export S=$(jq -r .sessionId session.json) T=$(jq -r .token session.json)
-  stream it:         curl -N "${url}?sessionId=$S" -H "authorization: Bearer $T"
-  read its state:    curl "${origin}/api/state?sessionId=$S" -H "authorization: Bearer $T"
-  send a message:    curl -X POST "${url}?sessionId=$S" -H "authorization: Bearer $T" -H 'content-type: application/json' \\
-                       -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'
-  ingress queue:     aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
-                       --message-group-id demo --message-body '{"sessionId":"demo","events":[...]}'`)
+${formatCommands([
+  { label: 'chat in a browser', command: `${origin}/` },
+  ...tourCommands(url, `${origin}/api/state`),
+  {
+    label: 'ingress queue',
+    command: `aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
+  --message-group-id demo --message-body '{"sessionId":"demo","events":[...]}'`,
+  },
+])}`)
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
