@@ -4,10 +4,10 @@
 // By default it starts a moto server; set A2_AWS_ENDPOINT for LocalStack (or
 // any endpoint), A2_AGENT_MODULE for your own agent module (default: the
 // example agent), PORT and HOST for where it listens.
-// Sessions need their token, as deployed (a key made per process; `POST {}`
-// opens one).
+// Sessions need their token, as deployed (`POST {}` opens one), signed with
+// a key kept in .a2-local/session-key, so that a restart against an endpoint
+// that still holds the sessions keeps their tokens (session-key.ts says why).
 
-import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -24,6 +24,7 @@ import { listenAddress } from './listen-address.ts'
 import { type LocalPipeline, startLocalPipeline } from './local-runner/local-pipeline.ts'
 import { type MotoServer, startMotoServer } from './local-runner/moto-server.ts'
 import { createLocalResources } from './local-runner/resources.ts'
+import { LOCAL_STATE_DIR, localSessionKey } from './local-runner/session-key.ts'
 import { WEB_ROOT } from './local-server.ts'
 import { stateRoute } from './state-route.ts'
 import { formatCommands, tourCommands } from './tour-commands.ts'
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   }
   const agentModule = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>
   // The same reads as `npm start`: the folded state for curl, the chat page.
-  const sessionKey = randomBytes(32)
+  const { key: sessionKey, path: keyPath } = localSessionKey(resolve(LOCAL_STATE_DIR))
   const state = stateRoute(
     agentFromModule(agentModule, environment.agentExport) as unknown as Parameters<
       typeof stateRoute
@@ -83,12 +84,20 @@ async function main(): Promise<void> {
   })
   const url = pipeline.url
   const origin = new URL(url).origin
+  const region = process.env.AWS_REGION
+  const { tableName } = environment
 
   console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${url}
 agent module: ${modulePath}
+table: ${tableName} in ${region} on ${endpoint}
+session key: ${keyPath} (kept, so tokens outlive a restart against the same endpoint)
 ${formatCommands([
   { label: 'chat in a browser', command: `${origin}/` },
   ...tourCommands(url, `${origin}/api/state`),
+  {
+    label: 'inspect it',
+    command: `npx a2-aws inspect "$S" --table ${tableName} --region ${region} --endpoint ${endpoint}`,
+  },
   {
     label: 'ingress queue',
     command: `aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
