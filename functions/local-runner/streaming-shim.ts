@@ -7,6 +7,7 @@ import type {
   StreamingHandler,
 } from '../../shared/aws/lambda/awslambda.ts'
 import { listenError } from '../../shared/node/serve-error.ts'
+import { serverUrl } from '../../shared/node/server-url.ts'
 
 /**
  * Lambda's `awslambda` global for local runs: `streamifyResponse` returns the
@@ -93,7 +94,7 @@ export async function serveStreamingHandler(
   })
   const address = server.address() as { port: number }
   return {
-    url: `http://${hostname}:${address.port}`,
+    url: serverUrl(hostname, address.port),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()

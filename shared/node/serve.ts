@@ -1,9 +1,10 @@
 import { type ServerType, serve } from '@hono/node-server'
 import { listenError } from './serve-error.ts'
+import { serverUrl } from './server-url.ts'
 
 /** A running server: where it listens, and how to stop it. */
 export interface LocalServer {
-  /** `http://<hostname>:<port>`, with the port it got (for `port: 0`). */
+  /** `http://<hostname>:<port>` (an IPv6 address in brackets), with the port it got (for `port: 0`). */
   url: string
   /** Stops listening and ends open connections (SSE streams included). */
   close(): Promise<void>
@@ -33,7 +34,7 @@ export function serveFetch(
     try {
       server = serve({ fetch, port, hostname }, (info) => {
         resolve({
-          url: `http://${hostname}:${info.port}`,
+          url: serverUrl(hostname, info.port),
           close: () =>
             new Promise((done) => {
               // Open SSE streams would keep close() waiting forever.
