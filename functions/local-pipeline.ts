@@ -4,10 +4,10 @@
 // By default it starts a moto server; set A2_AWS_ENDPOINT for LocalStack (or
 // any endpoint), A2_AGENT_MODULE for your own agent module (default: the
 // example agent), PORT and HOST for where it listens.
-// Sessions need their token, as deployed (a key made per process; `POST {}`
-// opens one).
+// Sessions need their token, as deployed (`POST {}` opens one), signed with
+// a key kept in .a2-local/session-key, so that a restart against an endpoint
+// that still holds the sessions keeps their tokens (session-key.ts says why).
 
-import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -20,16 +20,21 @@ import { agentFromModule } from '../shared/aws/lambda/pipeline-agent.ts'
 import { sessionCapability } from '../shared/http/session-capability.ts'
 import { staticFiles } from '../shared/node/static-files.ts'
 import { ClearError, exitClearly } from './exit-clearly.ts'
+import { listenAddress } from './listen-address.ts'
 import { type LocalPipeline, startLocalPipeline } from './local-runner/local-pipeline.ts'
 import { type MotoServer, startMotoServer } from './local-runner/moto-server.ts'
 import { createLocalResources } from './local-runner/resources.ts'
+import { LOCAL_STATE_DIR, localSessionKey } from './local-runner/session-key.ts'
 import { WEB_ROOT } from './local-server.ts'
 import { stateRoute } from './state-route.ts'
+import { formatCommands, tourCommands } from './tour-commands.ts'
 
 let moto: MotoServer | undefined
 let pipeline: LocalPipeline | undefined
 
 async function main(): Promise<void> {
+  // Before the moto server: a bad PORT or HOST should not cost a start.
+  const listen = await listenAddress(process.env)
   moto = process.env.A2_AWS_ENDPOINT ? undefined : await startMotoServer()
   const endpoint = process.env.A2_AWS_ENDPOINT || (moto?.endpoint as string)
   // Emulators take any credentials; the SDK still wants some.
@@ -54,7 +59,7 @@ async function main(): Promise<void> {
   }
   const agentModule = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>
   // The same reads as `npm start`: the folded state for curl, the chat page.
-  const sessionKey = randomBytes(32)
+  const { key: sessionKey, path: keyPath } = localSessionKey(resolve(LOCAL_STATE_DIR))
   const state = stateRoute(
     agentFromModule(agentModule, environment.agentExport) as unknown as Parameters<
       typeof stateRoute
@@ -69,8 +74,7 @@ async function main(): Promise<void> {
     queues,
     clients,
     auth: { type: 'capability', key: sessionKey },
-    port: Number(process.env.PORT ?? 3000),
-    hostname: process.env.HOST ?? '127.0.0.1',
+    ...listen,
     routes: (request) => {
       const { pathname } = new URL(request.url)
       if (pathname === '/api/state') return state(request)
@@ -80,18 +84,26 @@ async function main(): Promise<void> {
   })
   const url = pipeline.url
   const origin = new URL(url).origin
+  const region = process.env.AWS_REGION
+  const { tableName } = environment
 
   console.log(`a2-aws local pipeline on ${endpoint}${moto ? ' (moto)' : ''}: ${url}
 agent module: ${modulePath}
-  chat in a browser: ${origin}/
-  open a session:    curl -s -X POST '${url}' -H 'content-type: application/json' -d '{}' > session.json
-                     export S=$(jq -r .sessionId session.json) T=$(jq -r .token session.json)
-  stream it:         curl -N "${url}?sessionId=$S" -H "authorization: Bearer $T"
-  read its state:    curl "${origin}/api/state?sessionId=$S" -H "authorization: Bearer $T"
-  send a message:    curl -X POST "${url}?sessionId=$S" -H "authorization: Bearer $T" -H 'content-type: application/json' \\
-                       -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'
-  ingress queue:     aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
-                       --message-group-id demo --message-body '{"sessionId":"demo","events":[...]}'`)
+table: ${tableName} in ${region} on ${endpoint}
+session key: ${keyPath} (kept, so tokens outlive a restart against the same endpoint)
+${formatCommands([
+  { label: 'chat in a browser', command: `${origin}/` },
+  ...tourCommands(url, `${origin}/api/state`),
+  {
+    label: 'inspect it',
+    command: `npx a2-aws inspect "$S" --table ${tableName} --region ${region} --endpoint ${endpoint}`,
+  },
+  {
+    label: 'ingress queue',
+    command: `aws --endpoint-url ${endpoint} sqs send-message --queue-url ${queues.ingress.url} \\
+  --message-group-id demo --message-body '{"sessionId":"demo","events":[...]}'`,
+  },
+])}`)
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

@@ -14,7 +14,9 @@ import { serveAgent } from '../shared/node/serve-agent.ts'
 import { gatewaySettings } from './example/gateway-origin.ts'
 import { supportAgentOptions } from './example/support-agent.ts'
 import { exitClearly } from './exit-clearly.ts'
+import { listenAddress } from './listen-address.ts'
 import { stateRoute } from './state-route.ts'
+import { formatCommands, tourCommands } from './tour-commands.ts'
 
 /** Where `npm run build:web` puts the chat page. */
 export const WEB_ROOT = fileURLToPath(new URL('./example/web/dist/', import.meta.url))
@@ -102,11 +104,7 @@ async function main(): Promise<void> {
   // through the AI SDK's default provider, now AI Gateway at A2_GATEWAY_URL.
   const gateway = gatewaySettings(process.env)
   if (gateway) globalThis.AI_SDK_DEFAULT_PROVIDER = gateway.provider
-  const server = await startLocalServer({
-    port: Number(process.env.PORT ?? 3000),
-    hostname: process.env.HOST ?? '127.0.0.1',
-    env: process.env,
-  })
+  const server = await startLocalServer({ ...(await listenAddress(process.env)), env: process.env })
   const api = `${server.url}/api/agent`
   const route = server.modelName.startsWith('bedrock:')
     ? ' on Amazon Bedrock'
@@ -114,13 +112,10 @@ async function main(): Promise<void> {
   console.log(`a2-aws: "${server.name}" on ${api} (memory store, in-process dispatch)
 model: ${server.online ? `${server.modelName}${route}` : 'the OFFLINE DEMO MODEL (set AI_GATEWAY_API_KEY for a real one)'}
 
-  chat in a browser: ${server.url}/
-  open a session:    curl -s -X POST '${api}' -H 'content-type: application/json' -d '{}' > session.json
-                     export S=$(jq -r .sessionId session.json) T=$(jq -r .token session.json)
-  stream it:         curl -N "${api}?sessionId=$S" -H "authorization: Bearer $T"
-  read its state:    curl "${server.url}/api/state?sessionId=$S" -H "authorization: Bearer $T"
-  send a message:    curl -X POST "${api}?sessionId=$S" -H "authorization: Bearer $T" -H 'content-type: application/json' \\
-                       -d '{"events":[{"id":"m1","type":"ai.control.requested","payload":{"action":"message","generate":true,"message":{"id":"m1","role":"user","parts":[{"type":"text","text":"close ticket T-42"}]}}}]}'`)
+${formatCommands([
+  { label: 'chat in a browser', command: `${server.url}/` },
+  ...tourCommands(api, `${server.url}/api/state`),
+])}`)
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {

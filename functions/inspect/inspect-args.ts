@@ -15,7 +15,9 @@ a timer, a dead letter). Read-only.
   --table <name>          the agent's DynamoDB table, with your AWS credentials (Query and
                           GetItem only)
   --region <region>       the table's region (default: the environment's)
-  --endpoint <url>        a DynamoDB-compatible endpoint (moto, DynamoDB Local)
+  --endpoint <url>        a DynamoDB-compatible endpoint (moto, DynamoDB Local); on this
+                          machine's loopback, a region (us-east-1) and dummy credentials
+                          are assumed when none are configured, and said
   --at <n>                the event at index n and the state after it (0: before any event)
   --diff <a>..<b>         what changed in the state from index a to index b
   --claim-ttl <ms>        the agent's claimTtlMs, for when a Pause now's settle timer fires

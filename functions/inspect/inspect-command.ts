@@ -1,28 +1,32 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { hasA2Code } from '../../shared/log/error-brand.ts'
 import { INSPECT_USAGE, type InspectArgs, parseInspectArgs } from './inspect-args.ts'
 import { InspectError } from './inspect-error.ts'
 import { inspectSession } from './inspect-report.ts'
 import { renderText } from './render-text.ts'
 import { httpSource, type SessionSource, tableSource } from './session-source.ts'
+import { tableClient } from './table-client.ts'
 
 export interface InspectIo {
   stdout: (line: string) => void
   stderr: (line: string) => void
   /** The clock the diagnosis reads (default `Date.now`). */
   now?: () => number
-  /** Builds the DynamoDB client for `--table` (default: the SDK's, from the environment). */
+  /**
+   * Builds the DynamoDB client for `--table` (default: `tableClient`, the
+   * SDK's from the environment, with an emulator's defaults on loopback).
+   */
   dynamoDB?: (args: Pick<InspectArgs, 'region' | 'endpoint'>) => DynamoDBClient
 }
 
-function sourceOf(args: InspectArgs, io: InspectIo): SessionSource {
+async function sourceOf(args: InspectArgs, io: InspectIo): Promise<SessionSource> {
   if (args.url) return httpSource(args.url, args.headers)
-  const client =
-    io.dynamoDB?.(args) ??
-    new DynamoDBClient({
-      ...(args.region ? { region: args.region } : {}),
-      ...(args.endpoint ? { endpoint: args.endpoint } : {}),
-    })
+  if (io.dynamoDB) return tableSource(io.dynamoDB(args), args.table as string)
+  const { client, assumed } = await tableClient(args)
+  // On stderr, so that --json stays one report on stdout.
+  for (const line of assumed) {
+    io.stderr(`a2-aws inspect: ${line} for ${args.endpoint} (on this machine: an emulator)`)
+  }
   return tableSource(client, args.table as string)
 }
 
@@ -47,7 +51,7 @@ export async function inspectCommand(argv: readonly string[], io: InspectIo): Pr
     return 0
   }
   try {
-    const report = await inspectSession(sourceOf(args, io), args.sessionId, {
+    const report = await inspectSession(await sourceOf(args, io), args.sessionId, {
       now: (io.now ?? Date.now)(),
       ...(args.at === undefined ? {} : { at: args.at }),
       ...(args.diff === undefined ? {} : { diff: args.diff }),

@@ -7,6 +7,7 @@ import type {
   StreamingHandler,
 } from '../../shared/aws/lambda/awslambda.ts'
 import { listenError } from '../../shared/node/serve-error.ts'
+import { serverUrl } from '../../shared/node/server-url.ts'
 
 /**
  * Lambda's `awslambda` global for local runs: `streamifyResponse` returns the
@@ -45,7 +46,8 @@ export type LocalRoutes = (request: Request) => Promise<Response> | undefined
  * Serves a response-streaming Lambda handler on Node's HTTP server, with
  * each request turned into an API Gateway REST proxy event. `routes` may
  * answer reads first (the chat page, `/api/state`), as `npm start` does.
- * A busy port rejects with `PortInUseError`.
+ * A busy port rejects with `PortInUseError`, a bad one with `InvalidPortError`,
+ * a host it cannot listen on with `HostUnavailableError`.
  */
 export async function serveStreamingHandler(
   handler: StreamingHandler<APIGatewayProxyEvent>,
@@ -83,11 +85,16 @@ export async function serveStreamingHandler(
   }
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) => reject(listenError(error, port, hostname)))
-    server.listen(port, hostname, () => resolve())
+    // A bad port throws here, before any 'error' event.
+    try {
+      server.listen(port, hostname, () => resolve())
+    } catch (error) {
+      reject(listenError(error, port, hostname))
+    }
   })
   const address = server.address() as { port: number }
   return {
-    url: `http://${hostname}:${address.port}`,
+    url: serverUrl(hostname, address.port),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()

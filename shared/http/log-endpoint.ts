@@ -70,9 +70,10 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  * The HTTP face of a session log, as a fetch handler (`Request` in,
  * `Response` out) that any server, route file or Lambda adapter can mount:
  *
- * - `GET ?sessionId=S[&after=N]` streams the session's events as SSE; `id:` is
- *   the log index and `Last-Event-ID` resumes after it. The stream ends with
- *   a `: quiet` comment once the session has been quiet for a while.
+ * - `GET ?sessionId=S[&after=N][&follow]` streams the session's events as
+ *   SSE; `id:` is the log index and `Last-Event-ID` resumes after it. The
+ *   stream ends with a `: quiet` comment once the session has been quiet for
+ *   a while, unless `&follow` asks it to stay open (for curl).
  * - `GET ?sessionId=S&head` answers `{ "head": N }`, the session's last
  *   index: a cheap check for news while no stream is open.
  * - `GET ?sessionId=S&events[&after=N]` answers the stored events as JSON,
@@ -137,6 +138,11 @@ export function logEndpoint(options: LogEndpointOptions) {
       from,
       {
         ...options.stream,
+        // `&follow`: a reader that does not reconnect (curl) keeps its stream
+        // through quiet spells. The default stays the quiet end, which
+        // browsers reconnect after; maxDurationMs (and on AWS the stream
+        // function's deadline) still end a followed stream.
+        ...(url.searchParams.has('follow') ? { quietMs: false as const } : {}),
         head,
         ...(after > 0 ? { after } : {}),
         signal: request.signal,

@@ -4,7 +4,9 @@
 //   beside it if you have one;
 // - `serveFetch(fetch, options)`: any fetch handler;
 // - `PortInUseError` (code `PORT_IN_USE`): what both reject with when the
-//   port is taken.
+//   port is taken; `InvalidPortError` (`INVALID_PORT`) when it is not a
+//   port, `HostUnavailableError` (`HOST_UNAVAILABLE`) when the host does not
+//   resolve or is not this machine's.
 // Node only (`node:http` through @hono/node-server); no AWS SDK.
 
 export { type LocalServer, type ServeFetchOptions, serveFetch } from './serve.ts'
@@ -13,4 +15,9 @@ export {
   type ServeAgentOptions,
   serveAgent,
 } from './serve-agent.ts'
-export { PortInUseError, type ServeErrorCode } from './serve-error.ts'
+export {
+  HostUnavailableError,
+  InvalidPortError,
+  PortInUseError,
+  type ServeErrorCode,
+} from './serve-error.ts'

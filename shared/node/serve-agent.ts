@@ -26,7 +26,8 @@ export interface ServeAgentOptions extends ServeFetchOptions {
 /**
  * A standalone Node server for an agent: its endpoint at `path`, and
  * optionally a built page beside it, same-origin. Anything else under
- * `/api/` is a JSON 404. A busy port rejects with `PortInUseError`.
+ * `/api/` is a JSON 404. A busy port rejects with `PortInUseError` (and a bad
+ * port or host with `InvalidPortError` or `HostUnavailableError`).
  *
  * @example
  * const server = await serveAgent(assistant, { port: 3000, webRoot: 'web/dist' })

@@ -1,9 +1,10 @@
 import { type ServerType, serve } from '@hono/node-server'
 import { listenError } from './serve-error.ts'
+import { serverUrl } from './server-url.ts'
 
 /** A running server: where it listens, and how to stop it. */
 export interface LocalServer {
-  /** `http://<hostname>:<port>`, with the port it got (for `port: 0`). */
+  /** `http://<hostname>:<port>` (an IPv6 address in brackets), with the port it got (for `port: 0`). */
   url: string
   /** Stops listening and ends open connections (SSE streams included). */
   close(): Promise<void>
@@ -19,7 +20,10 @@ export interface ServeFetchOptions {
 /**
  * Serves a fetch handler on Node's HTTP server (through @hono/node-server,
  * which maps client disconnects to `request.signal`, so SSE streams end).
- * A busy port rejects with `PortInUseError` (code `PORT_IN_USE`).
+ * A busy port rejects with `PortInUseError` (code `PORT_IN_USE`), a port that
+ * is not one with `InvalidPortError` (`INVALID_PORT`), and a host it cannot
+ * listen on (a name that does not resolve, an address not of this machine)
+ * with `HostUnavailableError` (`HOST_UNAVAILABLE`).
  */
 export function serveFetch(
   fetch: (request: Request) => Response | Promise<Response>,
@@ -30,7 +34,7 @@ export function serveFetch(
     try {
       server = serve({ fetch, port, hostname }, (info) => {
         resolve({
-          url: `http://${hostname}:${info.port}`,
+          url: serverUrl(hostname, info.port),
           close: () =>
             new Promise((done) => {
               // Open SSE streams would keep close() waiting forever.

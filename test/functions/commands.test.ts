@@ -55,6 +55,46 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
     )
   }, 60_000)
 
+  const badAddresses = [
+    [
+      { PORT: 'abc' },
+      'Port abc is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).',
+    ],
+    [
+      { PORT: '99999' },
+      'Port 99999 is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).',
+    ],
+    [
+      // TEST-NET-1 (RFC 5737): a valid address that is no machine's here.
+      { HOST: '192.0.2.1' },
+      'Cannot listen on host 192.0.2.1 (not an address of this machine): pick another with HOST=<host> (127.0.0.1, the default, listens on loopback only; 0.0.0.0 on every interface).',
+    ],
+    [
+      { HOST: 'no-such-host.invalid' },
+      'Cannot listen on host no-such-host.invalid (the name does not resolve): pick another with HOST=<host> (127.0.0.1, the default, listens on loopback only; 0.0.0.0 on every interface).',
+    ],
+  ] as const
+  for (const [env, line] of badAddresses) {
+    const [name, value] = Object.entries(env)[0] as [string, string]
+    it(`npm start with ${name}=${value}: one line saying what to pick, exit code 1`, async () => {
+      const run = await runCommand('functions/local-server.ts', { PORT: '0', ...env })
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim()).toBe(`npm start: ${line}`)
+    }, 60_000)
+
+    it(`npm run local with ${name}=${value}: the same line, before it starts a moto server`, async () => {
+      // A Python that is not there: a run that got as far as moto would say so instead.
+      const run = await runCommand('functions/local-pipeline.ts', {
+        PORT: '0',
+        ...env,
+        A2_PYTHON: '/nonexistent/python3',
+        A2_AWS_ENDPOINT: '',
+      })
+      expect(run.code).toBe(1)
+      expect(run.stderr.trim()).toBe(`npm run local: ${line}`)
+    }, 60_000)
+  }
+
   it('npm run local without Python: says the moto server needs it and how to install moto', async () => {
     const run = await runCommand('functions/local-pipeline.ts', {
       A2_PYTHON: '/nonexistent/python3',

@@ -270,7 +270,13 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     ],
   },
   'a2-aws/node': {
-    values: ['PortInUseError', 'serveAgent', 'serveFetch'],
+    values: [
+      'HostUnavailableError',
+      'InvalidPortError',
+      'PortInUseError',
+      'serveAgent',
+      'serveFetch',
+    ],
     types: [
       'LocalServer',
       'ServableAgent',

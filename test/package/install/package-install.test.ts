@@ -141,7 +141,13 @@ describe('the packed package, installed into a scratch project', () => {
       if (entry === './package.json') continue
       expect(seen.exportsOf[`a2-aws${entry.slice(1)}`], entry).not.toEqual([])
     }
-    expect(seen.exportsOf['a2-aws/node']).toEqual(['PortInUseError', 'serveAgent', 'serveFetch'])
+    expect(seen.exportsOf['a2-aws/node']).toEqual([
+      'HostUnavailableError',
+      'InvalidPortError',
+      'PortInUseError',
+      'serveAgent',
+      'serveFetch',
+    ])
     expect(seen.rendered).toBe('<p>idle: 0 messages</p>')
     expect(seen).toMatchObject({
       posted: 200,

@@ -415,6 +415,38 @@ describe('GET: the SSE stream', () => {
     expect(read.comments.at(-1)?.trim()).toBe('quiet')
   })
 
+  it('&follow keeps a stream open through a quiet spell (for curl, which does not reconnect), heartbeats and all', async () => {
+    const { post, get } = setup({ stream: { quietMs: 40, heartbeatMs: 20 } })
+    await post({ events: [note('n1')] })
+    const response = await get('sessionId=s1&follow')
+    const late = (async () => {
+      // Several quiet periods: a stream without &follow has ended by now.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await post({ events: [note('n2')] })
+    })()
+    const read = await readSse(response, {
+      until: (r) => r.messages.length === 2,
+      timeoutMs: 3_000,
+    })
+    await late
+    expect(read.messages.map((m) => m.id)).toEqual(['1', '2'])
+    expect(read.comments.map((comment) => comment.trim())).not.toContain('quiet')
+    expect(read.comments.map((comment) => comment.trim())).toContain('heartbeat')
+    // Without it, the same wait ends the stream first.
+    const plain = await readSse(await get('sessionId=s1'), { timeoutMs: 3_000 })
+    expect(plain.ended).toBe(true)
+    expect(plain.comments.at(-1)?.trim()).toBe('quiet')
+  })
+
+  it('&follow still ends at maxDurationMs, so a platform limit never cuts it', async () => {
+    const { get } = setup({ stream: { quietMs: 20, maxDurationMs: 150 } })
+    const started = Date.now()
+    const read = await readSse(await get('sessionId=s1&follow'), { timeoutMs: 3_000 })
+    expect(read.ended).toBe(true)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+    expect(read.comments.map((comment) => comment.trim())).not.toContain('quiet')
+  })
+
   it('a stream resumed after a quiet end gets what was appended since, nothing twice', async () => {
     const { post, get } = setup({ stream: { quietMs: 30 } })
     await post({ events: [note('n1')] })

@@ -5,7 +5,14 @@ import { join } from 'node:path'
 import { hasA2Code } from 'a2-aws'
 import { inputs } from 'a2-aws/ai'
 import { agent } from 'a2-aws/ai/server'
-import { type LocalServer, PortInUseError, serveAgent } from 'a2-aws/node'
+import {
+  HostUnavailableError,
+  InvalidPortError,
+  type LocalServer,
+  PortInUseError,
+  serveAgent,
+  serveFetch,
+} from 'a2-aws/node'
 import { scriptedModel, text } from 'a2-aws/test'
 import { afterEach, describe, expect, it } from 'vitest'
 
@@ -70,5 +77,34 @@ describe('serveAgent() (a2-aws/node): a standalone Node server for an agent', ()
       `Port ${port} on 127.0.0.1 is in use: stop what is listening there, or pick another port with PORT=<port> (PORT=0 picks a free one).`,
     )
     assistant.runtime.close()
+  })
+
+  it('answers a port that is not one with InvalidPortError (INVALID_PORT), not ERR_SOCKET_BAD_PORT', async () => {
+    for (const port of [99_999, -1, 3.5, Number.NaN]) {
+      const refused = await serveFetch(() => new Response('hi'), { port }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(refused).toBeInstanceOf(InvalidPortError)
+      expect(hasA2Code(refused, 'INVALID_PORT')).toBe(true)
+      expect((refused as Error).message).toBe(
+        `Port ${port} is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).`,
+      )
+    }
+  })
+
+  it('answers a host it cannot listen on with HostUnavailableError (HOST_UNAVAILABLE), not ENOTFOUND', async () => {
+    const refusal = (hostname: string) =>
+      serveFetch(() => new Response('hi'), { hostname }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+    const notHere = await refusal('192.0.2.1')
+    expect(notHere).toBeInstanceOf(HostUnavailableError)
+    expect(hasA2Code(notHere, 'HOST_UNAVAILABLE')).toBe(true)
+    expect((notHere as Error).message).toContain('192.0.2.1 (not an address of this machine)')
+    const unknown = await refusal('no-such-host.invalid')
+    expect(hasA2Code(unknown, 'HOST_UNAVAILABLE')).toBe(true)
+    expect((unknown as Error).message).toContain('no-such-host.invalid (the name does not resolve)')
   })
 })
