@@ -1,14 +1,15 @@
 import type { AIState } from 'a2-aws/ai'
-import type { ConnectionStatus } from 'a2-aws/ai/client'
 import { useAgent } from 'a2-aws/ai/react'
 import type { UIMessage } from 'ai'
 import { useMemo, useState } from 'react'
 import { Approvals } from './Approvals.tsx'
 import { Composer } from './Composer.tsx'
 import { Conversation, type TurnFailure } from './Conversation.tsx'
+import { connectionProblem } from './connection-problem.ts'
 import { DeadLetters } from './DeadLetters.tsx'
 import { Inspector } from './Inspector.tsx'
 import { QueuePanel } from './QueuePanel.tsx'
+import { SessionRefused } from './SessionRefused.tsx'
 
 const indicatorLabel = {
   starting: 'Starting…',
@@ -27,12 +28,12 @@ const statusLabel = {
 } as const
 
 /** While the stream is not open, the session's status is not known: say so instead. */
-const connectionLabel: Record<Exclude<ConnectionStatus, 'open'>, string> = {
-  idle: 'Connecting…',
+const connectionLabel = {
   connecting: 'Connecting…',
-  reconnecting: 'Offline: reconnecting…',
-  failed: 'Disconnected',
-}
+  unreachable: 'Offline: reconnecting…',
+  troubled: 'Server error: retrying…',
+  refused: 'Refused',
+} as const
 
 /**
  * The example support desk: one session, named in the URL, opened with its
@@ -51,7 +52,8 @@ export function App({
   const agent = useAgent({ api: '/api/agent', id: sessionId, ...(token ? { token } : {}) })
   const [inspecting, setInspecting] = useState(inspect)
   const { state, status, indicator, connection } = agent
-  const offline = connection === 'reconnecting' || connection === 'failed'
+  const problem = connectionProblem(connection, agent.error)
+  const offline = problem !== null
   const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
   const steering = useMemo(() => steeringIds(state), [state])
   const failure: TurnFailure | null =
@@ -91,7 +93,7 @@ export function App({
             </span>
           ) : (
             <span className={`pill pill-${offline ? 'offline' : 'muted'}`} title="Connection">
-              {connectionLabel[connection]}
+              {connectionLabel[problem ?? 'connecting']}
             </span>
           )}
           {state.inbox.paused ? (
@@ -143,12 +145,8 @@ export function App({
               approve={agent.approve}
               deny={agent.deny}
             />
-            {connection === 'failed' && agent.error ? (
-              <p className="error" role="alert">
-                The server refused this session's stream: {agent.error.message}
-              </p>
-            ) : null}
-            <Composer agent={agent} offline={offline} />
+            {problem === 'refused' ? <SessionRefused error={agent.error} /> : null}
+            <Composer agent={agent} problem={problem} />
           </div>
         </main>
         <QueuePanel items={state.inbox.items} paused={state.inbox.paused} queue={agent.queue} />

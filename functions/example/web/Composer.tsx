@@ -1,14 +1,30 @@
 import type { UseAgentResult } from 'a2-aws/ai/react'
 import { type FormEvent, type KeyboardEvent, useState } from 'react'
+import type { ConnectionProblem } from './connection-problem.ts'
+
+/** While the session cannot be followed, what becomes of a message: nothing is sent. */
+const problemHint: Record<ConnectionProblem, string> = {
+  unreachable: 'The server cannot be reached: sending waits until it is back.',
+  troubled: 'The server is having trouble: sending waits until it recovers.',
+  refused: 'This conversation cannot go on from this link: start a new one.',
+}
 
 /**
- * The message box with Send, Steer, Stop and Retry. While the server cannot
- * be reached the buttons wait (the draft can still be written).
+ * The message box with Send, Steer, Stop and Retry. While the session
+ * cannot be followed (`problem`) the buttons wait (the draft can still be
+ * written), and the hint says why.
  */
-export function Composer({ agent, offline }: { agent: UseAgentResult; offline: boolean }) {
+export function Composer({
+  agent,
+  problem,
+}: {
+  agent: UseAgentResult
+  problem: ConnectionProblem | null
+}) {
   const { state, status, sendMessage, steer, stop, retry } = agent
   const [draft, setDraft] = useState('')
   const [error, setError] = useState<string | null>(null)
+  const offline = problem !== null
   const busy = state.active !== null
   const closed = status === 'closed'
   const canSend = draft.trim() !== '' && !closed && !offline
@@ -55,8 +71,8 @@ export function Composer({ agent, offline }: { agent: UseAgentResult; offline: b
       />
       <div className="composer-actions">
         <span className="hint">
-          {offline
-            ? 'The server cannot be reached: sending waits until it is back.'
+          {problem
+            ? problemHint[problem]
             : busy
               ? 'Send queues it for after this turn. Steer hands it over after the current step; Stop ends the turn now.'
               : 'Enter to send'}

@@ -45,19 +45,25 @@ describe('the example chat page', () => {
     await page.close()
   })
 
-  it("keeps the link's token and takes it out of the address bar; a session without its token is refused", async () => {
+  it("keeps the link's token and takes it out of the address bar; a session without its token is refused, and a new conversation is offered", async () => {
     const page = await chat.openSession('link')
     expect(new URL(page.url()).hash).toBe('')
     await send(page, 'hello there')
     await expect.poll(() => agentText(page), poll).toBe(reply('hello there'))
 
     const stranger = await chat.browser.newPage()
-    await stranger.goto(`${chat.app.url}/?session=someone-else-${crypto.randomUUID().slice(0, 6)}`)
-    await stranger
-      .getByRole('alert')
-      .getByText("The server refused this session's stream")
-      .waitFor({ timeout: 15_000 })
-    expect(await stranger.getByRole('alert').textContent()).toContain('token')
+    const theirs = `someone-else-${crypto.randomUUID().slice(0, 6)}`
+    await stranger.goto(`${chat.app.url}/?session=${theirs}`)
+    const alert = stranger.getByRole('alert')
+    await alert.getByText("This conversation's link is no longer valid.").waitFor()
+    expect(await alert.textContent()).toContain('opened without its token')
+    expect(await stranger.locator('.hint').textContent()).not.toContain('cannot be reached')
+    await alert.getByRole('button', { name: 'Start a new conversation' }).click()
+    await expect
+      .poll(() => new URL(stranger.url()).searchParams.get('session') ?? theirs, poll)
+      .not.toBe(theirs)
+    await send(stranger, 'my own conversation')
+    await expect.poll(() => agentText(stranger), poll).toBe(reply('my own conversation'))
     await stranger.close()
     await page.close()
   })
