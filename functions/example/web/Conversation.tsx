@@ -1,6 +1,7 @@
 import { isCompactionPart } from 'a2-aws/ai'
 import type { DynamicToolUIPart, ToolUIPart, UIMessage } from 'ai'
 import { useEffect, useRef } from 'react'
+import { sentByReminder } from '../message-metadata.ts'
 import { Markdown } from './Markdown.tsx'
 import { ToolValue } from './ToolValue.tsx'
 
@@ -22,6 +23,19 @@ const compactionLabel = {
 } as const
 
 type ToolPart = ToolUIPart | DynamicToolUIPart
+
+/**
+ * Who a message is from, as the page names it: a user message a reminder's
+ * timer sent is the reminder's, not "You" (its metadata says so).
+ */
+type Author = 'You' | 'Reminder' | 'Agent'
+
+const avatarOf: Record<Author, string> = { You: 'You', Reminder: '⏰', Agent: 'AI' }
+
+function authorOf(message: UIMessage): Author {
+  if (message.role !== 'user') return 'Agent'
+  return sentByReminder(message) ? 'Reminder' : 'You'
+}
 
 // Local twins of the AI SDK's helpers, so the page bundles none of its server code.
 function isToolPart(part: UIMessage['parts'][number]): part is ToolPart {
@@ -83,66 +97,73 @@ export function Conversation({
 
   return (
     <section className="conversation" aria-label="Conversation">
-      {messages.map((message) => (
-        <article
-          key={message.id}
-          className={`message message-${message.role}`}
-          aria-label={message.role === 'user' ? 'You' : 'Agent'}
-        >
-          <div className="avatar" aria-hidden="true">
-            {message.role === 'user' ? 'You' : 'AI'}
-          </div>
-          <div className="bubble">
-            {steering.has(message.id) ? (
-              <span className="tag steering-tag">Steering: the agent takes it after this step</span>
-            ) : null}
-            {message.parts.map((part, index) => {
-              const key = `${message.id}:${index}`
-              if (part.type === 'text')
-                return message.role === 'assistant' ? (
-                  <Markdown key={key} text={part.text} streaming={part.state === 'streaming'} />
-                ) : (
-                  <p key={key} className="text">
-                    {part.text}
-                  </p>
-                )
-              if (isCompactionPart(part))
-                return (
-                  <p key={key} className={`compaction compaction-${part.data.status}`}>
-                    {compactionLabel[part.data.status]}
-                  </p>
-                )
-              if (isToolPart(part))
-                return (
-                  <div key={key} className={`tool tool-${part.state}`}>
-                    <div className="tool-head">
-                      <span className="tool-name">{toolName(part)}</span>
-                      <span className="tool-state">{toolStateLabel[part.state] ?? part.state}</span>
+      {messages.map((message) => {
+        const author = authorOf(message)
+        return (
+          <article
+            key={message.id}
+            className={`message message-${message.role} message-from-${author.toLowerCase()}`}
+            aria-label={author}
+          >
+            <div className="avatar" aria-hidden="true">
+              {avatarOf[author]}
+            </div>
+            <div className="bubble">
+              {steering.has(message.id) ? (
+                <span className="tag steering-tag">
+                  Steering: the agent takes it after this step
+                </span>
+              ) : null}
+              {message.parts.map((part, index) => {
+                const key = `${message.id}:${index}`
+                if (part.type === 'text')
+                  return message.role === 'assistant' ? (
+                    <Markdown key={key} text={part.text} streaming={part.state === 'streaming'} />
+                  ) : (
+                    <p key={key} className="text">
+                      {part.text}
+                    </p>
+                  )
+                if (isCompactionPart(part))
+                  return (
+                    <p key={key} className={`compaction compaction-${part.data.status}`}>
+                      {compactionLabel[part.data.status]}
+                    </p>
+                  )
+                if (isToolPart(part))
+                  return (
+                    <div key={key} className={`tool tool-${part.state}`}>
+                      <div className="tool-head">
+                        <span className="tool-name">{toolName(part)}</span>
+                        <span className="tool-state">
+                          {toolStateLabel[part.state] ?? part.state}
+                        </span>
+                      </div>
+                      {part.input !== undefined ? (
+                        <div className="tool-io">
+                          <span className="tool-io-label">Input</span>
+                          <ToolValue value={part.input} />
+                        </div>
+                      ) : null}
+                      {part.state === 'output-available' ? (
+                        <div className="tool-io">
+                          <span className="tool-io-label">Result</span>
+                          <ToolValue value={part.output} />
+                        </div>
+                      ) : null}
+                      {part.state === 'output-error' ? (
+                        <p className="tool-error">{part.errorText}</p>
+                      ) : null}
                     </div>
-                    {part.input !== undefined ? (
-                      <div className="tool-io">
-                        <span className="tool-io-label">Input</span>
-                        <ToolValue value={part.input} />
-                      </div>
-                    ) : null}
-                    {part.state === 'output-available' ? (
-                      <div className="tool-io">
-                        <span className="tool-io-label">Result</span>
-                        <ToolValue value={part.output} />
-                      </div>
-                    ) : null}
-                    {part.state === 'output-error' ? (
-                      <p className="tool-error">{part.errorText}</p>
-                    ) : null}
-                  </div>
-                )
-              return null
-            })}
-            {stopped.has(message.id) ? <p className="stopped-marker">Stopped</p> : null}
-            {failure?.messageId === message.id ? <FailureNote failure={failure} /> : null}
-          </div>
-        </article>
-      ))}
+                  )
+                return null
+              })}
+              {stopped.has(message.id) ? <p className="stopped-marker">Stopped</p> : null}
+              {failure?.messageId === message.id ? <FailureNote failure={failure} /> : null}
+            </div>
+          </article>
+        )
+      })}
       {failure && !messages.some((message) => message.id === failure.messageId) ? (
         <article className="message message-assistant" aria-label="Agent">
           <div className="avatar" aria-hidden="true">

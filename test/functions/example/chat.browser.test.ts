@@ -95,7 +95,7 @@ describe('the example chat page', () => {
     await page.close()
   })
 
-  it('sets a reminder: a second later it arrives as a user message, and the agent answers it', async () => {
+  it("sets a reminder: a second later it arrives as a user message, labelled the reminder's, not the user's, and the agent answers it", async () => {
     const page = await chat.openSession('timer')
     await send(page, 'remind me in 1 second to stretch')
     // setReminder needs no approval: it runs, and the model answers with its result.
@@ -104,12 +104,17 @@ describe('the example chat page', () => {
     expect(await page.locator('.tool .tool-name').first().textContent()).toBe('setReminder')
 
     // Nobody typed it: the timer put it in the log, and it starts a turn.
-    const reminder = page.getByRole('article', { name: 'You' }).filter({ hasText: 'Reminder:' })
+    // The page says who sent it, by the metadata the tool set.
+    const reminder = page.getByRole('article', { name: 'Reminder', exact: true })
     await reminder.waitFor({ timeout: 10_000 })
     expect(await reminder.locator('.text').textContent()).toBe('Reminder: stretch')
     await expect.poll(() => agentText(page), poll).toContain(reply('Reminder: stretch'))
     await expect.poll(() => page.getByRole('status').textContent(), poll).toBe('')
-    expect(await page.getByRole('article', { name: 'You' }).count()).toBe(2)
+    expect(await page.getByRole('article', { name: 'You', exact: true }).allTextContents()).toEqual(
+      ['Youremind me in 1 second to stretch'],
+    )
+    expect(await page.getByRole('article', { name: 'Reminder', exact: true }).count()).toBe(1)
+    // To the model it is a user message like any other: the label is the page's.
     expect(chat.gateway.calls.map(lastUserText)).toContain('Reminder: stretch')
 
     // A second after the tool call it came from, not at once: a timer's delay
