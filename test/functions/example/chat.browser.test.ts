@@ -169,7 +169,7 @@ describe('the example chat page', () => {
     await page.close()
   })
 
-  it('shows why a turn failed, and the work the server set aside (dead letters)', async () => {
+  it("shows why a turn failed, and the work the server set aside (dead letters) in a user's words, its detail in the inspector", async () => {
     // A model ID the Gateway has no model for: its 404 is the turn's failure.
     const store = memoryEventStore()
     const modelId = 'openai/gpt-5.6-nowhere'
@@ -192,13 +192,48 @@ describe('the example chat page', () => {
         {
           id: 'dead-letter-1',
           type: 'ai.handler.dead-lettered',
-          payload: { lane: 'tools', key: 'call-1', error: 'The CRM timed out', attempts: 5 },
+          payload: { lane: 'metadata', key: modelId, error: 'socket hang up', attempts: 5 },
         },
       ])
       const letters = page.locator('.dead-letters')
       await expect
         .poll(() => letters.locator('summary').textContent(), poll)
-        .toBe('Background work failed tools lane (call-1): The CRM timed out')
+        .toBe(
+          "Problem: Looking up the model's limits failed. The conversation carries on without them.",
+        )
+      await store.append(session, [
+        {
+          id: 'dead-letter-2',
+          type: 'ai.handler.dead-lettered',
+          payload: { lane: 'tools', key: 'call-1', error: 'The CRM timed out', attempts: 5 },
+        },
+      ])
+      await expect
+        .poll(() => letters.locator('summary').textContent(), poll)
+        .toBe(
+          '2 problems, the latest: A tool the agent called could not run. The agent was told it failed.',
+        )
+      // No lanes, keys or raw errors for the person chatting...
+      await letters.locator('summary').click()
+      const strip = (await letters.textContent()) ?? ''
+      for (const internal of ['lane', 'metadata', 'call-1', 'socket hang up', 'The CRM timed out'])
+        expect(strip).not.toContain(internal)
+      // ...they are the inspector's.
+      await page.getByRole('button', { name: 'Inspect' }).click()
+      const detail = page.getByRole('region', { name: 'Inspector' }).getByRole('list', {
+        name: 'Dead letters',
+      })
+      // Each at its log index (#N), as the server recorded it.
+      const recorded = async () =>
+        (await detail.getByRole('listitem').allTextContents()).map((line) =>
+          line.replace(/^#\d+ /, ''),
+        )
+      await expect
+        .poll(recorded, poll)
+        .toEqual([
+          `metadata lane (${modelId}) after 5 attempts: socket hang up`,
+          'tools lane (call-1) after 5 attempts: The CRM timed out',
+        ])
     } finally {
       await page.close()
       await server.close()
