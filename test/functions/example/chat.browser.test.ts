@@ -169,6 +169,22 @@ describe('the example chat page', () => {
     await page.close()
   })
 
+  it('fits a 390 px phone: nothing in the header overlaps, and the session ID shows whole, idle and mid-turn', async () => {
+    const page = await chat.browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${chat.app.url}/`)
+    await page.getByRole('textbox', { name: 'Message' }).waitFor()
+    const session = new URL(page.url()).searchParams.get('session') ?? ''
+    expect(session.length).toBeGreaterThanOrEqual(36) // what POST {} names: a UUID
+
+    await expectHeaderFits(page, session)
+    await send(page, 'hello from a phone')
+    await page.getByRole('button', { name: 'Stop' }).waitFor()
+    await expectHeaderFits(page, session)
+    await expect.poll(() => agentText(page), poll).toBe(reply('hello from a phone'))
+    await page.close()
+  })
+
   it("shows why a turn failed, and the work the server set aside (dead letters) in a user's words, its detail in the inspector", async () => {
     // A model ID the Gateway has no model for: its 404 is the turn's failure.
     const store = memoryEventStore()
@@ -248,6 +264,50 @@ async function eventsOf(page: Page): Promise<{ id: string; type: string; timesta
     headers: { authorization: `Bearer ${await chat.app.sessionToken(session)}` },
   })
   return ((await response.json()) as { events: Awaited<ReturnType<typeof eventsOf>> }).events
+}
+
+/**
+ * The header's parts (logo, title, session line, each control) lie inside
+ * the window, none on another, and the session ID is on screen uncut.
+ */
+async function expectHeaderFits(page: Page, session: string): Promise<void> {
+  const parts = await page.evaluate(() =>
+    [
+      ...document.querySelectorAll(
+        '.topbar .logo, .topbar h1, .topbar .subtitle, .topbar-meta > *',
+      ),
+    ].map((element) => {
+      // Where it paints, text that overflows its box included.
+      const range = document.createRange()
+      range.selectNodeContents(element)
+      const [box, text] = [element.getBoundingClientRect(), range.getBoundingClientRect()]
+      return {
+        name: element.textContent ?? '',
+        left: Math.min(box.left, text.left),
+        top: Math.min(box.top, text.top),
+        right: Math.max(box.right, text.right),
+        bottom: Math.max(box.bottom, text.bottom),
+      }
+    }),
+  )
+  expect(parts.length).toBeGreaterThanOrEqual(5)
+  const width = page.viewportSize()?.width ?? 0
+  for (const part of parts) {
+    expect(part.left, part.name).toBeGreaterThanOrEqual(0)
+    expect(part.right, part.name).toBeLessThanOrEqual(width)
+  }
+  for (const [at, a] of parts.entries())
+    for (const b of parts.slice(at + 1)) {
+      const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top
+      expect(apart, `"${a.name}" overlaps "${b.name}"`).toBe(true)
+    }
+  const id = page.locator('.subtitle code')
+  expect(await id.textContent()).toBe(session)
+  expect(await id.isVisible()).toBe(true)
+  expect(await id.evaluate((code) => code.scrollWidth <= code.clientWidth)).toBe(true)
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(
+    true,
+  )
 }
 
 /** A tool value's fields as shown (`dt` → `dd`). */
