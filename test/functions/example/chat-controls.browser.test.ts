@@ -43,6 +43,46 @@ describe('the chat page while the agent answers', () => {
     await page.close()
   })
 
+  it('stops before the first token: the answer says Stopped, after a reload too', async () => {
+    const page = await chat.openSession('stop-early')
+    await send(page, 'wait before answering')
+    // The model was called and has said nothing yet.
+    await expect
+      .poll(
+        () => chat.gateway.calls.some((call) => lastUserText(call) === 'wait before answering'),
+        poll,
+      )
+      .toBe(true)
+    await expect.poll(() => page.getByRole('status').textContent(), poll).toBe('Thinking…')
+    await page.getByRole('button', { name: 'Stop' }).click()
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+
+    const agentMessage = page.getByRole('article', { name: 'Agent' })
+    await agentMessage.getByText('Stopped', { exact: true }).waitFor()
+    expect(await agentText(page)).toBe('')
+    await page.reload()
+    await agentMessage.getByText('Stopped', { exact: true }).waitFor()
+    // It stays with the turn it stopped when the next one answers.
+    await send(page, 'are you there?')
+    await expect.poll(() => agentText(page), poll).toBe(reply('are you there?'))
+    expect(
+      await page
+        .getByRole('article')
+        .evaluateAll((articles) =>
+          articles.map(
+            (article) =>
+              `${article.getAttribute('aria-label')}: ${article.querySelector('.bubble')?.textContent}`,
+          ),
+        ),
+    ).toEqual([
+      'You: wait before answering',
+      'Agent: Stopped',
+      'You: are you there?',
+      `Agent: ${reply('are you there?')}`,
+    ])
+    await page.close()
+  })
+
   it('queues messages sent during a turn and reorders them', async () => {
     const page = await chat.openSession('queue')
     await send(page, 'first')
