@@ -9,6 +9,19 @@ const problemHint: Record<ConnectionProblem, string> = {
   refused: 'This conversation cannot go on from this link: start a new one.',
 }
 
+/** What Send (and Steer, Stop) will do now, so the hint is true in every state. */
+function hintFor(problem: ConnectionProblem | null, busy: boolean, paused: boolean): string {
+  if (problem) return problemHint[problem]
+  // Paused, nothing is admitted: a steer ends the turn after its step, then waits too.
+  if (paused)
+    return busy
+      ? 'Paused after this turn: messages wait until you resume. Stop ends the turn now.'
+      : 'Paused: messages wait until you resume.'
+  return busy
+    ? 'Send queues it for after this turn. Steer hands it over after the current step; Stop ends the turn now.'
+    : 'Enter to send'
+}
+
 /**
  * The message box with Send, Steer, Stop and Retry. While the session
  * cannot be followed (`problem`) the buttons wait (the draft can still be
@@ -59,9 +72,11 @@ export function Composer({
       <textarea
         aria-label="Message"
         placeholder={
-          busy
-            ? 'Type to queue a message, or to steer the agent…'
-            : 'Ask something, or try “close ticket T-42”'
+          state.inbox.paused
+            ? 'Write a message: it waits until you resume'
+            : busy
+              ? 'Type to queue a message, or to steer the agent…'
+              : 'Ask something, or try “close ticket T-42”'
         }
         rows={2}
         value={draft}
@@ -70,13 +85,7 @@ export function Composer({
         onKeyDown={onKeyDown}
       />
       <div className="composer-actions">
-        <span className="hint">
-          {problem
-            ? problemHint[problem]
-            : busy
-              ? 'Send queues it for after this turn. Steer hands it over after the current step; Stop ends the turn now.'
-              : 'Enter to send'}
-        </span>
+        <span className="hint">{hintFor(problem, busy, state.inbox.paused)}</span>
         <div className="buttons">
           {status === 'failed' ? (
             <button

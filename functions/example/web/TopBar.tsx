@@ -69,7 +69,10 @@ export function TopBar({
   )
 }
 
-/** Resume while paused, else Pause after this turn. */
+/**
+ * Resume while paused; Pause after this turn only while a turn runs (idle,
+ * there is no turn to pause after; a failed turn waits for Retry or Stop).
+ */
 function PauseControl({ agent, disabled }: { agent: UseAgentResult; disabled: boolean }) {
   const { state } = agent
   if (state.inbox.paused)
@@ -83,6 +86,7 @@ function PauseControl({ agent, disabled }: { agent: UseAgentResult; disabled: bo
         Resume
       </button>
     )
+  if (state.active === null || state.active.phase === 'failed') return null
   return (
     <button
       type="button"

@@ -139,6 +139,43 @@ describe('the chat page while the agent answers', () => {
     await page.close()
   })
 
+  it('offers Pause after this turn only while a turn runs, and the hint says messages wait while paused', async () => {
+    const page = await chat.openSession('pause-offer')
+    const pause = page.getByRole('button', { name: 'Pause after this turn' })
+    const resume = page.getByRole('button', { name: 'Resume' })
+    const hint = page.locator('.hint')
+    // Idle: there is no turn to pause after.
+    expect(await pause.count()).toBe(0)
+    expect(await hint.textContent()).toBe('Enter to send')
+
+    await send(page, 'first')
+    await pause.click()
+    await resume.waitFor()
+    expect(await hint.textContent()).toBe(
+      'Paused after this turn: messages wait until you resume. Stop ends the turn now.',
+    )
+    await expect.poll(() => agentText(page), poll).toBe(reply('first'))
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+    // Paused and idle: Enter still queues a message, and the hint says it waits.
+    await expect
+      .poll(() => hint.textContent(), poll)
+      .toBe('Paused: messages wait until you resume.')
+    expect(await pause.count()).toBe(0)
+    await send(page, 'while paused')
+    const queued = page.getByRole('list', { name: 'Queued messages' }).locator('.queue-text')
+    await expect.poll(() => queued.allTextContents(), poll).toEqual(['while paused'])
+
+    await resume.click()
+    await expect
+      .poll(() => agentText(page), poll)
+      .toBe([reply('first'), reply('while paused')].join('\n'))
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+    await expect.poll(() => hint.textContent(), poll).toBe('Enter to send')
+    expect(await pause.count()).toBe(0)
+    expect(await resume.count()).toBe(0)
+    await page.close()
+  })
+
   it('steers mid-answer: steering goes ahead of the queue in the order sent, the answer finishes, then the model answers the last steer once, the earlier as context', async () => {
     const page = await chat.openSession('steer')
     // The model streams a few words and holds the answer open until released.
