@@ -7,8 +7,9 @@ import { startNewConversation } from './page-session.ts'
  */
 const tokenReasons: Partial<Record<string, string>> = {
   TOKEN_MISSING: 'This browser has no key for it: the link was opened without its token.',
+  // `npm start` signs with a key of its own each run; deployed, the key's secret was replaced.
   TOKEN_INVALID:
-    'The server no longer accepts its key: the server restarted (npm start signs new keys each time), or the link was changed.',
+    'The server no longer accepts its key: the server restarted with new keys, or the link was changed.',
   TOKEN_EXPIRED: 'Its key has expired.',
   FORBIDDEN: 'Its key opens another conversation, not this one.',
 }
