@@ -5,6 +5,7 @@ import { BEDROCK_PREFIX } from '../../shared/ai/server/bedrock-model-id.ts'
 import type { AgentOptions } from '../../shared/ai/server/index.ts'
 import { demoModel } from './demo-model.ts'
 import { type GatewayEnv, gatewaySettings } from './gateway-origin.ts'
+import { REMINDER_METADATA } from './message-metadata.ts'
 
 /** The example agent's tools: one needs the user's approval, one sets a timer. */
 export const supportTools = {
@@ -37,6 +38,8 @@ export const supportTools = {
         ...inputs.message({
           id: `reminder:${ctx.event.id}`,
           role: 'user',
+          // Nobody typed it: the metadata says so, for the chat page's label.
+          metadata: REMINDER_METADATA,
           parts: [{ type: 'text', text: `Reminder: ${reminder}` }],
         }),
       )

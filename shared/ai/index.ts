@@ -84,3 +84,4 @@ export {
 export { deriveUIMessages } from './state/derive-ui-messages.ts'
 export { type ModelSettings, type ReasoningLevel, reasoningLevels } from './state/model-settings.ts'
 export { reduceAIState } from './state/reduce-ai-state.ts'
+export { stoppedUnanswered } from './state/stopped-turns.ts'

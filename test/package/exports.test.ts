@@ -105,6 +105,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'reduceAIState',
       'stateAt',
       'statesByIndex',
+      'stoppedUnanswered',
       'timeline',
       'turnAwaits',
     ],

@@ -27,6 +27,9 @@ export const SUMMARY = 'The user greeted the agent and asked for nothing else ye
 /** The answer after a tool ran: its result, as the model saw it. */
 export const afterTool = (result: string): string => `Done, the tool said ${result}`
 
+/** What the model answers "wait before answering" once released: before that it streams nothing. */
+export const AFTER_WAITING = 'Thanks for waiting.'
+
 /** What the model streams for "take your time" before it hangs. */
 export const THINKING = 'Let me think about that'
 /** The rest of that answer, once the double is released. */
@@ -51,8 +54,10 @@ export function exampleScript(call: ModelCall): Step {
  * "close ticket T-42" calls `closeTicket` (which needs approval), "remind me
  * in 1 second to stretch" calls `setReminder` (a timer), a tool result gets
  * an answer that quotes it, A2's summary request (compaction) gets
- * `SUMMARY`, and "take your time" streams `THINKING` and hangs (until
- * stopped, or released: then it ends with `THOUGHT_OUT`). Tool call IDs
+ * `SUMMARY`, "take your time" streams `THINKING` and hangs (until
+ * stopped, or released: then it ends with `THOUGHT_OUT`), and "wait before
+ * answering" hangs before its first token (released, it says
+ * `AFTER_WAITING`). Tool call IDs
  * restart at `call_0` in every step, as several providers' do. A script of
  * its own adds branches and answers the rest (see `chatScript()`).
  */
@@ -76,6 +81,18 @@ export function exampleBranch(call: ModelCall): Step | undefined {
       toolName: 'setReminder',
       input: { delaySeconds: Number(reminder[1]), reminder: reminder[2] },
     })
+  }
+  if (/wait before answering/i.test(said)) {
+    return {
+      hang: true,
+      parts: [{ type: 'stream-start', warnings: [] }],
+      afterRelease: [
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: AFTER_WAITING },
+        { type: 'text-end', id: 't1' },
+        { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: FEW_TOKENS },
+      ],
+    }
   }
   if (/take your time/i.test(said)) {
     return {

@@ -1,38 +1,22 @@
-import type { AIState } from 'a2-aws/ai'
-import type { ConnectionStatus } from 'a2-aws/ai/client'
+import { type AIState, stoppedUnanswered } from 'a2-aws/ai'
 import { useAgent } from 'a2-aws/ai/react'
 import type { UIMessage } from 'ai'
 import { useMemo, useState } from 'react'
 import { Approvals } from './Approvals.tsx'
 import { Composer } from './Composer.tsx'
 import { Conversation, type TurnFailure } from './Conversation.tsx'
+import { connectionProblem } from './connection-problem.ts'
 import { DeadLetters } from './DeadLetters.tsx'
 import { Inspector } from './Inspector.tsx'
 import { QueuePanel } from './QueuePanel.tsx'
+import { SessionRefused } from './SessionRefused.tsx'
+import { TopBar } from './TopBar.tsx'
 
 const indicatorLabel = {
   starting: 'Starting…',
   thinking: 'Thinking…',
   compacting: 'Compacting the conversation…',
 } as const
-
-const statusLabel = {
-  idle: 'Ready',
-  starting: 'Starting',
-  streaming: 'Responding',
-  waiting: 'Waiting for you',
-  paused: 'Paused',
-  failed: 'Failed',
-  closed: 'Closed',
-} as const
-
-/** While the stream is not open, the session's status is not known: say so instead. */
-const connectionLabel: Record<Exclude<ConnectionStatus, 'open'>, string> = {
-  idle: 'Connecting…',
-  connecting: 'Connecting…',
-  reconnecting: 'Offline: reconnecting…',
-  failed: 'Disconnected',
-}
 
 /**
  * The example support desk: one session, named in the URL, opened with its
@@ -50,9 +34,10 @@ export function App({
 }) {
   const agent = useAgent({ api: '/api/agent', id: sessionId, ...(token ? { token } : {}) })
   const [inspecting, setInspecting] = useState(inspect)
-  const { state, status, indicator, connection } = agent
-  const offline = connection === 'reconnecting' || connection === 'failed'
+  const { state, indicator } = agent
+  const problem = connectionProblem(agent.connection, agent.error)
   const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
+  const unanswered = useMemo(() => stoppedUnanswered(state), [state])
   const steering = useMemo(() => steeringIds(state), [state])
   const failure: TurnFailure | null =
     state.active?.phase === 'failed'
@@ -64,63 +49,20 @@ export function App({
 
   return (
     <div className="shell">
-      <header className="topbar">
-        <div className="brand">
-          <span className="logo" aria-hidden="true">
-            a2
-          </span>
-          <div className="brand-text">
-            <h1>Support desk</h1>
-            <p className="subtitle">
-              Session <code title={sessionId}>{sessionId}</code>
-            </p>
-          </div>
-        </div>
-        <div className="topbar-meta">
-          <button
-            type="button"
-            className="ghost small"
-            aria-pressed={inspecting}
-            onClick={() => setInspecting((open) => !open)}
-          >
-            Inspect
-          </button>
-          {connection === 'open' ? (
-            <span className={`pill pill-${status}`} title="Session status">
-              {statusLabel[status]}
-            </span>
-          ) : (
-            <span className={`pill pill-${offline ? 'offline' : 'muted'}`} title="Connection">
-              {connectionLabel[connection]}
-            </span>
-          )}
-          {state.inbox.paused ? (
-            <button
-              type="button"
-              className="ghost small"
-              disabled={offline}
-              onClick={() => void agent.resume()}
-            >
-              Resume
-            </button>
-          ) : (
-            <button
-              type="button"
-              className="ghost small"
-              disabled={offline}
-              onClick={() => void agent.pause({ when: 'after-turn' })}
-            >
-              Pause after this turn
-            </button>
-          )}
-        </div>
-      </header>
+      <TopBar
+        sessionId={sessionId}
+        agent={agent}
+        problem={problem}
+        inspecting={inspecting}
+        onInspect={() => setInspecting((open) => !open)}
+      />
 
       <div className="layout">
         <main className="chat">
           <Conversation
             messages={agent.messages as UIMessage[]}
             stopped={stopped}
+            stoppedUnanswered={unanswered}
             steering={steering}
             failure={failure}
           />
@@ -143,12 +85,8 @@ export function App({
               approve={agent.approve}
               deny={agent.deny}
             />
-            {connection === 'failed' && agent.error ? (
-              <p className="error" role="alert">
-                The server refused this session's stream: {agent.error.message}
-              </p>
-            ) : null}
-            <Composer agent={agent} offline={offline} />
+            {problem === 'refused' ? <SessionRefused error={agent.error} /> : null}
+            <Composer agent={agent} problem={problem} />
           </div>
         </main>
         <QueuePanel items={state.inbox.items} paused={state.inbox.paused} queue={agent.queue} />

@@ -1,14 +1,43 @@
 import type { UseAgentResult } from 'a2-aws/ai/react'
 import { type FormEvent, type KeyboardEvent, useState } from 'react'
+import type { ConnectionProblem } from './connection-problem.ts'
+
+/** While the session cannot be followed, what becomes of a message: nothing is sent. */
+const problemHint: Record<ConnectionProblem, string> = {
+  unreachable: 'The server cannot be reached: sending waits until it is back.',
+  troubled: 'The server is having trouble: sending waits until it recovers.',
+  refused: 'This conversation cannot go on from this link: start a new one.',
+}
+
+/** What Send (and Steer, Stop) will do now, so the hint is true in every state. */
+function hintFor(problem: ConnectionProblem | null, busy: boolean, paused: boolean): string {
+  if (problem) return problemHint[problem]
+  // Paused, nothing is admitted: a steer ends the turn after its step, then waits too.
+  if (paused)
+    return busy
+      ? 'Paused after this turn: messages wait until you resume. Stop ends the turn now.'
+      : 'Paused: messages wait until you resume.'
+  return busy
+    ? 'Send queues it for after this turn. Steer hands it over after the current step; Stop ends the turn now.'
+    : 'Enter to send'
+}
 
 /**
- * The message box with Send, Steer, Stop and Retry. While the server cannot
- * be reached the buttons wait (the draft can still be written).
+ * The message box with Send, Steer, Stop and Retry. While the session
+ * cannot be followed (`problem`) the buttons wait (the draft can still be
+ * written), and the hint says why.
  */
-export function Composer({ agent, offline }: { agent: UseAgentResult; offline: boolean }) {
+export function Composer({
+  agent,
+  problem,
+}: {
+  agent: UseAgentResult
+  problem: ConnectionProblem | null
+}) {
   const { state, status, sendMessage, steer, stop, retry } = agent
   const [draft, setDraft] = useState('')
   const [error, setError] = useState<string | null>(null)
+  const offline = problem !== null
   const busy = state.active !== null
   const closed = status === 'closed'
   const canSend = draft.trim() !== '' && !closed && !offline
@@ -43,9 +72,11 @@ export function Composer({ agent, offline }: { agent: UseAgentResult; offline: b
       <textarea
         aria-label="Message"
         placeholder={
-          busy
-            ? 'Type to queue a message, or to steer the agent…'
-            : 'Ask something, or try “close ticket T-42”'
+          state.inbox.paused
+            ? 'Write a message: it waits until you resume'
+            : busy
+              ? 'Type to queue a message, or to steer the agent…'
+              : 'Ask something, or try “close ticket T-42”'
         }
         rows={2}
         value={draft}
@@ -54,13 +85,7 @@ export function Composer({ agent, offline }: { agent: UseAgentResult; offline: b
         onKeyDown={onKeyDown}
       />
       <div className="composer-actions">
-        <span className="hint">
-          {offline
-            ? 'The server cannot be reached: sending waits until it is back.'
-            : busy
-              ? 'Send queues it for after this turn. Steer hands it over after the current step; Stop ends the turn now.'
-              : 'Enter to send'}
-        </span>
+        <span className="hint">{hintFor(problem, busy, state.inbox.paused)}</span>
         <div className="buttons">
           {status === 'failed' ? (
             <button

@@ -1,6 +1,7 @@
 import { isCompactionPart } from 'a2-aws/ai'
 import type { DynamicToolUIPart, ToolUIPart, UIMessage } from 'ai'
-import { useEffect, useRef } from 'react'
+import { Fragment, useEffect, useRef } from 'react'
+import { sentByReminder } from '../message-metadata.ts'
 import { Markdown } from './Markdown.tsx'
 import { ToolValue } from './ToolValue.tsx'
 
@@ -23,6 +24,19 @@ const compactionLabel = {
 
 type ToolPart = ToolUIPart | DynamicToolUIPart
 
+/**
+ * Who a message is from, as the page names it: a user message a reminder's
+ * timer sent is the reminder's, not "You" (its metadata says so).
+ */
+type Author = 'You' | 'Reminder' | 'Agent'
+
+const avatarOf: Record<Author, string> = { You: 'You', Reminder: '⏰', Agent: 'AI' }
+
+function authorOf(message: UIMessage): Author {
+  if (message.role !== 'user') return 'Agent'
+  return sentByReminder(message) ? 'Reminder' : 'You'
+}
+
 // Local twins of the AI SDK's helpers, so the page bundles none of its server code.
 function isToolPart(part: UIMessage['parts'][number]): part is ToolPart {
   return part.type.startsWith('tool-') || part.type === 'dynamic-tool'
@@ -40,18 +54,23 @@ export interface TurnFailure {
 
 /**
  * The transcript: text (the agent's as markdown), tool calls and compaction
- * markers, newest at the bottom. A stopped response says so, a failed turn
- * shows why in its response, and steering waiting for the current step is
- * tagged.
+ * markers, newest at the bottom. A stopped response says so (and a turn
+ * stopped before its response showed anything, after its input), a failed
+ * turn shows why in its response, and steering waiting for the current step
+ * is tagged.
  */
 export function Conversation({
   messages,
   stopped,
+  stoppedUnanswered,
   steering,
   failure,
 }: {
   messages: UIMessage[]
+  /** Responses Stop closed (`state.stoppedResponseIds`). */
   stopped: ReadonlySet<string>
+  /** Inputs whose turn Stop ended before anything of its response was left. */
+  stoppedUnanswered: ReadonlySet<string>
   steering: ReadonlySet<string>
   failure: TurnFailure | null
 }) {
@@ -83,66 +102,75 @@ export function Conversation({
 
   return (
     <section className="conversation" aria-label="Conversation">
-      {messages.map((message) => (
-        <article
-          key={message.id}
-          className={`message message-${message.role}`}
-          aria-label={message.role === 'user' ? 'You' : 'Agent'}
-        >
-          <div className="avatar" aria-hidden="true">
-            {message.role === 'user' ? 'You' : 'AI'}
-          </div>
-          <div className="bubble">
-            {steering.has(message.id) ? (
-              <span className="tag steering-tag">Steering: the agent takes it after this step</span>
-            ) : null}
-            {message.parts.map((part, index) => {
-              const key = `${message.id}:${index}`
-              if (part.type === 'text')
-                return message.role === 'assistant' ? (
-                  <Markdown key={key} text={part.text} streaming={part.state === 'streaming'} />
-                ) : (
-                  <p key={key} className="text">
-                    {part.text}
-                  </p>
-                )
-              if (isCompactionPart(part))
-                return (
-                  <p key={key} className={`compaction compaction-${part.data.status}`}>
-                    {compactionLabel[part.data.status]}
-                  </p>
-                )
-              if (isToolPart(part))
-                return (
-                  <div key={key} className={`tool tool-${part.state}`}>
-                    <div className="tool-head">
-                      <span className="tool-name">{toolName(part)}</span>
-                      <span className="tool-state">{toolStateLabel[part.state] ?? part.state}</span>
-                    </div>
-                    {part.input !== undefined ? (
-                      <div className="tool-io">
-                        <span className="tool-io-label">Input</span>
-                        <ToolValue value={part.input} />
+      {messages.map((message) => {
+        const author = authorOf(message)
+        return (
+          <Fragment key={message.id}>
+            <article
+              className={`message message-${message.role} message-from-${author.toLowerCase()}`}
+              aria-label={author}
+            >
+              <div className="avatar" aria-hidden="true">
+                {avatarOf[author]}
+              </div>
+              <div className="bubble">
+                {steering.has(message.id) ? (
+                  <span className="tag steering-tag">
+                    Steering: the agent takes it after this step
+                  </span>
+                ) : null}
+                {message.parts.map((part, index) => {
+                  const key = `${message.id}:${index}`
+                  if (part.type === 'text')
+                    return message.role === 'assistant' ? (
+                      <Markdown key={key} text={part.text} streaming={part.state === 'streaming'} />
+                    ) : (
+                      <p key={key} className="text">
+                        {part.text}
+                      </p>
+                    )
+                  if (isCompactionPart(part))
+                    return (
+                      <p key={key} className={`compaction compaction-${part.data.status}`}>
+                        {compactionLabel[part.data.status]}
+                      </p>
+                    )
+                  if (isToolPart(part))
+                    return (
+                      <div key={key} className={`tool tool-${part.state}`}>
+                        <div className="tool-head">
+                          <span className="tool-name">{toolName(part)}</span>
+                          <span className="tool-state">
+                            {toolStateLabel[part.state] ?? part.state}
+                          </span>
+                        </div>
+                        {part.input !== undefined ? (
+                          <div className="tool-io">
+                            <span className="tool-io-label">Input</span>
+                            <ToolValue value={part.input} />
+                          </div>
+                        ) : null}
+                        {part.state === 'output-available' ? (
+                          <div className="tool-io">
+                            <span className="tool-io-label">Result</span>
+                            <ToolValue value={part.output} />
+                          </div>
+                        ) : null}
+                        {part.state === 'output-error' ? (
+                          <p className="tool-error">{part.errorText}</p>
+                        ) : null}
                       </div>
-                    ) : null}
-                    {part.state === 'output-available' ? (
-                      <div className="tool-io">
-                        <span className="tool-io-label">Result</span>
-                        <ToolValue value={part.output} />
-                      </div>
-                    ) : null}
-                    {part.state === 'output-error' ? (
-                      <p className="tool-error">{part.errorText}</p>
-                    ) : null}
-                  </div>
-                )
-              return null
-            })}
-            {stopped.has(message.id) ? <p className="stopped-marker">Stopped</p> : null}
-            {failure?.messageId === message.id ? <FailureNote failure={failure} /> : null}
-          </div>
-        </article>
-      ))}
+                    )
+                  return null
+                })}
+                {stopped.has(message.id) ? <p className="stopped-marker">Stopped</p> : null}
+                {failure?.messageId === message.id ? <FailureNote failure={failure} /> : null}
+              </div>
+            </article>
+            {stoppedUnanswered.has(message.id) ? <StoppedUnanswered /> : null}
+          </Fragment>
+        )
+      })}
       {failure && !messages.some((message) => message.id === failure.messageId) ? (
         <article className="message message-assistant" aria-label="Agent">
           <div className="avatar" aria-hidden="true">
@@ -155,6 +183,20 @@ export function Conversation({
       ) : null}
       <div ref={end} />
     </section>
+  )
+}
+
+/** The agent's side of a turn Stop ended before its first token: only the marker. */
+function StoppedUnanswered() {
+  return (
+    <article className="message message-assistant" aria-label="Agent">
+      <div className="avatar" aria-hidden="true">
+        AI
+      </div>
+      <div className="bubble">
+        <p className="stopped-marker">Stopped</p>
+      </div>
+    </article>
   )
 }
 

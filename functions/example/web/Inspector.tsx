@@ -1,6 +1,7 @@
 import type { StoredEvent } from 'a2-aws'
 import { type AIState, statesByIndex, type TimelineLine, timeline } from 'a2-aws/ai'
 import { useEffect, useMemo, useState } from 'react'
+import { failureDetail } from './failure-words.ts'
 
 /**
  * For developers: the session's log under a slider. Each position is a log
@@ -108,6 +109,13 @@ export function Inspector({
                 {state.messages.length} messages · {state.inbox.items.length} queued ·{' '}
                 {state.pendingApprovals.length} approvals · {state.deadLetters.length} dead letters
               </p>
+              {state.deadLetters.length > 0 ? (
+                <ul className="inspector-dead-letters" aria-label="Dead letters">
+                  {state.deadLetters.map((letter) => (
+                    <li key={letter.index}>{failureDetail(letter)}</li>
+                  ))}
+                </ul>
+              ) : null}
               <pre>{JSON.stringify(state, null, 2)}</pre>
             </>
           ) : null}

@@ -56,3 +56,15 @@ function recall(sessionId: string): string | undefined {
     return undefined
   }
 }
+
+/**
+ * Leaves this session for a new one, the way a first visit gets its own:
+ * the page loads again without `?session=` (other parameters, `?inspect`,
+ * stay), and `pageSession()` opens one with `POST {}`.
+ */
+export function startNewConversation(): void {
+  const url = new URL(window.location.href)
+  url.searchParams.delete('session')
+  url.hash = ''
+  window.location.assign(url)
+}

@@ -100,8 +100,11 @@ export const isTerminalTool = (tool: ToolRecord): boolean => TERMINAL.has(tool.s
 /**
  * Ends the active turn. With `frontier`, the response rewinds to what the
  * log held at that index and is closed as a stopped response; with
- * `stopped` alone it is closed where it is. Tool work without a terminal
- * result stays in `tools` as `cancelled` until it settles.
+ * `stopped` alone it is closed where it is. A stopped response is in
+ * `stoppedResponseIds` even when nothing of it was left (Stop before the
+ * first token): it leaves the transcript, and a UI still marks the turn.
+ * Tool work without a terminal result stays in `tools` as `cancelled`
+ * until it settles.
  */
 export function endTurn<M extends UIMessage>(
   state: AIState<M>,
@@ -112,6 +115,7 @@ export function endTurn<M extends UIMessage>(
   let messages = state.messages
   let stoppedResponseIds = state.stoppedResponseIds
   const response = state.response
+  if (options.stopped) stoppedResponseIds = [...stoppedResponseIds, active.responseMessageId]
   if (options.stopped && response !== null && response.position >= 0) {
     const current = fromTranscript(messages[response.position] as TranscriptMessage<M>)
     const seen =
@@ -119,12 +123,11 @@ export function endTurn<M extends UIMessage>(
         ? current
         : responseAt<M>(response, options.frontier)
     const closed = closeStoppedResponse(seen)
-    if (closed.parts.length === 0) {
-      messages = messages.filter((_, position) => position !== response.position)
-    } else {
-      messages = replaceAt(messages, response.position, toTranscript(closed))
-      stoppedResponseIds = [...stoppedResponseIds, closed.id]
-    }
+    // Nothing of it left: no empty message stays in the transcript.
+    messages =
+      closed.parts.length === 0
+        ? messages.filter((_, position) => position !== response.position)
+        : replaceAt(messages, response.position, toTranscript(closed))
   }
   const tools: ToolRecord[] = []
   for (const tool of state.tools) {

@@ -61,6 +61,11 @@ describe('the chat page and its server', () => {
       await expect.poll(() => pill.textContent(), poll).toBe('Offline: reconnecting…')
       await page.getByRole('textbox', { name: 'Message' }).fill('while it is down')
       expect(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true)
+      // Down is not refused: the page waits for it, and offers no way out it does not need.
+      expect(await page.locator('.hint').textContent()).toBe(
+        'The server cannot be reached: sending waits until it is back.',
+      )
+      expect(await page.getByRole('button', { name: 'Start a new conversation' }).count()).toBe(0)
 
       server = await startApp(webRoot, chat.gateway, {
         store: memoryEventStore(),
@@ -74,6 +79,47 @@ describe('the chat page and its server', () => {
       expect(await page.getByRole('article', { name: 'You' }).allTextContents()).toEqual([
         expect.stringContaining('while it is down'),
       ])
+    } finally {
+      await page.close()
+      await server.close()
+    }
+  }, 40_000)
+
+  it('says the link is no longer valid when the restarted server signs with a new key, and starts a new conversation', async () => {
+    // `npm start` as it is: a key per process, so a restart ends the page's token.
+    const webRoot = inject('webRoot')
+    let server = await startApp(webRoot, chat.gateway, { store: memoryEventStore() })
+    const port = Number(new URL(server.url).port)
+    const page = await chat.browser.newPage()
+    try {
+      const session = `stale-${crypto.randomUUID().slice(0, 6)}`
+      await page.goto(
+        `${server.url}/?session=${session}#token=${await server.sessionToken(session)}`,
+      )
+      const pill = page.locator('.topbar .pill')
+      await expect.poll(() => pill.textContent(), poll).toBe('Ready')
+
+      await server.close()
+      server = await startApp(webRoot, chat.gateway, { store: memoryEventStore(), port })
+      const alert = page.getByRole('alert')
+      await alert.getByText("This conversation's link is no longer valid.").waitFor({
+        timeout: 20_000,
+      })
+      expect(await alert.textContent()).toContain('the server restarted')
+      expect(await pill.textContent()).toBe('Refused')
+      // The server answered: the page does not claim it cannot be reached.
+      expect(await page.locator('.hint').textContent()).toBe(
+        'This conversation cannot go on from this link: start a new one.',
+      )
+
+      await alert.getByRole('button', { name: 'Start a new conversation' }).click()
+      await expect
+        .poll(() => new URL(page.url()).searchParams.get('session') ?? session, poll)
+        .not.toBe(session)
+      await expect.poll(() => pill.textContent(), poll).toBe('Ready')
+      expect(await page.getByRole('alert').count()).toBe(0)
+      await send(page, 'a fresh start')
+      await expect.poll(() => agentText(page), poll).toBe(reply('a fresh start'))
     } finally {
       await page.close()
       await server.close()

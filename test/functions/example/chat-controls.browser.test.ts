@@ -43,6 +43,46 @@ describe('the chat page while the agent answers', () => {
     await page.close()
   })
 
+  it('stops before the first token: the answer says Stopped, after a reload too', async () => {
+    const page = await chat.openSession('stop-early')
+    await send(page, 'wait before answering')
+    // The model was called and has said nothing yet.
+    await expect
+      .poll(
+        () => chat.gateway.calls.some((call) => lastUserText(call) === 'wait before answering'),
+        poll,
+      )
+      .toBe(true)
+    await expect.poll(() => page.getByRole('status').textContent(), poll).toBe('Thinking…')
+    await page.getByRole('button', { name: 'Stop' }).click()
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+
+    const agentMessage = page.getByRole('article', { name: 'Agent' })
+    await agentMessage.getByText('Stopped', { exact: true }).waitFor()
+    expect(await agentText(page)).toBe('')
+    await page.reload()
+    await agentMessage.getByText('Stopped', { exact: true }).waitFor()
+    // It stays with the turn it stopped when the next one answers.
+    await send(page, 'are you there?')
+    await expect.poll(() => agentText(page), poll).toBe(reply('are you there?'))
+    expect(
+      await page
+        .getByRole('article')
+        .evaluateAll((articles) =>
+          articles.map(
+            (article) =>
+              `${article.getAttribute('aria-label')}: ${article.querySelector('.bubble')?.textContent}`,
+          ),
+        ),
+    ).toEqual([
+      'You: wait before answering',
+      'Agent: Stopped',
+      'You: are you there?',
+      `Agent: ${reply('are you there?')}`,
+    ])
+    await page.close()
+  })
+
   it('queues messages sent during a turn and reorders them', async () => {
     const page = await chat.openSession('queue')
     await send(page, 'first')
@@ -96,6 +136,43 @@ describe('the chat page while the agent answers', () => {
     await page.getByRole('button', { name: 'Resume' }).click()
     await expect.poll(() => agentText(page), poll).toContain(reply('queued A, edited'))
     await expect.poll(order, poll).toEqual([])
+    await page.close()
+  })
+
+  it('offers Pause after this turn only while a turn runs, and the hint says messages wait while paused', async () => {
+    const page = await chat.openSession('pause-offer')
+    const pause = page.getByRole('button', { name: 'Pause after this turn' })
+    const resume = page.getByRole('button', { name: 'Resume' })
+    const hint = page.locator('.hint')
+    // Idle: there is no turn to pause after.
+    expect(await pause.count()).toBe(0)
+    expect(await hint.textContent()).toBe('Enter to send')
+
+    await send(page, 'first')
+    await pause.click()
+    await resume.waitFor()
+    expect(await hint.textContent()).toBe(
+      'Paused after this turn: messages wait until you resume. Stop ends the turn now.',
+    )
+    await expect.poll(() => agentText(page), poll).toBe(reply('first'))
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+    // Paused and idle: Enter still queues a message, and the hint says it waits.
+    await expect
+      .poll(() => hint.textContent(), poll)
+      .toBe('Paused: messages wait until you resume.')
+    expect(await pause.count()).toBe(0)
+    await send(page, 'while paused')
+    const queued = page.getByRole('list', { name: 'Queued messages' }).locator('.queue-text')
+    await expect.poll(() => queued.allTextContents(), poll).toEqual(['while paused'])
+
+    await resume.click()
+    await expect
+      .poll(() => agentText(page), poll)
+      .toBe([reply('first'), reply('while paused')].join('\n'))
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached' })
+    await expect.poll(() => hint.textContent(), poll).toBe('Enter to send')
+    expect(await pause.count()).toBe(0)
+    expect(await resume.count()).toBe(0)
     await page.close()
   })
 

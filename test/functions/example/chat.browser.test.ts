@@ -45,19 +45,25 @@ describe('the example chat page', () => {
     await page.close()
   })
 
-  it("keeps the link's token and takes it out of the address bar; a session without its token is refused", async () => {
+  it("keeps the link's token and takes it out of the address bar; a session without its token is refused, and a new conversation is offered", async () => {
     const page = await chat.openSession('link')
     expect(new URL(page.url()).hash).toBe('')
     await send(page, 'hello there')
     await expect.poll(() => agentText(page), poll).toBe(reply('hello there'))
 
     const stranger = await chat.browser.newPage()
-    await stranger.goto(`${chat.app.url}/?session=someone-else-${crypto.randomUUID().slice(0, 6)}`)
-    await stranger
-      .getByRole('alert')
-      .getByText("The server refused this session's stream")
-      .waitFor({ timeout: 15_000 })
-    expect(await stranger.getByRole('alert').textContent()).toContain('token')
+    const theirs = `someone-else-${crypto.randomUUID().slice(0, 6)}`
+    await stranger.goto(`${chat.app.url}/?session=${theirs}`)
+    const alert = stranger.getByRole('alert')
+    await alert.getByText("This conversation's link is no longer valid.").waitFor()
+    expect(await alert.textContent()).toContain('opened without its token')
+    expect(await stranger.locator('.hint').textContent()).not.toContain('cannot be reached')
+    await alert.getByRole('button', { name: 'Start a new conversation' }).click()
+    await expect
+      .poll(() => new URL(stranger.url()).searchParams.get('session') ?? theirs, poll)
+      .not.toBe(theirs)
+    await send(stranger, 'my own conversation')
+    await expect.poll(() => agentText(stranger), poll).toBe(reply('my own conversation'))
     await stranger.close()
     await page.close()
   })
@@ -89,7 +95,7 @@ describe('the example chat page', () => {
     await page.close()
   })
 
-  it('sets a reminder: a second later it arrives as a user message, and the agent answers it', async () => {
+  it("sets a reminder: a second later it arrives as a user message, labelled the reminder's, not the user's, and the agent answers it", async () => {
     const page = await chat.openSession('timer')
     await send(page, 'remind me in 1 second to stretch')
     // setReminder needs no approval: it runs, and the model answers with its result.
@@ -98,12 +104,17 @@ describe('the example chat page', () => {
     expect(await page.locator('.tool .tool-name').first().textContent()).toBe('setReminder')
 
     // Nobody typed it: the timer put it in the log, and it starts a turn.
-    const reminder = page.getByRole('article', { name: 'You' }).filter({ hasText: 'Reminder:' })
+    // The page says who sent it, by the metadata the tool set.
+    const reminder = page.getByRole('article', { name: 'Reminder', exact: true })
     await reminder.waitFor({ timeout: 10_000 })
     expect(await reminder.locator('.text').textContent()).toBe('Reminder: stretch')
     await expect.poll(() => agentText(page), poll).toContain(reply('Reminder: stretch'))
     await expect.poll(() => page.getByRole('status').textContent(), poll).toBe('')
-    expect(await page.getByRole('article', { name: 'You' }).count()).toBe(2)
+    expect(await page.getByRole('article', { name: 'You', exact: true }).allTextContents()).toEqual(
+      ['Youremind me in 1 second to stretch'],
+    )
+    expect(await page.getByRole('article', { name: 'Reminder', exact: true }).count()).toBe(1)
+    // To the model it is a user message like any other: the label is the page's.
     expect(chat.gateway.calls.map(lastUserText)).toContain('Reminder: stretch')
 
     // A second after the tool call it came from, not at once: a timer's delay
@@ -158,7 +169,23 @@ describe('the example chat page', () => {
     await page.close()
   })
 
-  it('shows why a turn failed, and the work the server set aside (dead letters)', async () => {
+  it('fits a 390 px phone: nothing in the header overlaps, and the session ID shows whole, idle and mid-turn', async () => {
+    const page = await chat.browser.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${chat.app.url}/`)
+    await page.getByRole('textbox', { name: 'Message' }).waitFor()
+    const session = new URL(page.url()).searchParams.get('session') ?? ''
+    expect(session.length).toBeGreaterThanOrEqual(36) // what POST {} names: a UUID
+
+    await expectHeaderFits(page, session)
+    await send(page, 'hello from a phone')
+    await page.getByRole('button', { name: 'Stop' }).waitFor()
+    await expectHeaderFits(page, session)
+    await expect.poll(() => agentText(page), poll).toBe(reply('hello from a phone'))
+    await page.close()
+  })
+
+  it("shows why a turn failed, and the work the server set aside (dead letters) in a user's words, its detail in the inspector", async () => {
     // A model ID the Gateway has no model for: its 404 is the turn's failure.
     const store = memoryEventStore()
     const modelId = 'openai/gpt-5.6-nowhere'
@@ -181,13 +208,48 @@ describe('the example chat page', () => {
         {
           id: 'dead-letter-1',
           type: 'ai.handler.dead-lettered',
-          payload: { lane: 'tools', key: 'call-1', error: 'The CRM timed out', attempts: 5 },
+          payload: { lane: 'metadata', key: modelId, error: 'socket hang up', attempts: 5 },
         },
       ])
       const letters = page.locator('.dead-letters')
       await expect
         .poll(() => letters.locator('summary').textContent(), poll)
-        .toBe('Background work failed tools lane (call-1): The CRM timed out')
+        .toBe(
+          "Problem: Looking up the model's limits failed. The conversation carries on without them.",
+        )
+      await store.append(session, [
+        {
+          id: 'dead-letter-2',
+          type: 'ai.handler.dead-lettered',
+          payload: { lane: 'tools', key: 'call-1', error: 'The CRM timed out', attempts: 5 },
+        },
+      ])
+      await expect
+        .poll(() => letters.locator('summary').textContent(), poll)
+        .toBe(
+          '2 problems, the latest: A tool the agent called could not run. The agent was told it failed.',
+        )
+      // No lanes, keys or raw errors for the person chatting...
+      await letters.locator('summary').click()
+      const strip = (await letters.textContent()) ?? ''
+      for (const internal of ['lane', 'metadata', 'call-1', 'socket hang up', 'The CRM timed out'])
+        expect(strip).not.toContain(internal)
+      // ...they are the inspector's.
+      await page.getByRole('button', { name: 'Inspect' }).click()
+      const detail = page.getByRole('region', { name: 'Inspector' }).getByRole('list', {
+        name: 'Dead letters',
+      })
+      // Each at its log index (#N), as the server recorded it.
+      const recorded = async () =>
+        (await detail.getByRole('listitem').allTextContents()).map((line) =>
+          line.replace(/^#\d+ /, ''),
+        )
+      await expect
+        .poll(recorded, poll)
+        .toEqual([
+          `metadata lane (${modelId}) after 5 attempts: socket hang up`,
+          'tools lane (call-1) after 5 attempts: The CRM timed out',
+        ])
     } finally {
       await page.close()
       await server.close()
@@ -202,6 +264,50 @@ async function eventsOf(page: Page): Promise<{ id: string; type: string; timesta
     headers: { authorization: `Bearer ${await chat.app.sessionToken(session)}` },
   })
   return ((await response.json()) as { events: Awaited<ReturnType<typeof eventsOf>> }).events
+}
+
+/**
+ * The header's parts (logo, title, session line, each control) lie inside
+ * the window, none on another, and the session ID is on screen uncut.
+ */
+async function expectHeaderFits(page: Page, session: string): Promise<void> {
+  const parts = await page.evaluate(() =>
+    [
+      ...document.querySelectorAll(
+        '.topbar .logo, .topbar h1, .topbar .subtitle, .topbar-meta > *',
+      ),
+    ].map((element) => {
+      // Where it paints, text that overflows its box included.
+      const range = document.createRange()
+      range.selectNodeContents(element)
+      const [box, text] = [element.getBoundingClientRect(), range.getBoundingClientRect()]
+      return {
+        name: element.textContent ?? '',
+        left: Math.min(box.left, text.left),
+        top: Math.min(box.top, text.top),
+        right: Math.max(box.right, text.right),
+        bottom: Math.max(box.bottom, text.bottom),
+      }
+    }),
+  )
+  expect(parts.length).toBeGreaterThanOrEqual(5)
+  const width = page.viewportSize()?.width ?? 0
+  for (const part of parts) {
+    expect(part.left, part.name).toBeGreaterThanOrEqual(0)
+    expect(part.right, part.name).toBeLessThanOrEqual(width)
+  }
+  for (const [at, a] of parts.entries())
+    for (const b of parts.slice(at + 1)) {
+      const apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top
+      expect(apart, `"${a.name}" overlaps "${b.name}"`).toBe(true)
+    }
+  const id = page.locator('.subtitle code')
+  expect(await id.textContent()).toBe(session)
+  expect(await id.isVisible()).toBe(true)
+  expect(await id.evaluate((code) => code.scrollWidth <= code.clientWidth)).toBe(true)
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(
+    true,
+  )
 }
 
 /** A tool value's fields as shown (`dt` → `dd`). */

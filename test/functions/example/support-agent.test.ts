@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { demoModel } from '../../../functions/example/demo-model.ts'
+import { REMINDER_METADATA } from '../../../functions/example/message-metadata.ts'
 import { supportAgentOptions } from '../../../functions/example/support-agent.ts'
 import { inputs } from '../../../shared/ai/index.ts'
 import { agent } from '../../../shared/ai/server/index.ts'
@@ -43,7 +44,7 @@ describe('the example support agent (npm start) on the offline demo model', () =
     expect(textOf(state.messages[1])).toContain('"closed":true')
   })
 
-  it('sets a reminder that comes back as a user message', async () => {
+  it("sets a reminder that comes back as a user message, marked as the reminder's in its metadata", async () => {
     const a = exampleAgent()
     await a
       .session('s')
@@ -53,6 +54,8 @@ describe('the example support agent (npm start) on the offline demo model', () =
       return current.state.messages.length === 4 && current.state.active === null && current
     }, 4_000)
     expect(textOf(state.messages[2])).toBe('Reminder: stretch')
+    expect(state.messages[2]).toMatchObject({ role: 'user', metadata: REMINDER_METADATA })
+    expect(state.messages[0]?.metadata).toBeUndefined()
     expect(textOf(state.messages[3])).toBe('⏰ Reminder: stretch')
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../../shared/ai/index.ts'
+import { inputs, stoppedUnanswered } from '../../../shared/ai/index.ts'
 import { FakeSession, userMessage } from '../../support/fake-session.ts'
 
 describe('Stop and interruption', () => {
@@ -44,6 +44,32 @@ describe('Stop and interruption', () => {
     session.respond('Answered in full')
     expect(session.state.messages.at(-1)?.id).not.toBe(stopped)
     expect(session.state.stoppedResponseIds).toEqual([stopped])
+  })
+
+  it('Given Stop before the first token, Then no empty response stays in the transcript, yet stoppedResponseIds names it and stoppedUnanswered its input, so a UI can still mark the turn', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const turnId = session.state.active?.turnId as string
+    const response = session.state.active?.responseMessageId
+    session.start()
+    session.push(inputs.stop({ turnId, frontier: session.index }))
+    expect(session.state.active).toBeNull()
+    expect(session.state.messages.map((message) => message.id)).toEqual(['m1'])
+    expect(session.state.stoppedResponseIds).toEqual([response])
+    expect([...stoppedUnanswered(session.state)]).toEqual(['m1'])
+
+    // A stopped response that kept text is the transcript's to mark, not its input's.
+    session.push(inputs.message(userMessage('m2')))
+    const second = session.state.active?.turnId as string
+    const generation = session.start()
+    session.progress(generation, [
+      { type: 'start-step' },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Cut short' },
+    ])
+    session.push(inputs.stop({ turnId: second, frontier: session.index }))
+    expect(session.state.stoppedResponseIds).toHaveLength(2)
+    expect([...stoppedUnanswered(session.state)]).toEqual(['m1'])
   })
 
   it('Given tools in every state at the frontier, When Stop lands, Then completed tools stay, accepted tools awaiting completion become output-error, and streaming drafts leave', () => {
