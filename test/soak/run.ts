@@ -44,12 +44,23 @@ const target = values.pipeline
       ...(process.env.A2_AWS_ENDPOINT ? { endpoint: process.env.A2_AWS_ENDPOINT } : {}),
     })
   : embedded
+console.log(
+  `soak seed ${seed}: ${sessions} sessions x ${turns} turns${values.pipeline ? ' on the local pipeline' : ''}${values.kills ? ', containers killed at random' : ''}`,
+)
+const started = Date.now()
+let lastLine = 0
 const report = await runSoak({
   sessions,
   turns,
   seed,
   target,
-  ...(values.pipeline ? { pollMs: 1_000, turnTimeoutMs: 300_000 } : {}),
+  // A line every 15 s at most, and one when the last session is done.
+  onSessionDone: (done, of) => {
+    if (done < of && Date.now() - lastLine < 15_000) return
+    lastLine = Date.now()
+    console.log(`  ${done} of ${of} sessions done (${Math.round((Date.now() - started) / 1000)} s)`)
+  },
+  ...(values.pipeline ? { pollMs: 2_000, turnTimeoutMs: 300_000 } : {}),
 })
 console.log(describeReport(report))
 process.exit(report.failures.length === 0 ? 0 : 1)

@@ -23,6 +23,8 @@ export interface SoakOptions {
   turnTimeoutMs?: number
   /** Sessions started at once (default: all). */
   concurrency?: number
+  /** Told as each session finishes, for a long run's progress line. */
+  onSessionDone?: (done: number, of: number) => void
 }
 
 export interface SoakReport {
@@ -61,6 +63,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
             turnTimeoutMs: options.turnTimeoutMs ?? 30_000,
           }),
         )
+        options.onSessionDone?.(runs.length, plans.length)
       }
     })
     await Promise.all(workers)
