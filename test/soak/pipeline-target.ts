@@ -32,6 +32,12 @@ const silent = { info() {}, warn() {}, error() {} }
 export interface PipelineSoakOptions {
   /** Kill a working container about this often (ms); none without. */
   killEveryMs?: number
+  /**
+   * Kills per session at most (default 1): a session killed faster than it
+   * can recover (a lease and a claim TTL each time) never finishes, which
+   * tests the kill rate, not the runtime.
+   */
+  killsPerSession?: number
   /** An AWS-compatible endpoint; default: a moto server of its own. */
   endpoint?: string
   /** The seed the kills are drawn from. */
@@ -105,16 +111,22 @@ export function onLocalPipeline(options: PipelineSoakOptions) {
     })
 
     let kills = 0
+    const killed = new Map<string, number>()
     let killing = options.killEveryMs !== undefined
     const next = random(options.seed ?? 1)
     const killer = (async () => {
       while (killing) {
         await sleep((options.killEveryMs ?? 0) * (0.5 + next()))
-        const working = [...containers.keys()]
+        const working = [...containers.keys()].filter(
+          (sessionId) => (killed.get(sessionId) ?? 0) < (options.killsPerSession ?? 1),
+        )
         const sessionId = working[Math.floor(next() * working.length)]
         if (!killing || sessionId === undefined) continue
-        const killed = pipeline.kill((record) => record.body.includes(JSON.stringify(sessionId)))
-        if (killed === 0) continue
+        const invocations = pipeline.kill((record) =>
+          record.body.includes(JSON.stringify(sessionId)),
+        )
+        if (invocations === 0) continue
+        killed.set(sessionId, (killed.get(sessionId) ?? 0) + 1)
         // What the process would still do dies with it; the next
         // invocation for the session starts a new container.
         const container = containers.get(sessionId)

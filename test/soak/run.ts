@@ -4,6 +4,7 @@
  *
  *   npm run soak -- --sessions 200 --turns 3 --seed 7
  *   npm run soak -- --pipeline --sessions 50 --kills   # the local pipeline on moto, containers killed at random
+ *   npm run soak -- --pipeline --sessions 50 --concurrency 50   # every session at once (slow on moto)
  *
  * Without --seed it picks one and prints it; a failure prints the command
  * that reruns it. Exits non-zero when any session broke an invariant.
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     pipeline: { type: 'boolean', default: false },
     kills: { type: 'boolean', default: false },
+    concurrency: { type: 'string' },
   },
   allowPositionals: false,
 })
@@ -36,6 +38,12 @@ const seed =
   values.seed === undefined ? Math.floor(Math.random() * 1_000_000) : number('seed', values.seed)
 const sessions = number('sessions', values.sessions)
 const turns = number('turns', values.turns)
+// moto serves one request at a time: fifty sessions at once there make each
+// turn wait minutes for the emulator, so the pipeline runs ten at a time.
+const concurrency = number(
+  'concurrency',
+  values.concurrency ?? String(values.pipeline ? Math.min(10, sessions) : sessions),
+)
 
 const target = values.pipeline
   ? (await import('./pipeline-target.ts')).onLocalPipeline({
@@ -54,6 +62,7 @@ const report = await runSoak({
   turns,
   seed,
   target,
+  concurrency,
   // A line every 15 s at most, and one when the last session is done.
   onSessionDone: (done, of) => {
     if (done < of && Date.now() - lastLine < 15_000) return
