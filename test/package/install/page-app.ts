@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -193,11 +193,20 @@ export function describePageApp(app: PageApp): void {
     })
 
     if (app.checkEntryPoints) {
-      it("imports every entry point, renders useAgent() with the app's React, answers on a scripted model over HTTP and on a `bedrock:` model through the Bedrock double, and synthesizes A2Agent", async () => {
+      it("type-checks against the installed types, imports every entry point, renders useAgent() with the app's React, answers on a scripted model over HTTP and on a `bedrock:` model through the Bedrock double, and synthesizes A2Agent", async () => {
         copyFileSync(
           join(import.meta.dirname, 'check-entry-points.ts'),
           join(project, 'check-entry-points.ts'),
         )
+        // Against the installed package's types, with the page's compiler options.
+        writeFileSync(
+          join(project, 'tsconfig.entry-points.json'),
+          JSON.stringify({ extends: './tsconfig.json', include: ['check-entry-points.ts'] }),
+        )
+        const checked = await inProject('npx', ['tsc', '-p', 'tsconfig.entry-points.json']).catch(
+          (error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }),
+        )
+        expect(checked.stdout).toBe('')
         const { stdout } = await inProject('npm', ['exec', '--', 'node', 'check-entry-points.ts'])
         const seen = JSON.parse(stdout.trim().split('\n').at(-1) as string)
         for (const entry of Object.keys(packageJson.exports)) {
