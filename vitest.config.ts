@@ -78,11 +78,13 @@ export default defineConfig({
         },
       },
       {
-        // `npm run test:package`: packs the project and installs the tarball
-        // into a scratch project (a few minutes: it builds dist/ and runs npm).
+        // `npm run test:package`: packs the project once (its global setup)
+        // and follows docs/use-in-your-project.md with the tarball in scratch
+        // projects, one per file (a few minutes: it builds dist/ and runs npm).
         test: {
           name: 'package',
           include: ['test/package/install/**/*.test.ts'],
+          globalSetup: ['test/package/install/pack-global-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 900_000,
         },

@@ -39,6 +39,7 @@ import {
   type MonitoredParts,
 } from './a2-agent-monitoring.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
+import { agentUrlOutput } from './agent-url-output.ts'
 import { type A2AgentAuth, apiAuth } from './api-auth.ts'
 import { type BedrockModel, bedrockInvokeStatements } from './bedrock-grants.ts'
 import { ReservedConcurrency } from './reserved-concurrency.ts'
@@ -561,6 +562,7 @@ export class A2Agent extends Construct {
       auth.methodOptions,
     )
     this.url = this.api.urlForPath(resource.path)
+    agentUrlOutput(this, this.url)
 
     // What `npm run verify -- --stack` reads to check the deployment.
     const verifyConfig: VerifyConfig = {

@@ -34,7 +34,7 @@ const agent = new A2Agent(
   }),
 )
 const chatPage = new A2ChatPage(stack, 'ChatPage', { agent, source: webRoot })
-new CfnOutput(stack, 'AgentUrl', { value: agent.url })
+// The agent's endpoint is the construct's own output, SupportAgentUrl.
 new CfnOutput(stack, 'IngressQueueUrl', { value: agent.ingressQueue.queueUrl })
 new CfnOutput(stack, 'ChatPageUrl', { value: chatPage.url })
 app.synth()

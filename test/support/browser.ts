@@ -1,12 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { startLocalServer } from '../../functions/local-server.ts'
 import type { GatewayDouble } from '../../shared/testing/gateway-double.ts'
 import { chatGateway } from './chat-gateway.ts'
+import { launchBrowser } from './chromium.ts'
 
-export const CHROMIUM = process.env.A2_CHROMIUM ?? '/usr/bin/chromium'
+export { launchBrowser } from './chromium.ts'
 
 type AppOptions = Omit<Parameters<typeof startLocalServer>[0] & object, 'webRoot' | 'model'>
 export type App = Awaited<ReturnType<typeof startLocalServer>>
@@ -63,31 +61,6 @@ export async function startChat(webRoot: string): Promise<Chat> {
       await gateway.close()
     },
   }
-}
-
-/** Debian's Chromium, headless, on a fresh profile. */
-export async function launchBrowser(): Promise<BrowserContext & { dispose(): Promise<void> }> {
-  const profile = await mkdtemp(join(tmpdir(), 'a2-chromium-'))
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 860 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
-  return Object.assign(context, {
-    async dispose() {
-      await context.close()
-      await rm(profile, { recursive: true, force: true })
-    },
-  })
 }
 
 /** The text of the agent's messages on the page, joined. */

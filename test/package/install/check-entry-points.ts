@@ -1,5 +1,5 @@
 // Run inside the scratch project that installed the packed tarball (by
-// package-install.test.ts): imports every entry point from the installed
+// page-app.ts, in the app that has React): imports every entry point from the installed
 // package, renders useAgent() with the project's React, runs an agent on a
 // scripted model over HTTP and one on a `bedrock:` model ID through the
 // Bedrock double, and synthesizes a stack with A2Agent. Prints one JSON line
