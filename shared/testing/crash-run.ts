@@ -7,6 +7,7 @@ import { RECOVER_KEY } from '../ai/server/recovery.ts'
 import type { AIState } from '../ai/state/ai-state.ts'
 import type { StoredEvent } from '../log/event.ts'
 import type { EventStore } from '../log/event-store.ts'
+import { messageOf } from '../log/message-of.ts'
 import type { Timer } from '../runtime/scheduler.ts'
 import { type WakeUp, wakeUpGroup } from '../runtime/wake-up.ts'
 import {
@@ -239,9 +240,7 @@ export async function runConversation<Tools extends ToolSet>(
         const failed = (failures.get(group) ?? 0) + 1
         failures.set(group, failed)
         if (failed >= MAX_FAILURES) {
-          stuck.push(
-            `the ${wakeUp.lane} lane failed ${failed} times: ${error instanceof Error ? error.message : String(error)}`,
-          )
+          stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(error)}`)
           continue
         }
         queue.push(wakeUp)

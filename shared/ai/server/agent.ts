@@ -3,10 +3,11 @@ import ms from 'ms'
 import { HttpError } from '../../http/http-error.ts'
 import { type FetchOptions, logEndpoint } from '../../http/log-endpoint.ts'
 import { type ContractEvents, contract as coreContract } from '../../log/contract.ts'
-import { AppendConflictError } from '../../log/errors.ts'
+import { hasA2Code } from '../../log/error-brand.ts'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { type EventLog, eventLog } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
+import { messageOf } from '../../log/message-of.ts'
 import '../../runtime/handler-context-storage.ts'
 import { inProcessDispatcher } from '../../runtime/in-process-dispatcher.ts'
 import { inProcessScheduler } from '../../runtime/in-process-scheduler.ts'
@@ -225,7 +226,7 @@ export function agent<
         await append(timer.sessionId, timer.events, { author: 'a2', expectedIndex })
         return
       } catch (error) {
-        if (!(error instanceof AppendConflictError)) throw error
+        if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
       }
     }
   }
@@ -380,8 +381,4 @@ function retentionMs(retention: string | number): number {
     )
   }
   return value
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

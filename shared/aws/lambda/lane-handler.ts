@@ -3,6 +3,7 @@ import type { SQSRecord } from 'aws-lambda'
 import type { RunOptions } from '../../ai/server/agent.ts'
 import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
 import { hasA2Code } from '../../log/error-brand.ts'
+import { messageOf } from '../../log/message-of.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import { sleep } from '../../timing/sleep.ts'
 import { PipelineError } from '../errors.ts'
@@ -90,7 +91,7 @@ export function laneHandler(
             sessionId: wakeUp.sessionId,
             key: wakeUp.key,
             receiveCount,
-            error: error instanceof Error ? error.message : String(error),
+            error: messageOf(error),
           },
         )
         if (last) {

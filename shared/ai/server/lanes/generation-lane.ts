@@ -1,6 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import { isContentRefusal } from '../../../log/content-refusal.ts'
 import type { StoredEvent } from '../../../log/event.ts'
+import { messageOf } from '../../../log/message-of.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
 import { generationClaimKey } from '../../controller/claim-keys.ts'
 import {
@@ -381,10 +382,6 @@ function wantsMetadata(
   return (
     compaction?.on === true && model.gateway && !Object.hasOwn(state.modelMetadata, model.modelId)
   )
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 /** The reason a step fails with when the log refused what the model produced. */

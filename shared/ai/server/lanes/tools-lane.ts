@@ -3,6 +3,7 @@ import type { Tool, UIMessage } from 'ai'
 import { isContentRefusal } from '../../../log/content-refusal.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
+import { messageOf } from '../../../log/message-of.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { SERIAL_TOOL_KEY, toolClaimKey } from '../../controller/claim-keys.ts'
 import { runnableTools } from '../../controller/due-work.ts'
@@ -190,7 +191,7 @@ async function runTool(
         cutShort = true
         return
       }
-      errorText = error instanceof Error ? error.message : String(error)
+      errorText = messageOf(error)
     }
     // A step that could not be recorded is A2's failure, not the tool's:
     // the claim goes back and the call runs again, skipping recorded steps.
@@ -229,7 +230,7 @@ async function runTool(
   if (cutShort) {
     await acknowledgeCutShort(lane, sessionId, record).catch((error: unknown) =>
       lane.config.logger.warn(
-        `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+        `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${messageOf(error)}`,
       ),
     )
   }
