@@ -5,7 +5,7 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
-import type { AwsEnvironment } from '../../shared/aws/agent-environment.ts'
+import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
 import {
   DEAD_LETTER_RETENTION_SECONDS,
   DEFAULT_MAX_RECEIVE_COUNT,

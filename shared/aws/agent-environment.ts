@@ -7,6 +7,7 @@ import type { Scheduler } from '../runtime/scheduler.ts'
 import type { Dispatcher } from '../runtime/wake-up.ts'
 import { dynamoDBEventStore } from '../stores/dynamodb/dynamodb-event-store.ts'
 import {
+  type AwsEnvironment,
   DEFAULT_METRICS_TARGET,
   ENVIRONMENT_VARIABLES,
   laneQueueUrlVariable,
@@ -18,30 +19,6 @@ import { DEFAULT_MAX_RECEIVE_COUNT } from './pipeline-functions.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
 export { DEFAULT_METRICS_TARGET, ENVIRONMENT_VARIABLES }
-
-export interface AwsEnvironment {
-  tableName: string
-  queueUrls: LaneQueueUrls
-  timers: {
-    queueUrl: string
-    queueArn: string
-    scheduleGroup: string
-    schedulerRoleArn: string
-    deadLetterQueueArn: string
-  }
-  /** The ingress queue (its handler leases and retries its own messages). */
-  ingressQueueUrl: string
-  endpoint?: string
-  agentExport: string
-  /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
-  maxReceiveCount: number
-  /** Where the functions' metrics go in CloudWatch (default: namespace and service `a2`). */
-  metrics?: { namespace: string; service: string }
-  /** The AI SDK's telemetry on for every model call (default off). */
-  modelTelemetry?: boolean
-  /** The agent's `retention` (`'30 days'`), from the construct's `retention` prop. */
-  retention?: string
-}
 
 /**
  * Reads the pipeline's configuration from the environment, once, at the edge

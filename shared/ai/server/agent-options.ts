@@ -19,11 +19,11 @@ import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
-import type { ModelSettings } from '../state/model-settings.ts'
 import type { AgentMetrics } from './agent-metrics.ts'
 import type { CompactionOptions } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 import type { ProgressBatching } from './progress-batcher.ts'
+import type { ModelChoice } from './resolve-model.ts'
 
 /** What model and instruction resolvers receive. */
 export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMessage> {
@@ -35,14 +35,6 @@ export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMes
   event: StoredEvent<'ai.generation.requested', AIEventPayload<'ai.generation.requested', M>>
   sessionId: string
 }
-
-/**
- * A model ID (AI Gateway's `provider/model`, or `bedrock:<model or inference
- * profile ID>` for Amazon Bedrock with the environment's AWS credentials),
- * `ModelSettings`, or an AI SDK model object (any provider's, e.g.
- * `@ai-sdk/amazon-bedrock`'s).
- */
-export type ModelChoice = string | ModelSettings | Exclude<LanguageModel, string>
 
 export type Resolvable<T, AppState, M extends UIMessage> =
   | T

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import {
-  type AwsEnvironment,
   awsAgentParts,
   ENVIRONMENT_VARIABLES,
   environmentVariables,
   readAwsEnvironment,
 } from '../../../shared/aws/agent-environment.ts'
-import { laneQueueUrlVariable } from '../../../shared/aws/environment-variables.ts'
+import {
+  type AwsEnvironment,
+  laneQueueUrlVariable,
+} from '../../../shared/aws/environment-variables.ts'
 
 const environment: AwsEnvironment = {
   tableName: 'events',

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import type { RunOptions } from '../../../../shared/ai/server/agent.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
+import type { PipelineHandlers } from '../../../../shared/aws/lambda/handlers-by-function.ts'
 import {
   type InvocationTracer,
   withTracing,
 } from '../../../../shared/aws/lambda/invocation-tracing.ts'
-import {
-  type PipelineHandlers,
-  pipelineHandlers,
-} from '../../../../shared/aws/lambda/pipeline-handlers.ts'
+import { pipelineHandlers } from '../../../../shared/aws/lambda/pipeline-handlers.ts'
 import { scriptedModel } from '../../../../shared/testing/scripted-model.ts'
 import { fakeClient } from '../../../support/fake-clients.ts'
 import { environment, silent } from '../../../support/pipeline-fixture.ts'
