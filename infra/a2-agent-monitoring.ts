@@ -20,8 +20,8 @@ export interface A2AgentAlarmsProps {
   routerIteratorAgeMs?: number
 }
 
-export const DEFAULT_TURN_FAILURE_RATE = 0.1
-export const DEFAULT_ROUTER_ITERATOR_AGE_MS = 60_000
+const DEFAULT_TURN_FAILURE_RATE = 0.1
+const DEFAULT_ROUTER_ITERATOR_AGE_MS = 60_000
 
 /** What the monitoring watches, by the names its alarms and widgets use. */
 export interface MonitoredParts {
@@ -36,7 +36,7 @@ export interface MonitoredParts {
 const FIVE_MINUTES = Duration.minutes(5)
 
 /** One of the agent's own figures, as CloudWatch has it from the functions' EMF lines. */
-export function agentMetric(
+function agentMetric(
   target: MetricsTarget,
   name: AgentMetric,
   options: { statistic?: string; period?: Duration; label?: string } = {},
@@ -52,7 +52,7 @@ export function agentMetric(
 }
 
 /** Failed model steps per turn started (0 when no turn started). */
-export function turnFailureRate(target: MetricsTarget): cloudwatch.MathExpression {
+function turnFailureRate(target: MetricsTarget): cloudwatch.MathExpression {
   return new cloudwatch.MathExpression({
     expression: 'IF(FILL(started, 0) > 0, FILL(failed, 0) / started, 0)',
     usingMetrics: {

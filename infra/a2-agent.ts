@@ -60,12 +60,12 @@ const HTTP_TIMEOUT = Duration.seconds(30)
  */
 const STREAM_TIMEOUT = Duration.seconds(30)
 /** The stream function waits on the log, it does not compute: 256 MB. */
-export const DEFAULT_STREAM_MEMORY_MB = 256
+const DEFAULT_STREAM_MEMORY_MB = 256
 
 /** Open SSE streams reserved (and capped) by default, when the account can spare them. */
-export const DEFAULT_STREAM_CONCURRENCY = 100
+const DEFAULT_STREAM_CONCURRENCY = 100
 /** The stage's default throttle: steady requests per second, and the burst above it. */
-export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 }
+const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 }
 
 export interface A2AgentProps {
   /** The agent module: a file exporting the value `agent()` returns. */

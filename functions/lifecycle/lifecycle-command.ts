@@ -194,7 +194,7 @@ async function erase(
 }
 
 /** The receipt as an operator reads it: one line per item kind (and the timers cancelled). */
-export function receiptText(receipt: EraseReceipt & { timers?: number }, table: string): string {
+function receiptText(receipt: EraseReceipt & { timers?: number }, table: string): string {
   const width = Math.max(...ERASED_ITEM_KINDS.map((kind) => kind.length))
   const total = ERASED_ITEM_KINDS.reduce((sum, kind) => sum + receipt[kind], 0)
   const lines = [

@@ -16,7 +16,7 @@ import {
 } from '../../shared/aws/pipeline-functions.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 
-export interface LocalQueue {
+interface LocalQueue {
   url: string
   arn: string
   deadLetterUrl: string
@@ -35,7 +35,7 @@ export interface LocalQueues {
  * it a FIFO queue allows 300 transactions per second per API action (SQS
  * developer guide, "High throughput for FIFO queues").
  */
-export const HIGH_THROUGHPUT_FIFO = {
+const HIGH_THROUGHPUT_FIFO = {
   FifoQueue: 'true',
   FifoThroughputLimit: 'perMessageGroupId',
   DeduplicationScope: 'messageGroup',

@@ -2,7 +2,7 @@
 export const CHECK_NAMES = ['answer', 'streaming', 'heartbeat', 'timer', 'closed'] as const
 export type CheckName = (typeof CHECK_NAMES)[number]
 
-export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP'
+type CheckStatus = 'PASS' | 'FAIL' | 'SKIP'
 
 /** What a check found: a verdict, one line that says why, and its timings. */
 export interface CheckOutcome {

@@ -9,6 +9,8 @@
  *     TIMER_CONFLICT: true
  *   }
  * }
+ *
+ * @public Exported for those augmentations, which knip does not count as uses.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation, layer by layer
 export interface A2Codes {}

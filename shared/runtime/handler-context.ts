@@ -76,7 +76,7 @@ export function installHandlerContextProvider(provider: ContextProvider): void {
   ;(globalThis as WithProvider)[PROVIDER] ??= provider
 }
 
-export function currentHandlerContext(): HandlerContext | undefined {
+function currentHandlerContext(): HandlerContext | undefined {
   return (globalThis as WithProvider)[PROVIDER]?.get()
 }
 

@@ -8,7 +8,7 @@ export interface RetryPolicy {
   maxDelayMs: number
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 5,
   baseDelayMs: 100,
   maxDelayMs: 30_000,

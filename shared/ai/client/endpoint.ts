@@ -15,7 +15,7 @@ export interface Endpoint {
 }
 
 /** Pushes retried after a network failure, a 5xx or a 429 (safe: every event has an ID). */
-export const PUSH_ATTEMPTS = 3
+const PUSH_ATTEMPTS = 3
 
 /** `api` with the session (and resume index) in the query; `api` may be relative in a browser. */
 export function sessionUrl(api: string, sessionId: string, after?: number): string {

@@ -1,7 +1,6 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type {
   LanguageModel,
-  LanguageModelUsage,
   ModelMessage,
   TelemetryOptions,
   TextStreamPart,
@@ -18,7 +17,6 @@ import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
-import type { AIState } from '../state/ai-state.ts'
 import type { AgentMetrics } from './agent-metrics.ts'
 import type { CompactionOptions } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
@@ -36,7 +34,7 @@ export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMes
   sessionId: string
 }
 
-export type Resolvable<T, AppState, M extends UIMessage> =
+type Resolvable<T, AppState, M extends UIMessage> =
   | T
   | ((context: ResolverContext<AppState, M>) => T | Promise<T>)
 
@@ -181,5 +179,3 @@ export interface AgentOptions<
   now?: () => number
   logger?: Pick<Console, 'info' | 'warn' | 'error'>
 }
-
-export type { AIState, LanguageModelUsage }

@@ -93,5 +93,3 @@ export function agentSession(
     },
   } as AgentSession
 }
-
-export type { StateSnapshot }

@@ -43,7 +43,7 @@ export function applyToActiveResponse<M extends UIMessage>(
 }
 
 /** Applies chunks to a message that is not (or no longer) the active response. */
-export function applyToMessage<M extends UIMessage>(
+function applyToMessage<M extends UIMessage>(
   state: AIState<M>,
   messageId: string,
   chunks: readonly UIMessageChunk[],

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda'
+import type { APIGatewayProxyEvent } from 'aws-lambda'
 import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
 import type { FetchOptions } from '../../http/log-endpoint.ts'
 import { hasA2Code } from '../../log/error-brand.ts'
@@ -185,5 +185,3 @@ async function writeResponse(
     if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error
   }
 }
-
-export type { Context }
