@@ -20,7 +20,7 @@ const BASIC_EXECUTION_ROLE = {
 const PINNED_RUNTIME = {
   id: 'AwsSolutions-L1',
   reason:
-    'nodejs22.x is the pinned Lambda runtime of a2 (ARCHITECTURE.md): nodejs24.x is newer but not yet the tested target.',
+    'nodejs22.x is the pinned Lambda runtime of a2 (docs/architecture.md): nodejs24.x is newer but not yet the tested target.',
 }
 
 /** Every acknowledged cdk-nag AwsSolutions finding of an A2Agent, with why. */

@@ -1,7 +1,7 @@
 /**
  * A wake-up says "session S may have work for lane L", nothing more: the
  * lane reads the log to find out what. Duplicates cost a read; a lost one is
- * recovered by the next (ARCHITECTURE.md, principle 2).
+ * recovered by the next (docs/architecture.md, principle 2).
  */
 export interface WakeUp {
   sessionId: string
