@@ -13,6 +13,8 @@ export type PipelineErrorCode =
   | 'MALFORMED_HTTP_EVENT'
   | 'TIMER_TOO_LARGE'
   | 'SECRET_UNREADABLE'
+  /** A lane's work is held by a live attempt past the invocation's time: delivered again later. */
+  | 'WORK_HELD'
 
 /**
  * A failure of the AWS edge (a queue message, an environment variable, a

@@ -12,7 +12,7 @@ import { inProcessDispatcher } from '../../runtime/in-process-dispatcher.ts'
 import { inProcessScheduler } from '../../runtime/in-process-scheduler.ts'
 import { isLane, LANE_NAMES, type Lane } from '../../runtime/lanes.ts'
 import type { Scheduler, Timer } from '../../runtime/scheduler.ts'
-import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
+import { type Dispatcher, DONE, type RunOutcome, type WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import type { AgentState } from '../contract/agent-contract.ts'
 import { deadLetterEvents } from '../controller/dead-letter.ts'
@@ -77,8 +77,12 @@ export type FiredTimer = Pick<Timer, 'sessionId' | 'name' | 'events' | 'setIn'>
 export interface AgentRuntime {
   log: EventLog
   store: EventStore
-  /** Runs one lane's due work for a session (what a Lambda handler calls). */
-  run(wakeUp: WakeUp, options?: RunOptions): Promise<void>
+  /**
+   * Runs one lane's due work for a session (what a Lambda handler calls):
+   * done, or held by a live attempt elsewhere until `retryAt` (look again
+   * then). A failure throws.
+   */
+  run(wakeUp: WakeUp, options?: RunOptions): Promise<RunOutcome>
   /** The lanes a batch of stored events concerns. */
   wakeUpsFor(events: readonly StoredEvent[]): WakeUp[]
   /**
@@ -235,26 +239,30 @@ export function agent<
   const defaultLane = laneContext(config.metrics, config.telemetry.isEnabled === true)
 
   // Each lane's run, by the lane table's names (shared/runtime/lanes.ts).
-  const runs: Record<Lane, (lane: LaneContext, wakeUp: WakeUp) => Promise<void>> = {
+  const runs: Record<Lane, (lane: LaneContext, wakeUp: WakeUp) => Promise<RunOutcome>> = {
     admission: async (lane, { sessionId, key }) => {
       await runAdmissionLane(lane, sessionId)
-      if (key !== RECOVER_KEY) return
+      if (key !== RECOVER_KEY) return DONE
       const { state: current } = await state(sessionId)
       const lanes = lanesToRecover(current.ai, { handlers: handledTypes.size > 0 })
       await wake(lanes.map((laneName) => ({ sessionId, lane: laneName })))
+      return DONE
     },
     generation: (lane, { sessionId }) => runGenerationLane(lane, sessionId),
     tools: (lane, { sessionId, key }) => runToolsLane(lane, sessionId, key),
     handlers: (lane, { sessionId }) => runHandlersLane(lane, sessionId),
-    metadata: (lane, { sessionId, key }) => runMetadataLane(lane, sessionId, key),
+    metadata: async (lane, { sessionId, key }) => {
+      await runMetadataLane(lane, sessionId, key)
+      return DONE
+    },
   }
 
-  async function run(wakeUp: WakeUp, runOptions?: RunOptions): Promise<void> {
+  async function run(wakeUp: WakeUp, runOptions?: RunOptions): Promise<RunOutcome> {
     if (!isLane(wakeUp.lane)) {
       logger.warn(`a2: no lane "${wakeUp.lane}"`)
-      return
+      return DONE
     }
-    await runs[wakeUp.lane](laneFor(runOptions), wakeUp)
+    return runs[wakeUp.lane](laneFor(runOptions), wakeUp)
   }
 
   async function deadLetter(

@@ -2,6 +2,7 @@ import type { UIMessage, UIMessageChunk } from 'ai'
 import { isContentRefusal } from '../../../log/content-refusal.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
+import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { generationClaimKey } from '../../controller/claim-keys.ts'
 import {
   attemptGenerationId,
@@ -30,6 +31,7 @@ import { compactIfDue } from './compact-if-due.ts'
 import type { LaneContext } from './lane-context.ts'
 import { type ProgressWriter, progressWriter } from './progress-writer.ts'
 import { storedEventAt } from './stored-event.ts'
+import { isHeld, takeClaim } from './take-claim.ts'
 
 type Append = (events: AIEventInput<UIMessage>[]) => Promise<unknown>
 type RequestedEvent = StoredEvent<
@@ -47,15 +49,16 @@ type RequestedEvent = StoredEvent<
  * write is fenced by the claim, so a superseded attempt's late writes are
  * refused.
  */
-export async function runGenerationLane(lane: LaneContext, sessionId: string): Promise<void> {
+export async function runGenerationLane(lane: LaneContext, sessionId: string): Promise<RunOutcome> {
   const snapshot = await lane.state(sessionId)
   const state = snapshot.state.ai
   const serve = stepToServe(state)
-  if (!serve || !state.active) return
+  if (!serve || !state.active) return DONE
   const claimKey = generationClaimKey(serve.requestId)
-  // Held by another process: ClaimHeldError carries retryAt. When the holder
-  // died, its claim expires and the retried wake-up takes over.
-  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+  // Held by another process until its claim expires: when the holder died,
+  // the run that looks again then takes over.
+  const claim = await takeClaim(lane.store, sessionId, claimKey, lane.config.claimTtlMs)
+  if (isHeld(claim)) return claim
   const generationId = attemptGenerationId(serve.requestId, claim.attempt)
   const fence = { claim: claimKey, attempt: claim.attempt }
   const writer = progressWriter(lane, sessionId, { generationId, ...fence })
@@ -148,6 +151,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       estimatedInputTokens: prompt.estimatedInputTokens,
     })
   })
+  return DONE
 }
 
 /**

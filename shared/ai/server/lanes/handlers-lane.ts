@@ -1,9 +1,11 @@
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { handlerIdempotencyKey } from '../../ids.ts'
 import { agentSession } from '../session-api.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
 import type { LaneContext } from './lane-context.ts'
+import { isHeld, takeClaim } from './take-claim.ts'
 
 export const HANDLERS_CURSOR = 'handlers'
 const PAGE = 100
@@ -16,7 +18,7 @@ const PAGE = 100
  * that throws stops the lane; the wake-up is retried with backoff and, after
  * the retry policy's attempts, dead-lettered.
  */
-export async function runHandlersLane(lane: LaneContext, sessionId: string): Promise<void> {
+export async function runHandlersLane(lane: LaneContext, sessionId: string): Promise<RunOutcome> {
   const handlers = lane.config.handlers
   const log = lane.log.session(sessionId)
   const move = (from: number, to: number, fence?: { claim: string; attempt: number }) =>
@@ -28,7 +30,7 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
     let from = await lane.store.readCursor(sessionId, HANDLERS_CURSOR)
     const events = await log.read({ after: from, limit: PAGE })
     const last = events.at(-1)
-    if (!last) return
+    if (!last) return DONE
     const event = events.find((candidate) => Object.hasOwn(handlers, candidate.type))
     const handler = event ? handlers[event.type] : undefined
     if (!event || !handler) {
@@ -41,8 +43,9 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
       from = event.index - 1
     }
     const claimKey = `handler:${event.id}`
-    // A held claim throws: a live worker runs it, and the wake-up is retried.
-    const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+    // A live worker runs it: the run looks again when its claim expires.
+    const claim = await takeClaim(lane.store, sessionId, claimKey, lane.config.claimTtlMs)
+    if (isHeld(claim)) return claim
     // Its timers count from the event, so a retried handler sets the same ones.
     const session = agentSession(lane, sessionId, { from: () => event.timestamp })
     const fence = { claim: claimKey, attempt: claim.attempt }

@@ -4,6 +4,7 @@ import { isContentRefusal } from '../../../log/content-refusal.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { SERIAL_TOOL_KEY, toolClaimKey } from '../../controller/claim-keys.ts'
 import { runnableTools } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
@@ -16,6 +17,7 @@ import { runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
 import type { LaneContext } from './lane-context.ts'
 import { storedEventAt } from './stored-event.ts'
+import { isHeld, takeClaim } from './take-claim.ts'
 import { acknowledgeCutShort } from './tool-settling.ts'
 
 const INTERRUPTED_REPORT =
@@ -30,21 +32,26 @@ export async function runToolsLane(
   lane: LaneContext,
   sessionId: string,
   key: string | undefined,
-): Promise<void> {
+): Promise<RunOutcome> {
   const { state } = await lane.state(sessionId)
   const runnable = runnableTools(state.ai)
   if (key === undefined) {
-    if (runnable.length === 0) return
+    if (runnable.length === 0) return DONE
     await lane.wake(
       lane.config.serialTools
         ? [{ sessionId, lane: 'tools', key: SERIAL_TOOL_KEY }]
         : runnable.map((tool) => ({ sessionId, lane: 'tools', key: toolCallKey(tool) })),
     )
-    return
+    return DONE
   }
   const targets =
     key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => toolCallKey(tool) === key)
-  for (const tool of targets) await runTool(lane, sessionId, state.ai, tool)
+  for (const tool of targets) {
+    // The serial lane runs its calls in order: one held holds the rest.
+    const outcome = await runTool(lane, sessionId, state.ai, tool)
+    if (outcome.kind === 'held') return outcome
+  }
+  return DONE
 }
 
 async function runTool(
@@ -52,11 +59,11 @@ async function runTool(
   sessionId: string,
   state: AIState,
   record: ToolRecord,
-): Promise<void> {
+): Promise<RunOutcome> {
   const claimKey = toolClaimKey(record)
-  // Held by another attempt: ClaimHeldError carries retryAt, and both the
-  // embedded dispatcher and the SQS lane handler look again then.
-  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+  // Held by another attempt until its claim expires: the run looks again then.
+  const claim = await takeClaim(lane.store, sessionId, claimKey, lane.config.claimTtlMs)
+  if (isHeld(claim)) return claim
   const fence = { claim: claimKey, attempt: claim.attempt }
   const result = (
     id: string,
@@ -86,7 +93,7 @@ async function runTool(
       ],
       { fence },
     )
-    return
+    return DONE
   }
 
   const tools = lane.config.tools
@@ -107,7 +114,7 @@ async function runTool(
       ],
       { fence },
     )
-    return
+    return DONE
   }
 
   // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
@@ -233,6 +240,7 @@ async function runTool(
       ),
     )
   }
+  return DONE
 }
 
 /**
