@@ -2,7 +2,7 @@ import { hasA2Code } from '../../../log/error-brand.ts'
 import { admissionRound } from '../../controller/admission-round.ts'
 import { pausingToolCalls, toolInterrupted } from '../../controller/settle-work.ts'
 import type { AIState } from '../../state/ai-state.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { AdmissionPorts } from './lane-ports.ts'
 import { pausedToolSettled } from './tool-settling.ts'
 
 /** Rounds before the lane gives up and lets its wake-up be retried. */
@@ -14,7 +14,7 @@ const MAX_ROUNDS = 200
  * claims of the work it ends, and appends it at the index it read. Losing
  * that race to another writer costs one more round.
  */
-export async function runAdmissionLane(lane: LaneContext, sessionId: string): Promise<void> {
+export async function runAdmissionLane(lane: AdmissionPorts, sessionId: string): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const { state, index } = await lane.state(sessionId)
     if (
@@ -25,11 +25,11 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
     const { events, revoke } = admissionRound(state.ai, lane.config.controller)
     if (events.length === 0) return
     for (const key of revoke) {
-      await lane.store.revokeClaim(sessionId, key)
+      await lane.claims.revoke(sessionId, key)
       lane.work.abort(sessionId, key, 'revoked')
     }
     try {
-      await lane.appendAsA2(sessionId, events, { expectedIndex: index })
+      await lane.append(sessionId, events, { expectedIndex: index })
     } catch (error) {
       if (hasA2Code(error, 'APPEND_CONFLICT')) continue
       throw error
@@ -47,14 +47,14 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
  * settles the rest. Returns whether it recorded anything.
  */
 async function settlePausedTools(
-  lane: LaneContext,
+  lane: AdmissionPorts,
   sessionId: string,
   state: AIState,
 ): Promise<boolean> {
   let settled = false
   for (const tool of pausingToolCalls(state)) {
     if (!(await pausedToolSettled(lane, sessionId, state, tool))) continue
-    await lane.appendAsA2(sessionId, [toolInterrupted(tool, state.active?.pausedBy ?? 'paused')])
+    await lane.append(sessionId, [toolInterrupted(tool, state.active?.pausedBy ?? 'paused')])
     settled = true
   }
   return settled

@@ -1,7 +1,7 @@
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { Claim } from '../../../log/event-store.ts'
 import { claimHeartbeat } from './claim-heartbeat.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { ClaimedWorkPorts } from './lane-ports.ts'
 
 /**
  * Runs work under a claim this worker holds: renews the claim while the work
@@ -11,25 +11,22 @@ import type { LaneContext } from './lane-context.ts'
  * a retry may run the work again, and the error propagates.
  */
 export async function runClaimedWork(
-  lane: LaneContext,
+  lane: ClaimedWorkPorts,
   sessionId: string,
   claim: Claim,
   work: (signal: AbortSignal) => Promise<void>,
 ): Promise<void> {
   const controller = new AbortController()
   const unregister = lane.work.register(sessionId, claim.key, controller)
-  const stopHeartbeat = claimHeartbeat(
-    lane.store,
-    sessionId,
-    claim,
-    lane.config.claimTtlMs,
+  const stopHeartbeat = claimHeartbeat(lane.claims, sessionId, claim, {
+    everyMs: Math.max(50, Math.floor(lane.config.claimTtlMs / 3)),
     controller,
-  )
+  })
   try {
     await work(controller.signal)
   } catch (error) {
     if (hasA2Code(error, 'FENCED_OUT') || controller.signal.aborted) return
-    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
+    await lane.claims.release(sessionId, claim).catch(() => undefined)
     throw error
   } finally {
     stopHeartbeat()

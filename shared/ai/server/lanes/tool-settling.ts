@@ -3,8 +3,7 @@ import { toolClaimKey } from '../../controller/claim-keys.ts'
 import { toolInterrupted } from '../../controller/settle-work.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
-import { timerLogOf } from '../timer-log.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { AdmissionPorts, LanePorts } from './lane-ports.ts'
 
 // Pause now stops tool work that is under way, and the turn stays `pausing`
 // until that work has settled. Three writers may record the same fact, the
@@ -21,7 +20,7 @@ import type { LaneContext } from './lane-context.ts'
  * out, in case the worker never acknowledges.
  */
 export async function pausedToolSettled(
-  lane: LaneContext,
+  lane: Pick<AdmissionPorts, 'config' | 'claims' | 'timers' | 'work'>,
   sessionId: string,
   state: AIState,
   tool: ToolRecord,
@@ -30,28 +29,26 @@ export async function pausedToolSettled(
   const cause = active?.pausedBy
   if (active?.phase !== 'pausing' || cause === undefined) return true
   const key = toolClaimKey(tool)
-  const claim = await lane.store.readClaim(sessionId, key)
+  const claim = await lane.claims.read(sessionId, key)
   // Nobody ever took it: nothing runs.
   if (claim === undefined) return true
   const now = lane.config.now()
   const deadline = (active.pausingSince ?? 0) + lane.config.claimTtlMs
   const live = claim.expiresAt > now
   if (!live && now >= deadline) return true
-  const setIn = await timerLogOf(lane.store, sessionId)
-  await lane.scheduler
+  await lane.timers
     .schedule({
       sessionId,
       name: derivedId('settle', tool.generationId, tool.toolCallId, cause),
       at: deadline,
       events: [toolInterrupted(tool, cause)],
-      ...(setIn ? { setIn } : {}),
     })
     .catch((error: unknown) => {
       // Set already (at this deadline, or another for the same pause).
       if (!hasA2Code(error, 'TIMER_CONFLICT')) throw error
     })
   if (live) {
-    await lane.store.revokeClaim(sessionId, key)
+    await lane.claims.revoke(sessionId, key)
     lane.work.abort(sessionId, key, 'paused')
   }
   return false
@@ -62,7 +59,7 @@ export async function pausedToolSettled(
  * returned: while the call's turn is pausing, the call is settled.
  */
 export async function acknowledgeCutShort(
-  lane: LaneContext,
+  lane: Pick<LanePorts, 'state' | 'append'>,
   sessionId: string,
   record: ToolRecord,
 ): Promise<void> {
@@ -79,5 +76,5 @@ export async function acknowledgeCutShort(
     tool.turnId !== active.turnId
   )
     return
-  await lane.appendAsA2(sessionId, [toolInterrupted(tool, active.pausedBy)])
+  await lane.append(sessionId, [toolInterrupted(tool, active.pausedBy)])
 }

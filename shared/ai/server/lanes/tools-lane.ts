@@ -11,13 +11,11 @@ import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId, toolCallKey, toolIdempotencyKey } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
-import { agentSession } from '../session-api.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
-import type { LaneContext } from './lane-context.ts'
+import { isHeld, type ToolsPorts } from './lane-ports.ts'
 import { storedEventAt } from './stored-event.ts'
-import { isHeld, takeClaim } from './take-claim.ts'
 import { acknowledgeCutShort } from './tool-settling.ts'
 
 const INTERRUPTED_REPORT =
@@ -29,7 +27,7 @@ const INTERRUPTED_REPORT =
  * so calls start as soon as they are authorized and run concurrently.
  */
 export async function runToolsLane(
-  lane: LaneContext,
+  lane: ToolsPorts,
   sessionId: string,
   key: string | undefined,
 ): Promise<RunOutcome> {
@@ -55,14 +53,14 @@ export async function runToolsLane(
 }
 
 async function runTool(
-  lane: LaneContext,
+  lane: ToolsPorts,
   sessionId: string,
   state: AIState,
   record: ToolRecord,
 ): Promise<RunOutcome> {
   const claimKey = toolClaimKey(record)
   // Held by another attempt until its claim expires: the run looks again then.
-  const claim = await takeClaim(lane.store, sessionId, claimKey, lane.config.claimTtlMs)
+  const claim = await lane.claims.take(sessionId, claimKey)
   if (isHeld(claim)) return claim
   const fence = { claim: claimKey, attempt: claim.attempt }
   const result = (
@@ -83,7 +81,7 @@ async function runTool(
   })
   const interrupted = claim.previous === 'expired' || claim.previous === 'revoked'
   if (interrupted && lane.config.toolRecovery(record.toolName) === 'report') {
-    await lane.appendAsA2(
+    await lane.append(
       sessionId,
       [
         result(derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt), {
@@ -102,7 +100,7 @@ async function runTool(
     : undefined
   const input = toolInput(state, record)
   if (!definition || !isExecutableTool(definition)) {
-    await lane.appendAsA2(
+    await lane.append(
       sessionId,
       [
         result(derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt), {
@@ -120,7 +118,7 @@ async function runTool(
   // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
   // timers count from that event's time, so a retried call sets the same ones.
   const calledEvent = await calledEventOf(lane, sessionId, record)
-  const session = agentSession(lane, sessionId, {
+  const session = lane.session(sessionId, {
     from: () => calledEvent.timestamp,
     call: toolIdempotencyKey(sessionId, record),
   })
@@ -169,7 +167,7 @@ async function runTool(
               break
             }
             preliminary++
-            await lane.appendAsA2(
+            await lane.append(
               sessionId,
               [
                 result(
@@ -212,13 +210,13 @@ async function runTool(
         ? ({ outcome: 'output', output: final ?? null } as const)
         : ({ outcome: 'error', errorText } as const)
     try {
-      await lane.appendAsA2(sessionId, [result(id, outcome)], { fence })
+      await lane.append(sessionId, [result(id, outcome)], { fence })
     } catch (error) {
       if (hasA2Code(error, 'FENCED_OUT')) cutShort = true
       // An output the log refuses (too large, not JSON) would be refused on
       // every run: the call fails with the reason instead of running again.
       if (!isContentRefusal(error)) throw error
-      await lane.appendAsA2(
+      await lane.append(
         sessionId,
         [
           result(id, {
@@ -250,11 +248,11 @@ async function runTool(
  * record describes.
  */
 async function calledEventOf(
-  lane: LaneContext,
+  lane: Pick<ToolsPorts, 'read' | 'config'>,
   sessionId: string,
   record: ToolRecord,
 ): Promise<StoredEvent> {
-  if (record.called) return storedEventAt(lane.log, sessionId, record.called)
+  if (record.called) return storedEventAt(lane.read, sessionId, record.called)
   const { status: _status, ...payload } = record
   return {
     id: derivedId('tool-called', record.generationId, record.toolCallId),
