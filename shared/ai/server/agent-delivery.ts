@@ -40,7 +40,7 @@ export function agentDelivery(
   const { logger } = config
   const scheduler =
     options.scheduler ?? inProcessScheduler({ fire: targets.fireTimer, now: config.now })
-  const closeScheduler = (): void => (scheduler as { close?: () => void }).close?.()
+  const closeScheduler = (): void => scheduler.close?.()
   if (options.dispatcher) {
     return {
       dispatcher: options.dispatcher,
