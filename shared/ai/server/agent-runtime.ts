@@ -149,9 +149,7 @@ export function agentRuntime(
     // lane that gave up would run its work again. A given-up tool's result
     // still wakes the step after it.
     const stored = await ports.log.session(wakeUp.sessionId).append(events, { author: 'a2' })
-    await parts.wake(
-      wakeUpsFor(stored, config.handledTypes).filter((next) => next.lane !== wakeUp.lane),
-    )
+    await parts.wake(wakeUpsFor(stored, config).filter((next) => next.lane !== wakeUp.lane))
   }
 
   // Without handlers the handlers lane has nothing to do: not woken, it
@@ -174,7 +172,7 @@ export function agentRuntime(
       })(timer)
     },
     append: (sessionId, events, options) => portsFor(options).appendAndWake(sessionId, events),
-    wakeUpsFor: (events) => wakeUpsFor(events, config.handledTypes),
+    wakeUpsFor: (events) => wakeUpsFor(events, config),
     wakeAll: (sessionId) => parts.wake(lanesInUse.map((lane) => ({ sessionId, lane }))),
     idle: parts.idle,
     close: parts.close,

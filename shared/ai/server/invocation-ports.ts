@@ -60,7 +60,7 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     options: SessionAppendOptions = {},
   ): Promise<StoredEvent[]> {
     const stored = await log.session(sessionId).append(events, options)
-    await wake(wakeUpsFor(stored, config.handledTypes))
+    await wake(wakeUpsFor(stored, config))
     return stored
   }
 
