@@ -13,6 +13,8 @@ export type PipelineErrorCode =
   | 'MALFORMED_HTTP_EVENT'
   | 'TIMER_TOO_LARGE'
   | 'SECRET_UNREADABLE'
+  /** A lane's work is held by a live attempt past the invocation's time: delivered again later. */
+  | 'WORK_HELD'
 
 declare module '../log/error-brand.ts' {
   interface A2Codes extends Record<PipelineErrorCode, true> {}

@@ -17,6 +17,17 @@ export function wakeUpGroup(wakeUp: WakeUp): string {
     : `${wakeUp.sessionId}\u0000${wakeUp.lane}\u0000${wakeUp.key}`
 }
 
+/**
+ * How a lane's run ended, when it did not fail: its work is done (or there
+ * was none), or a live attempt elsewhere holds it (a claim) until
+ * `retryAt`, epoch ms on the store's clock, when the run should look again.
+ * Held work is no failure: it is not retried with backoff nor dead-lettered.
+ * Only a real failure throws.
+ */
+export type RunOutcome = { kind: 'done' } | { kind: 'held'; retryAt: number }
+
+export const DONE: RunOutcome = { kind: 'done' }
+
 /** Delivers wake-ups to lane workers: in process when embedded, through SQS on AWS. */
 export interface Dispatcher {
   wake(wakeUps: readonly WakeUp[]): Promise<void>

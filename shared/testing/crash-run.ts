@@ -222,19 +222,17 @@ export async function runConversation<Tools extends ToolSet>(
         continue
       }
       try {
-        await process.a.runtime.run(wakeUp)
+        const outcome = await process.a.runtime.run(wakeUp)
+        if (outcome.kind === 'held') {
+          // Held by a dead process until its claim expires: let that time pass.
+          time = Math.max(time, outcome.retryAt + 1)
+          queue.push(wakeUp)
+        }
       } catch (error) {
         if (process.points.crashed) {
           // The queue delivers a message its consumer died holding again.
           queue.unshift(wakeUp)
           throw process.points.crashed
-        }
-        const retryAt = (error as { retryAt?: unknown } | null)?.retryAt
-        if (typeof retryAt === 'number') {
-          // Held by a dead process until its claim expires: let that time pass.
-          time = Math.max(time, retryAt + 1)
-          queue.push(wakeUp)
-          continue
         }
         const group = wakeUpGroup(wakeUp)
         const failed = (failures.get(group) ?? 0) + 1

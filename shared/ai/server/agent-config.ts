@@ -18,7 +18,7 @@ import { type StepCompaction, stepCompaction } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 import type { ModelChoice } from './resolve-model.ts'
 
-type Logger = Pick<Console, 'info' | 'warn' | 'error'>
+export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
 
 /**
  * An agent's options, resolved once when the agent is made: defaults filled

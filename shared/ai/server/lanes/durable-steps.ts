@@ -4,7 +4,7 @@ import type { HandlerContext } from '../../../runtime/handler-context.ts'
 import { encodeBatch } from '../../../stores/payload-codec.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { Fence, LanePorts } from './lane-ports.ts'
 
 declare module '../../../log/error-brand.ts' {
   interface A2Codes {
@@ -46,12 +46,12 @@ export interface DurableSteps {
  * recorded (JSON), the same on the first run as on a replay.
  */
 export function durableSteps(
-  lane: LaneContext,
+  lane: Pick<LanePorts, 'append' | 'state'>,
   sessionId: string,
   work: {
     scope: string
     recorded: Readonly<Record<string, { output?: unknown }>> | undefined
-    fence: { claim: string; attempt: number }
+    fence: Fence
   },
 ): DurableSteps {
   const done = new Map<string, { output?: unknown }>(Object.entries(work.recorded ?? {}))
@@ -75,7 +75,7 @@ export function durableSteps(
       throw new StepResultTooLargeError(name, error)
     }
     try {
-      await lane.appendAsA2(sessionId, [event], { fence: work.fence })
+      await lane.append(sessionId, [event], { fence: work.fence })
     } catch (error) {
       // An earlier attempt's append landed after all (an unknown outcome):
       // its result is the step's, not this run's.

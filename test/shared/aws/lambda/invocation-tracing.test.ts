@@ -7,6 +7,7 @@ import {
   withTracing,
 } from '../../../../shared/aws/lambda/invocation-tracing.ts'
 import { pipelineHandlers } from '../../../../shared/aws/lambda/pipeline-handlers.ts'
+import { DONE, type RunOutcome } from '../../../../shared/runtime/wake-up.ts'
 import { scriptedModel } from '../../../../shared/testing/scripted-model.ts'
 import { fakeClient } from '../../../support/fake-clients.ts'
 import { environment, silent } from '../../../support/pipeline-fixture.ts'
@@ -38,7 +39,7 @@ function recordingTracer(enabled = true) {
 }
 
 function handlersRunning(
-  run: (wakeUp: unknown, options?: RunOptions) => Promise<void>,
+  run: (wakeUp: unknown, options?: RunOptions) => Promise<unknown>,
   modelTelemetry?: boolean,
 ) {
   const assistant = agent({
@@ -47,7 +48,13 @@ function handlersRunning(
     logger: silent,
     dispatcher: { wake: async () => {} },
   })
-  ;(assistant.runtime as { run: typeof run }).run = run
+  const runtime = assistant.runtime as {
+    run: (wakeUp: unknown, options?: RunOptions) => Promise<RunOutcome>
+  }
+  runtime.run = async (wakeUp, options) => {
+    await run(wakeUp, options)
+    return DONE
+  }
   return pipelineHandlers(
     { default: assistant },
     {
