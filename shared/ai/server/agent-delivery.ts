@@ -1,3 +1,4 @@
+import { messageOf } from '../../log/message-of.ts'
 import { inProcessDispatcher } from '../../runtime/in-process-dispatcher.ts'
 import { inProcessScheduler } from '../../runtime/in-process-scheduler.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
@@ -71,8 +72,4 @@ export function agentDelivery(
       closeScheduler()
     },
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -1,6 +1,7 @@
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import type { EventLog } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
+import { messageOf } from '../../log/message-of.ts'
 import { isLane, LANE_NAMES, type Lane } from '../../runtime/lanes.ts'
 import { DONE, type RunOutcome, type WakeUp } from '../../runtime/wake-up.ts'
 import { deadLetterEvents } from '../controller/dead-letter.ts'
@@ -178,8 +179,4 @@ export function agentRuntime(
     close: parts.close,
     session: (sessionId) => own.session(sessionId),
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

@@ -4,6 +4,7 @@ import { isContentRefusal } from '../../../log/content-refusal.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import type { Claim } from '../../../log/event-store.ts'
+import { messageOf } from '../../../log/message-of.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { SERIAL_TOOL_KEY, toolClaimKey } from '../../controller/claim-keys.ts'
@@ -216,7 +217,7 @@ async function executeCall(
     execution =
       hasA2Code(error, 'FENCED_OUT') || signal.aborted
         ? CUT_SHORT
-        : { outcome: 'error', errorText: error instanceof Error ? error.message : String(error) }
+        : { outcome: 'error', errorText: messageOf(error) }
   }
   if (steps.failure() !== undefined) throw steps.failure()
   return signal.aborted ? CUT_SHORT : execution
@@ -261,7 +262,7 @@ async function acknowledgeCutShort(
     if (acknowledgement) await lane.append(sessionId, [acknowledgement])
   } catch (error) {
     lane.config.logger.warn(
-      `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
+      `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${messageOf(error)}`,
     )
   }
 }
