@@ -4,11 +4,11 @@ import { isReservedId } from '../../log/event.ts'
 import { checkSessionId } from '../../log/event-envelope.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
+import type { Timer } from '../../runtime/scheduler.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
 import { sessionScopedId } from '../ids.ts'
 import { mergeState, type SessionState } from '../state/session-state.ts'
 import type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
-import type { Timers } from './lanes/lane-ports.ts'
 import { checkMessages } from './message-check.ts'
 import { timerTarget } from './timer-target.ts'
 
@@ -26,6 +26,11 @@ export interface AgentSession<State = Record<string, unknown>> extends HandlerSe
    * a replay in a test, or a move to another store with `importSession`.
    */
   export(): Promise<string>
+}
+
+/** Timers of a session, set in its current log (so they never fire into an erased one). */
+export interface Timers {
+  schedule(timer: Omit<Timer, 'setIn'>): Promise<void>
 }
 
 /** Where a session's timers count from, and whose they are. */

@@ -3,13 +3,12 @@ import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import type { AppendOptions, Claim, EventStore } from '../../../log/event-store.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
-import type { Timer } from '../../../runtime/scheduler.ts'
 import type { RunOutcome, WakeUp } from '../../../runtime/wake-up.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import type { SessionState } from '../../state/session-state.ts'
 import type { AgentConfig } from '../agent-config.ts'
 import type { AgentMetrics } from '../agent-metrics.ts'
-import type { AgentSession, TimerOrigin } from '../session-api.ts'
+import type { AgentSession, TimerOrigin, Timers } from '../session-api.ts'
 import type { LocalWork } from './local-work.ts'
 
 export type { SessionState } from '../../state/session-state.ts'
@@ -63,11 +62,6 @@ export interface Cursors {
     move: { from: number; to: number },
     fence?: Fence,
   ): Promise<void>
-}
-
-/** Timers of a session, set in its current log (so they never fire into an erased one). */
-export interface Timers {
-  schedule(timer: Omit<Timer, 'setIn'>): Promise<void>
 }
 
 /**
