@@ -20,7 +20,7 @@ import { pausingToolCalls, toolInterrupted } from './settle-work.ts'
 export type ClaimReading = { expiresAt: number } | undefined
 
 /** A settle timer: fires the call's interruption when no worker can be left. */
-export interface SettleTimer {
+interface SettleTimer {
   name: string
   at: number
   events: AIEventInput<UIMessage>[]

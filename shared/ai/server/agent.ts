@@ -43,7 +43,6 @@ export interface Agent<
 }
 
 export type { AgentRuntime, RunOptions } from './agent-runtime.ts'
-export type { FiredTimer } from './timer-firing.ts'
 
 /**
  * An agent: the AI protocol, the agent's loop, and A2's store, scheduler and

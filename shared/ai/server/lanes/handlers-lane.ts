@@ -5,7 +5,7 @@ import { runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
 import { type Fence, type HandlersPorts, isHeld } from './lane-ports.ts'
 
-export const HANDLERS_CURSOR = 'handlers'
+const HANDLERS_CURSOR = 'handlers'
 const PAGE = 100
 
 /**

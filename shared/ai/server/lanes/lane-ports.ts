@@ -11,8 +11,6 @@ import type { AgentMetrics } from '../agent-metrics.ts'
 import type { AgentSession, TimerOrigin, Timers } from '../session-api.ts'
 import type { LocalWork } from './local-work.ts'
 
-export type { SessionState } from '../../state/session-state.ts'
-
 /** A claim's fence: writes land only while its attempt is the claim's latest. */
 export type Fence = NonNullable<AppendOptions['fence']>
 
@@ -28,7 +26,7 @@ export interface Invocation {
 }
 
 /** How an A2 append lands: at an index, under a claim's fence, with or without ID guards. */
-export interface LaneAppendOptions {
+interface LaneAppendOptions {
   expectedIndex?: number
   fence?: Fence
   /** Off for streamed progress only (see progress-writer.ts). */
@@ -54,7 +52,7 @@ export interface Claims {
 }
 
 /** A lane's position in the log, read and moved explicitly (a write of no event). */
-export interface Cursors {
+interface Cursors {
   read(sessionId: string, name: string): Promise<number>
   move(
     sessionId: string,
