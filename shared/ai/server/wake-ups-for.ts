@@ -26,8 +26,26 @@ const calledKey = (event: StoredEvent, serialTools: boolean): string | undefined
     : undefined
 }
 const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.superseded'])
-/** Facts the controller does not act on: streamed chunks, its own receipts, a tool's steps. */
+/**
+ * Events that cannot change a decision of the controller, so they do not
+ * wake admission (test/shared/ai/server/admission-wakes.test.ts proves it
+ * over random sessions: every batch that leaves the controller something to
+ * do wakes it):
+ * - what only the controller writes (its receipts and commits, the messages
+ *   it opens and closes, the requests it makes): its lane runs rounds until
+ *   nothing is due, so its own append never needs another look;
+ * - a step's opening and its approval requests: the controller waits on
+ *   the step's end and on the answer, which wake it;
+ * - streamed chunks, a tool's durable steps, dead letters.
+ */
 const NOT_FOR_ADMISSION = new Set([
+  'ai.control.decided',
+  'ai.control.committed',
+  'ai.message.created',
+  'ai.message.completed',
+  'ai.generation.requested',
+  'ai.generation.started',
+  'ai.approval.requested',
   'ai.generation.progress',
   'ai.handler.dead-lettered',
   'ai.step.completed',

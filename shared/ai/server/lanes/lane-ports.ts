@@ -126,6 +126,8 @@ export function storeClaims(
         return await store.claim(sessionId, key, { ttlMs })
       } catch (error) {
         if (!hasA2Code(error, 'CLAIM_HELD')) throw error
+        // Known by its code, not its class (the store may be another copy of
+        // a2-aws's): a CLAIM_HELD error is a ClaimHeldError, with retryAt.
         return { kind: 'held', retryAt: (error as unknown as { retryAt: number }).retryAt }
       }
     },

@@ -28,15 +28,17 @@ describe('which lanes new events wake', () => {
     expect(lanes([event('ai.generation.completed')])).not.toContain('tools')
   })
 
-  it('wakes admission for everything but streamed chunks and dead letters, once per batch', () => {
+  it("wakes admission for everything but streamed chunks, dead letters and the controller's own events, once per batch", () => {
     expect(lanes([event('ai.generation.progress'), event('ai.handler.dead-lettered')])).toEqual([])
+    expect(lanes([event('ai.control.decided'), event('ai.message.created')])).toEqual([])
     expect(lanes([event('ai.generation.completed'), event('ai.message.completed')])).toEqual([
       'admission',
     ])
   })
 
   it('wakes generation for a request or a superseded attempt, handlers for handled types, metadata for a lookup', () => {
-    expect(lanes([event('ai.generation.requested')])).toEqual(['admission', 'generation'])
+    // The controller's own request: its lane needs no wake for it.
+    expect(lanes([event('ai.generation.requested')])).toEqual(['generation'])
     expect(lanes([event('ai.generation.superseded')])).toEqual(['admission', 'generation'])
     expect(lanes([event('order.shipped')], ['order.shipped'])).toEqual(['admission', 'handlers'])
     expect(lanes([event('ai.model.metadata.requested')])).toEqual(['admission', 'metadata'])
