@@ -18,7 +18,7 @@ import { type AgentRuntime, agentRuntime } from './agent-runtime.ts'
 import { localWork } from './lanes/local-work.ts'
 import { checkMessages } from './message-check.ts'
 import { browserPushPolicy } from './push-policy.ts'
-import { RECOVER_KEY } from './recovery.ts'
+import { mayHoldStuckWork, RECOVER_KEY } from './recovery.ts'
 import type { AgentSession } from './session-api.ts'
 import { stateCache } from './state-cache.ts'
 
@@ -118,9 +118,15 @@ export function agent<
     log,
     checkPush: browserPushPolicy(config.name, appEvents),
     onAppended: async (_sessionId, stored) => wake(runtime.wakeUpsFor(stored)),
-    // A reader is the sign someone cares about the session: admission runs and
-    // wakes the lanes that may hold work a crashed process left behind.
-    onRead: (sessionId) => wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }]),
+    // A reader is the sign someone cares about the session: when it may hold
+    // work a crashed process left behind (read off the state, no I/O beyond
+    // the cached fold), admission runs and wakes the lanes that hold it.
+    onRead: async (sessionId) => {
+      const { state: current } = await state(sessionId)
+      const handlers = config.handledTypes.size > 0
+      if (!mayHoldStuckWork(current.ai, { handlers, controller: config.controller })) return
+      await wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }])
+    },
     ...(options.stream ? { stream: options.stream } : {}),
   })
 
