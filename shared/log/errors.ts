@@ -27,6 +27,8 @@ export type A2ErrorCode =
   | 'SESSION_NOT_EMPTY'
   | 'INVALID_EXPORT'
   | 'STEP_RESULT_TOO_LARGE'
+  | 'UNKNOWN_HARNESS'
+  | 'HARNESS_UNAVAILABLE'
 
 export class A2Error extends Error {
   readonly code: A2ErrorCode

@@ -7,7 +7,6 @@ import type {
   TextStreamPart,
   ToolSet,
   UIMessage,
-  UIMessageChunk,
 } from 'ai'
 import type { Contract, ContractEvents } from '../../log/contract.ts'
 import type { StoredEvent } from '../../log/event.ts'
@@ -21,7 +20,7 @@ import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
 import type { ModelSettings } from '../state/model-settings.ts'
 import type { AgentMetrics } from './agent-metrics.ts'
-import type { CompactionOptions } from './compaction.ts'
+import type { HarnessOptions } from './harness/harness-options.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 import type { ProgressBatching } from './progress-batcher.ts'
 
@@ -48,6 +47,12 @@ export type Resolvable<T, AppState, M extends UIMessage> =
   | T
   | ((context: ResolverContext<AppState, M>) => T | Promise<T>)
 
+export type {
+  AiSdkHarnessOptions,
+  FxHarnessOptions,
+  HarnessOptions,
+  PiHarnessOptions,
+} from './harness/harness-options.ts'
 export type { ToolApprovalPolicy }
 
 /** What a custom `harness.generate` receives for one model step. */
@@ -89,29 +94,6 @@ export interface GenerationSettings {
 export interface MessageMetadataContext<AppState = unknown, M extends UIMessage = UIMessage>
   extends GenerateContext<AppState, M> {
   part: TextStreamPart<ToolSet>
-}
-
-export interface HarnessOptions<AppState = unknown, M extends UIMessage = UIMessage> {
-  type: 'ai-sdk'
-  generation?: GenerationSettings
-  /** Model steps per response (default 20). */
-  maxSteps?: number
-  /** Replaces the model-facing step; returns one step's UI message chunks. */
-  generate?: (
-    context: GenerateContext<AppState, M>,
-  ) => ReadableStream<UIMessageChunk> | Promise<ReadableStream<UIMessageChunk>>
-  /**
-   * Synchronous; called for each stream part of the default generator. What
-   * it returns for `start` and `finish` is logged with the stream and
-   * shallow-merged onto the assistant message.
-   */
-  messageMetadata?: (context: MessageMetadataContext<AppState, M>) => unknown
-  /**
-   * Automatic for Gateway models; `false` turns it (and the catalog lookup)
-   * off. A resolver chooses per generation, e.g. from your contract's state;
-   * `undefined` from it means the default.
-   */
-  compaction?: Resolvable<false | CompactionOptions<M> | undefined, AppState, M>
 }
 
 export interface AppHandlerArgs<Event = StoredEvent> extends HandlerContext<Event> {}

@@ -23,6 +23,7 @@ export { type Agent, type AgentRuntime, agent, type RunOptions } from './agent.t
 export { AGENT_METRICS, type AgentMetric, type AgentMetrics } from './agent-metrics.ts'
 export type {
   AgentOptions,
+  AiSdkHarnessOptions,
   GenerateContext,
   GenerationSettings,
   HarnessOptions,
@@ -32,5 +33,6 @@ export type {
   ToolApprovalPolicy,
 } from './agent-options.ts'
 export type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
+export { HarnessUnavailableError, UnknownHarnessError } from './harness/harness-errors.ts'
 export { StepResultTooLargeError } from './lanes/durable-steps.ts'
 export type { AgentSession } from './session-api.ts'

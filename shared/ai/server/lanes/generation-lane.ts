@@ -20,7 +20,6 @@ import type { SessionState } from '../../state/session-state.ts'
 import type { GenerateContext, ResolverContext } from '../agent-options.ts'
 import { estimateTokens, type StepCompaction } from '../compaction.ts'
 import { normalizedChunk, normalizedUsage } from '../compatibility-mode.ts'
-import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher, showsContent } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
@@ -28,6 +27,7 @@ import { validatedToolInput } from '../validated-tool-input.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
+import { harnessApprovals } from './harness-approvals.ts'
 import { type GenerationPorts, isHeld } from './lane-ports.ts'
 import { type ProgressWriter, progressWriter } from './progress-writer.ts'
 import { storedEventAt } from './stored-event.ts'
@@ -307,28 +307,40 @@ async function streamStep(
     (chunks) => writer.write(progress(chunks)),
     lane.config.generation.progress,
   )
-  const factsOf = stepFacts(
-    lane.config.tools,
-    lane.config.toolApproval,
-    { generationId, turnId: active.turnId, messageId: active.responseMessageId },
-    state,
+  const identity = { generationId, turnId: active.turnId, messageId: active.responseMessageId }
+  const factsOf = stepFacts(lane.config.tools, lane.config.toolApproval, identity, state)
+  // Pending chunks go first, so the call the approval is for is recorded before it.
+  const approvals = harnessApprovals(
+    lane,
+    context.sessionId,
+    identity,
+    async (events) => {
+      const pending = await batcher.drain()
+      await append([...(pending.length > 0 ? [progress(pending)] : []), ...events])
+    },
+    signal,
   )
-  const generate = lane.config.generate
+  const harness = lane.config.harness
   let finishReason: string | undefined
   let error: string | undefined
   let writeFailure: { error: unknown } | undefined
   let usage: PromiseLike<unknown> | undefined
   let contentSeen = false
   try {
-    const generated = generate
-      ? { stream: await generate(context), usage: undefined }
-      : defaultGenerate(context, model, lane.config.messageMetadata)
+    const generated = await harness.step({
+      ...context,
+      resolved: model,
+      turnInputIds: [...active.contextInputIds, active.inputId],
+      approvals,
+    })
     usage = generated.usage
     for await (const streamed of generated.stream) {
       if (signal.aborted) break
-      // streamText validates tool input; a custom generate's calls get the same check.
+      // streamText validates tool input; other loops' calls get the same check.
       const chunk = normalizedChunk(
-        generate ? await validatedToolInput(streamed, lane.config.tools) : streamed,
+        harness.validatesToolInput
+          ? streamed
+          : await validatedToolInput(streamed, lane.config.tools),
       )
       if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
       if (chunk.type === 'error') error = chunk.errorText
