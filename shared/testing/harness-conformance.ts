@@ -129,10 +129,15 @@ export function describeHarnessConformance(
   }
   type World = Awaited<ReturnType<typeof world>>
 
+  // Event IDs are unique across a store's sessions: each test's are its session's.
   const send = (a: Agent, sessionId: string, id: string, words: string) =>
-    a
-      .session(sessionId)
-      .append(...inputs.message({ id, role: 'user', parts: [{ type: 'text', text: words }] }))
+    a.session(sessionId).append(
+      ...inputs.message({
+        id: `${sessionId}-${id}`,
+        role: 'user',
+        parts: [{ type: 'text', text: words }],
+      }),
+    )
   const state = async (a: Agent, sessionId: string): Promise<AIState> =>
     (await a.session(sessionId).state()).state as AIState
   const events = (a: Agent, sessionId: string): Promise<StoredEvent[]> =>
@@ -280,7 +285,7 @@ export function describeHarnessConformance(
             const later = w.start()
             await later
               .session(w.sessionId)
-              .append(...inputs.approval(waiting, { approved: true, id: 'yes' }))
+              .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
             const current = await settled(later, w.sessionId)
             expect(ran).toEqual(['close T-1'])
             expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Closed.' })
@@ -331,7 +336,7 @@ export function describeHarnessConformance(
           })
           await a
             .session(w.sessionId)
-            .append(...inputs.approval(waiting, { approved: true, id: 'yes' }))
+            .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
           const current = await settled(a, w.sessionId)
           expect(current.tools).toMatchObject([{ providerExecuted: true, status: 'completed' }])
           expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Removed.' })
@@ -381,14 +386,16 @@ export function describeHarnessConformance(
           const current = await state(a, w.sessionId)
           return current.activeGeneration?.status === 'running' ? current.active?.turnId : undefined
         })
-        await a
-          .session(w.sessionId)
-          .append(
-            ...inputs.steer(
-              { id: 'm2', role: 'user', parts: [{ type: 'text', text: 'Check billing first.' }] },
-              { afterStepOf: turnId },
-            ),
-          )
+        await a.session(w.sessionId).append(
+          ...inputs.steer(
+            {
+              id: `${w.sessionId}-m2`,
+              role: 'user',
+              parts: [{ type: 'text', text: 'Check billing first.' }],
+            },
+            { afterStepOf: turnId },
+          ),
+        )
         w.sut.release()
         const current = await settled(a, w.sessionId)
         expect(texts(current)).toEqual([
@@ -423,12 +430,14 @@ export function describeHarnessConformance(
           const current = await state(a, w.sessionId)
           return current.activeGeneration?.status === 'running'
         })
-        await a.session(w.sessionId).append(...inputs.pause({ when: 'now', id: 'pause' }))
+        await a
+          .session(w.sessionId)
+          .append(...inputs.pause({ when: 'now', id: `${w.sessionId}-pause` }))
         await waitFor('the pause', async () => {
           await a.runtime.idle()
           return (await state(a, w.sessionId)).active?.phase === 'paused'
         })
-        await a.session(w.sessionId).append(...inputs.resume({ id: 'resume' }))
+        await a.session(w.sessionId).append(...inputs.resume({ id: `${w.sessionId}-resume` }))
         const current = await settled(a, w.sessionId)
         expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Whole answer.' })
         expect(w.sut.calls()).toHaveLength(2)
@@ -448,7 +457,7 @@ export function describeHarnessConformance(
         expect(failed.error).toContain('The provider is down')
         await a
           .session(w.sessionId)
-          .append(...inputs.retry({ turnId: failed.turnId, retryId: 'retry-1' }))
+          .append(...inputs.retry({ turnId: failed.turnId, retryId: `${w.sessionId}-retry` }))
         const current = await settled(a, w.sessionId)
         expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Back up.' })
       })
