@@ -11,6 +11,7 @@ import type { EventStore } from '../log/event-store.ts'
 import { memoryEventStore } from '../stores/memory/memory-event-store.ts'
 import { sleep } from '../timing/sleep.ts'
 import type { ConformanceTestApi } from './event-store-conformance.ts'
+import { gatewayDouble } from './gateway-double.ts'
 import { lastUserText, type ModelCall, type Step, text, toolCalls } from './model-script.ts'
 import { callOfPrompt, type PromptMessage } from './prompt-call.ts'
 import { scriptedModel } from './scripted-model.ts'
@@ -382,9 +383,13 @@ export function describeHarnessConformance(
       await withWorld(script, async (w) => {
         const a = w.start()
         await send(a, w.sessionId, 'm1', 'Why was I charged twice?')
-        const turnId = await waitFor('the step to run', async () => {
+        // Its text shown: the model call is under way (and waits for its release).
+        const turnId = await waitFor('the step to stream', async () => {
           const current = await state(a, w.sessionId)
-          return current.activeGeneration?.status === 'running' ? current.active?.turnId : undefined
+          return current.activeGeneration?.status === 'running' &&
+            texts(current).at(-1)?.text === 'Looking at orders.'
+            ? current.active?.turnId
+            : undefined
         })
         await a.session(w.sessionId).append(
           ...inputs.steer(
@@ -426,9 +431,12 @@ export function describeHarnessConformance(
       await withWorld(script, async (w) => {
         const a = w.start()
         await send(a, w.sessionId, 'm1', 'Go')
-        await waitFor('the step to run', async () => {
+        // Its text shown: the model call is under way, so Pause now cuts it short.
+        await waitFor('the step to stream', async () => {
           const current = await state(a, w.sessionId)
-          return current.activeGeneration?.status === 'running'
+          return (
+            current.activeGeneration?.status === 'running' && texts(current).at(-1)?.text === 'Half'
+          )
         })
         await a
           .session(w.sessionId)
@@ -445,7 +453,11 @@ export function describeHarnessConformance(
     })
 
     it('a failed model call fails the turn with its message; retry() runs it again', async () => {
-      const script: Step[] = [{ error: 'The provider is down' }, text('Back up.')]
+      // A refusal (400) is not retried by the provider's own client, as a 5xx would be.
+      const script: Step[] = [
+        { error: 'The provider refused the call', status: 400, type: 'invalid_request_error' },
+        text('Back up.'),
+      ]
       await withWorld(script, async (w) => {
         const a = w.start()
         await send(a, w.sessionId, 'm1', 'Hello?')
@@ -454,7 +466,7 @@ export function describeHarnessConformance(
           const current = await state(a, w.sessionId)
           return current.active?.phase === 'failed' ? current.active : undefined
         })
-        expect(failed.error).toContain('The provider is down')
+        expect(failed.error).toContain('The provider refused the call')
         await a
           .session(w.sessionId)
           .append(...inputs.retry({ turnId: failed.turnId, retryId: `${w.sessionId}-retry` }))
@@ -537,6 +549,35 @@ export function scriptedSubject(harness: HarnessOptions): HarnessSubject {
             callOfPrompt('script', call.prompt as PromptMessage[], call.tools, call),
           ),
         release: () => scripted.release(),
+      }
+    },
+  }
+}
+
+/**
+ * A harness on `gatewayDouble()`: the agent's model is a Gateway model ID
+ * (`openai/gpt-5.6-terra`) that the real `@ai-sdk/gateway` provider sends
+ * to a local double of AI Gateway. Compaction is off, so the catalog stays
+ * out of the turn's sequence.
+ *
+ * @example
+ * describeHarnessConformance('pi', gatewaySubject({ type: 'pi' }), { describe, it, expect })
+ */
+export function gatewaySubject(harness: Exclude<HarnessOptions, { type: 'fx' }>): HarnessSubject {
+  return {
+    a2Tools: true,
+    async setUp(script) {
+      const gateway = await gatewayDouble({ script: [...script] })
+      const undo = gateway.install()
+      return {
+        model: 'openai/gpt-5.6-terra',
+        harness: { ...harness, compaction: false },
+        calls: () => gateway.calls,
+        release: () => gateway.release(),
+        async close() {
+          undo()
+          await gateway.close()
+        },
       }
     },
   }

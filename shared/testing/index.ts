@@ -61,6 +61,7 @@ export {
 } from './gateway-double.ts'
 export {
   describeHarnessConformance,
+  gatewaySubject,
   type HarnessConformanceOptions,
   type HarnessSubject,
   type HarnessUnderTest,

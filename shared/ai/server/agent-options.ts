@@ -52,6 +52,9 @@ export type {
   FxHarnessOptions,
   HarnessOptions,
   PiHarnessOptions,
+  PiMessage,
+  PiTool,
+  PiToolResult,
 } from './harness/harness-options.ts'
 export type { ToolApprovalPolicy }
 

@@ -29,6 +29,10 @@ export type {
   HarnessOptions,
   MessageMetadataContext,
   ModelChoice,
+  PiHarnessOptions,
+  PiMessage,
+  PiTool,
+  PiToolResult,
   ResolverContext,
   ToolApprovalPolicy,
 } from './agent-options.ts'

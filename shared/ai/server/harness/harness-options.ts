@@ -114,10 +114,9 @@ export interface FxHarnessOptions {
 }
 
 /** The agent's loop: `{ type: 'ai-sdk' }` (the default), `{ type: 'pi' }` or `{ type: 'fx' }`. */
-export type HarnessOptions<
-  AppState = unknown,
-  M extends UIMessage = UIMessage,
-> = AiSdkHarnessOptions<AppState, M>
+export type HarnessOptions<AppState = unknown, M extends UIMessage = UIMessage> =
+  | AiSdkHarnessOptions<AppState, M>
+  | PiHarnessOptions<AppState, M>
 
 /** The harness types this package runs. */
-export const HARNESS_TYPES = ['ai-sdk'] as const
+export const HARNESS_TYPES = ['ai-sdk', 'pi'] as const

@@ -1,0 +1,30 @@
+import { HarnessUnavailableError } from '../harness-errors.ts'
+
+type Pi = {
+  core: typeof import('@mariozechner/pi-agent-core')
+  ai: typeof import('@mariozechner/pi-ai')
+}
+
+let loaded: Promise<Pi> | undefined
+
+/**
+ * Pi's packages, loaded on the first Pi step (optional peers: an agent on
+ * another loop never loads them, and a bundler leaves them out when they
+ * are not installed, since the import sits in a `try`).
+ */
+export function loadPi(): Promise<Pi> {
+  loaded ??= (async () => {
+    try {
+      const [core, ai] = await Promise.all([
+        import('@mariozechner/pi-agent-core'),
+        import('@mariozechner/pi-ai'),
+      ])
+      return { core, ai }
+    } catch (error) {
+      loaded = undefined
+      if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error
+      throw new HarnessUnavailableError('pi', '@mariozechner/pi-agent-core', { cause: error })
+    }
+  })()
+  return loaded
+}
