@@ -32,13 +32,6 @@ export interface HarnessUnderTest {
 export interface HarnessSubject {
   /** Sets the harness up to answer each model step with the script's next step. */
   setUp(script: readonly Step[]): HarnessUnderTest | Promise<HarnessUnderTest>
-  /**
-   * Whether the loop's tool calls run in A2's tools lane (the AI SDK's, Pi's
-   * loop). An external loop that runs its own tools (FX over ACP) says
-   * `false`, and the suite checks its calls arrive as provider-executed
-   * calls with their results, and its permission requests as approvals.
-   */
-  a2Tools: boolean
 }
 
 export interface HarnessConformanceOptions {
@@ -67,7 +60,6 @@ const CLAIM_TTL_MS = 30_000
  * import { describeHarnessConformance, scriptedModel } from 'a2-aws/test'
  *
  * describeHarnessConformance('ai-sdk', {
- *   a2Tools: true,
  *   setUp(script) {
  *     const model = scriptedModel([...script])
  *     return { model: model.model, harness: { type: 'ai-sdk' }, calls: () => [], release: model.release }
@@ -96,7 +88,7 @@ export function describeHarnessConformance(
         ...(Object.keys(tools).length > 0 ? { tools } : {}),
         harness: {
           ...sut.harness,
-          ...(approval && (sut.harness as { type: string }).type !== 'fx'
+          ...(approval
             ? {
                 generation: {
                   ...(sut.harness as { generation?: object }).generation,
@@ -212,138 +204,87 @@ export function describeHarnessConformance(
         expect(w.sut.calls().map(lastUserText)).toEqual(['Hi'])
       })
     })
-
-    if (subject.a2Tools) {
-      it("a tool call is recorded as soon as its input is ready, and A2's tools lane runs it while the step still streams", async () => {
-        const ran: string[] = []
-        let stepOpen: boolean | undefined
-        const tools = {
-          act: tool({
-            inputSchema: z.object({ what: z.string() }),
-            execute: async ({ what }) => {
-              ran.push(what)
-              return { done: what }
-            },
-          }),
-        }
-        const script = [
-          hang(toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'refund' } })),
-          text('Refunded.'),
-        ]
-        await withWorld(
-          script,
-          async (w) => {
-            const a = w.start()
-            await send(a, w.sessionId, 'm1', 'Refund me')
-            await waitFor('the tool to run', async () => ran.length > 0)
-            stepOpen = (await state(a, w.sessionId)).activeGeneration?.status === 'running'
-            w.sut.release()
-            const current = await settled(a, w.sessionId)
-            expect(stepOpen).toBe(true)
-            expect(ran).toEqual(['refund'])
-            expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Refunded.' })
-            const results = (await events(a, w.sessionId)).filter(
-              (event) => event.type === 'ai.tool.result',
-            )
-            expect(results.map((event) => event.payload)).toMatchObject([
-              { toolCallId: 'c1', outcome: 'output', output: { done: 'refund' } },
-            ])
-            expect(w.sut.calls()).toHaveLength(2)
-            expect(w.sut.calls()[1]?.messages.at(-1)).toMatchObject({ role: 'tool' })
+    it("a tool call is recorded as soon as its input is ready, and A2's tools lane runs it while the step still streams", async () => {
+      const ran: string[] = []
+      let stepOpen: boolean | undefined
+      const tools = {
+        act: tool({
+          inputSchema: z.object({ what: z.string() }),
+          execute: async ({ what }) => {
+            ran.push(what)
+            return { done: what }
           },
-          tools,
-        )
-      })
-
-      it('an approval waits durably: answered a day later by another process, the tool runs once and the turn goes on', async () => {
-        const ran: string[] = []
-        const tools = {
-          act: tool({
-            inputSchema: z.object({ what: z.string() }),
-            execute: async ({ what }) => {
-              ran.push(what)
-              return { done: what }
-            },
-          }),
-        }
-        const script = [
-          toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'close T-1' } }),
-          text('Closed.'),
-        ]
-        await withWorld(
-          script,
-          async (w) => {
-            const first = w.start()
-            await send(first, w.sessionId, 'm1', 'Close it')
-            const waiting = await waitFor('the approval request', async () => {
-              await first.runtime.idle()
-              const current = await state(first, w.sessionId)
-              return current.pendingApprovals[0]
-            })
-            expect(ran).toEqual([])
-            first.runtime.close()
-            w.advance(DAY_MS)
-            const later = w.start()
-            await later
-              .session(w.sessionId)
-              .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
-            const current = await settled(later, w.sessionId)
-            expect(ran).toEqual(['close T-1'])
-            expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Closed.' })
-          },
-          tools,
-          true,
-        )
-      })
-    } else {
-      it("the loop's own tool call arrives as a provider-executed call with its result, in the step that made it", async () => {
-        const script = [
-          [
-            ...toolCalls({
-              toolCallId: 'c1',
-              toolName: 'act',
-              input: { what: 'list files' },
-            }).slice(0, -1),
-            ...text('Listed.').slice(1),
-          ],
-        ]
-        await withWorld(script, async (w) => {
+        }),
+      }
+      const script = [
+        hang(toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'refund' } })),
+        text('Refunded.'),
+      ]
+      await withWorld(
+        script,
+        async (w) => {
           const a = w.start()
-          await send(a, w.sessionId, 'm1', 'List them')
+          await send(a, w.sessionId, 'm1', 'Refund me')
+          await waitFor('the tool to run', async () => ran.length > 0)
+          stepOpen = (await state(a, w.sessionId)).activeGeneration?.status === 'running'
+          w.sut.release()
           const current = await settled(a, w.sessionId)
-          expect(current.tools).toMatchObject([{ providerExecuted: true, status: 'completed' }])
-          expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Listed.' })
-          expect(w.sut.calls()).toHaveLength(1)
-        })
-      })
+          expect(stepOpen).toBe(true)
+          expect(ran).toEqual(['refund'])
+          expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Refunded.' })
+          const results = (await events(a, w.sessionId)).filter(
+            (event) => event.type === 'ai.tool.result',
+          )
+          expect(results.map((event) => event.payload)).toMatchObject([
+            { toolCallId: 'c1', outcome: 'output', output: { done: 'refund' } },
+          ])
+          expect(w.sut.calls()).toHaveLength(2)
+          expect(w.sut.calls()[1]?.messages.at(-1)).toMatchObject({ role: 'tool' })
+        },
+        tools,
+      )
+    })
 
-      it("the loop's permission request is an approval in the log: allowed, the loop runs the call and the turn completes", async () => {
-        const script = [
-          [
-            ...toolCalls({
-              toolCallId: 'c1',
-              toolName: 'act',
-              input: { what: 'rm -r build' },
-            }).slice(0, -1),
-            ...text('Removed.').slice(1),
-          ],
-        ]
-        await withWorld(script, async (w) => {
-          const a = w.start()
-          await send(a, w.sessionId, 'm1', 'Clean up')
+    it('an approval waits durably: answered a day later by another process, the tool runs once and the turn goes on', async () => {
+      const ran: string[] = []
+      const tools = {
+        act: tool({
+          inputSchema: z.object({ what: z.string() }),
+          execute: async ({ what }) => {
+            ran.push(what)
+            return { done: what }
+          },
+        }),
+      }
+      const script = [
+        toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'close T-1' } }),
+        text('Closed.'),
+      ]
+      await withWorld(
+        script,
+        async (w) => {
+          const first = w.start()
+          await send(first, w.sessionId, 'm1', 'Close it')
           const waiting = await waitFor('the approval request', async () => {
-            const current = await state(a, w.sessionId)
+            await first.runtime.idle()
+            const current = await state(first, w.sessionId)
             return current.pendingApprovals[0]
           })
-          await a
+          expect(ran).toEqual([])
+          first.runtime.close()
+          w.advance(DAY_MS)
+          const later = w.start()
+          await later
             .session(w.sessionId)
             .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
-          const current = await settled(a, w.sessionId)
-          expect(current.tools).toMatchObject([{ providerExecuted: true, status: 'completed' }])
-          expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Removed.' })
-        })
-      })
-    }
+          const current = await settled(later, w.sessionId)
+          expect(ran).toEqual(['close T-1'])
+          expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Closed.' })
+        },
+        tools,
+        true,
+      )
+    })
 
     it('Stop at the frontier the user saw keeps that text, ends the turn and aborts the model call', async () => {
       const script: Step[] = [
@@ -538,7 +479,6 @@ export function describeHarnessConformance(
  */
 export function scriptedSubject(harness: HarnessOptions): HarnessSubject {
   return {
-    a2Tools: true,
     setUp(script) {
       const scripted = scriptedModel([...script])
       return {
@@ -563,9 +503,8 @@ export function scriptedSubject(harness: HarnessOptions): HarnessSubject {
  * @example
  * describeHarnessConformance('pi', gatewaySubject({ type: 'pi' }), { describe, it, expect })
  */
-export function gatewaySubject(harness: Exclude<HarnessOptions, { type: 'fx' }>): HarnessSubject {
+export function gatewaySubject(harness: HarnessOptions): HarnessSubject {
   return {
-    a2Tools: true,
     async setUp(script) {
       const gateway = await gatewayDouble({ script: [...script] })
       const undo = gateway.install()

@@ -49,7 +49,6 @@ export type Resolvable<T, AppState, M extends UIMessage> =
 
 export type {
   AiSdkHarnessOptions,
-  FxHarnessOptions,
   HarnessOptions,
   PiHarnessOptions,
   PiMessage,

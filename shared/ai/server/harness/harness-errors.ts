@@ -29,8 +29,8 @@ export class UnknownHarnessError extends A2Error {
 
 /**
  * A harness's package is not installed (`@mariozechner/pi-agent-core` for
- * `{ type: 'pi' }`, `@agentclientprotocol/sdk` for `{ type: 'fx' }`): the
- * step fails with this message, and `retry()` runs it again once it is.
+ * `{ type: 'pi' }`): the step fails with this message, and `retry()` runs
+ * it again once it is.
  */
 export class HarnessUnavailableError extends A2Error {
   readonly harnessType: string
