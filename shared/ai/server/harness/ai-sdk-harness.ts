@@ -23,7 +23,7 @@ export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
 }
 
 /** The context a custom `generate` receives: the step's, without the port's own fields. */
-export function generateContext(context: HarnessStepContext) {
+function generateContext(context: HarnessStepContext) {
   const { resolved: _resolved, turnInputIds: _inputs, ...rest } = context
   return rest
 }
