@@ -57,11 +57,12 @@ export interface PiTool {
   name: string
   label: string
   description: string
+  /** A TypeBox schema (`Type.Object(...)`), which is JSON Schema. */
   parameters: object
   prepareArguments?(args: unknown): unknown
   execute(
     toolCallId: string,
-    params: never,
+    params: unknown,
     signal?: AbortSignal,
     onUpdate?: (partialResult: PiToolResult) => void,
   ): Promise<PiToolResult>

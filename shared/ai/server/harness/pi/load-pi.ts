@@ -5,6 +5,8 @@ type Pi = {
   ai: typeof import('@mariozechner/pi-ai')
 }
 
+const PI_PACKAGES = ['@mariozechner/pi-agent-core', '@mariozechner/pi-ai']
+
 let loaded: Promise<Pi> | undefined
 
 /**
@@ -15,10 +17,14 @@ let loaded: Promise<Pi> | undefined
 export function loadPi(): Promise<Pi> {
   loaded ??= (async () => {
     try {
-      const [core, ai] = await Promise.all([
-        import('@mariozechner/pi-agent-core'),
-        import('@mariozechner/pi-ai'),
-      ])
+      // Named through a variable, so a bundler (the A2Agent construct's
+      // esbuild) leaves them to Node: bundled, Pi's AI package would bring
+      // every provider SDK it supports into every agent's function.
+      const names = PI_PACKAGES
+      const [core, ai] = (await Promise.all(names.map((name) => import(name)))) as [
+        Pi['core'],
+        Pi['ai'],
+      ]
       return { core, ai }
     } catch (error) {
       loaded = undefined

@@ -32,7 +32,7 @@ function piToolOf(piTool: PiTool): Tool {
         try {
           const { ai } = await loadPi()
           const args = piTool.prepareArguments ? piTool.prepareArguments(value) : value
-          const checked = ai.validateToolArguments(piTool as never, {
+          const checked = ai.validateToolArguments(piTool, {
             type: 'toolCall',
             id: '',
             name: piTool.name,
@@ -48,7 +48,7 @@ function piToolOf(piTool: PiTool): Tool {
       },
     }),
     execute: (input: unknown, { toolCallId, abortSignal }) =>
-      updatesOf((onUpdate) => piTool.execute(toolCallId, input as never, abortSignal, onUpdate)),
+      updatesOf((onUpdate) => piTool.execute(toolCallId, input, abortSignal, onUpdate)),
   })
 }
 
