@@ -62,6 +62,9 @@ const STATUS_OF: Readonly<Partial<Record<A2Code, number>>> = {
   SESSION_NOT_EMPTY: 409,
   INVALID_EXPORT: 400,
   STEP_RESULT_TOO_LARGE: 500,
+  // The server's configuration, never the request's: an agent made with them fails at startup or in its steps.
+  UNKNOWN_HARNESS: 500,
+  HARNESS_UNAVAILABLE: 500,
 }
 
 /**

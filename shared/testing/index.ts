@@ -23,6 +23,8 @@
 // - `describeEventStoreConformance()`: the suite every store of this package
 //   passes, to run on your own `EventStore` (vitest; pass its
 //   `describe`/`it`/`expect`, so importing this entry loads no test runner).
+// - `describeHarnessConformance()` / `scriptedSubject()`: the seed rules
+//   every agent loop keeps (docs/harnesses.md), to run on a harness.
 
 export {
   type BedrockCall,
@@ -57,6 +59,14 @@ export {
   type GatewayDoubleOptions,
   gatewayDouble,
 } from './gateway-double.ts'
+export {
+  describeHarnessConformance,
+  gatewaySubject,
+  type HarnessConformanceOptions,
+  type HarnessSubject,
+  type HarnessUnderTest,
+  scriptedSubject,
+} from './harness-conformance.ts'
 export {
   type UnversionedProvider,
   unversionedProvider,

@@ -174,10 +174,14 @@ function hangingStream(
   signal: AbortSignal | undefined,
   onHang: (release: () => void) => void,
 ): ReadableStream<LanguageModelV4StreamPart> {
+  // A reader that cancels (a stopped caller) ends it: a later release finds it done.
+  let done = false
   return new ReadableStream<LanguageModelV4StreamPart>({
+    cancel() {
+      done = true
+    },
     start(controller) {
       for (const part of step.parts ?? []) controller.enqueue(part)
-      let done = false
       const end = (finish: () => void) => {
         if (!done) finish()
         done = true

@@ -8,13 +8,13 @@ import { type AgentMetrics, NO_METRICS, safeMetrics } from './agent-metrics.ts'
 import type {
   AgentOptions,
   AppHandlerArgs,
-  GenerateContext,
   GenerationSettings,
-  HarnessOptions,
-  MessageMetadataContext,
   ResolverContext,
 } from './agent-options.ts'
 import { type StepCompaction, stepCompaction } from './compaction.ts'
+import type { Harness } from './harness/harness.ts'
+import { harnessOf } from './harness/harness-of.ts'
+import type { HarnessOptions } from './harness/harness-options.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 import type { ModelChoice } from './resolve-model.ts'
 
@@ -40,11 +40,8 @@ export interface AgentConfig {
   toolRecovery(toolName: string): 'rerun' | 'report'
   readonly toolApproval: Record<string, ToolApprovalPolicy>
   readonly generation: GenerationSettings
-  /** A custom model-facing step (`harness.generate`), if any. */
-  readonly generate?: (
-    context: GenerateContext,
-  ) => ReturnType<NonNullable<HarnessOptions['generate']>>
-  readonly messageMetadata?: (context: MessageMetadataContext) => unknown
+  /** The agent's loop, behind the port the generation lane drives (harness/harness.ts). */
+  readonly harness: Harness
   /** The step's model, instructions and compaction, resolved per generation. */
   model(context: ResolverContext): Promise<ModelChoice>
   instructions(context: ResolverContext): Promise<string | undefined>
@@ -65,7 +62,8 @@ export interface AgentConfig {
  * Resolves an agent's options. Throws a `TypeError` for options that cannot
  * work: no name, a contract event in the `ai.` namespace, or automatic
  * compaction with provider-executed tools (a resolver's choice is checked
- * per generation, where it fails the step instead).
+ * per generation, where it fails the step instead); and an
+ * `UnknownHarnessError` for a `harness.type` this package does not run.
  */
 export function resolveAgentConfig<
   Tools extends ToolSet,
@@ -84,8 +82,10 @@ export function resolveAgentConfig<
     if (type.startsWith('ai.'))
       throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
   }
-  const harness: HarnessOptions = options.harness ?? { type: 'ai-sdk' }
-  const tools: ToolSet = options.tools ?? {}
+  const harnessOptions: HarnessOptions = options.harness ?? { type: 'ai-sdk' }
+  const loop = harnessOf(harnessOptions, options.tools ?? {})
+  const harness = settingsOf(harnessOptions)
+  const tools: ToolSet = { ...options.tools, ...loop.tools }
   const resolve = <T>(
     value: T | ((context: ResolverContext) => T | Promise<T>),
   ): ((context: ResolverContext) => Promise<T>) =>
@@ -93,7 +93,7 @@ export function resolveAgentConfig<
       ? async (context) => (value as (context: ResolverContext) => T | Promise<T>)(context)
       : async () => value
   const compactionSetting = harness.compaction
-  const customGenerate = harness.generate !== undefined
+  const customGenerate = !loop.compactsByDefault
   if (typeof compactionSetting !== 'function') {
     // Fails now, at construction, not at the first turn.
     stepCompaction(compactionSetting, { tools, customGenerate })
@@ -115,8 +115,7 @@ export function resolveAgentConfig<
       Object.hasOwn(recovery, toolName) ? (recovery[toolName] ?? 'rerun') : 'rerun',
     toolApproval: harness.generation?.toolApproval ?? {},
     generation: harness.generation ?? {},
-    ...(harness.generate ? { generate: harness.generate } : {}),
-    ...(harness.messageMetadata ? { messageMetadata: harness.messageMetadata } : {}),
+    harness: loop,
     model: resolve(options.model),
     instructions: resolve(options.instructions),
     compaction: async (context) =>
@@ -133,4 +132,13 @@ export function resolveAgentConfig<
       isEnabled: options.telemetry !== undefined && options.telemetry.isEnabled !== false,
     },
   }
+}
+
+/** What every harness's options may set: per-step settings, the step budget, compaction. */
+function settingsOf(options: HarnessOptions): {
+  generation?: GenerationSettings
+  maxSteps?: number
+  compaction?: HarnessOptions['compaction']
+} {
+  return options
 }

@@ -1,13 +1,4 @@
-import type { ProviderOptions } from '@ai-sdk/provider-utils'
-import type {
-  LanguageModel,
-  ModelMessage,
-  TelemetryOptions,
-  TextStreamPart,
-  ToolSet,
-  UIMessage,
-  UIMessageChunk,
-} from 'ai'
+import type { TelemetryOptions, ToolSet, UIMessage } from 'ai'
 import type { Contract, ContractEvents } from '../../log/contract.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
@@ -16,93 +7,29 @@ import type { RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
-import type { AIEventPayload } from '../events/ai-events.ts'
 import type { AgentMetrics } from './agent-metrics.ts'
-import type { CompactionOptions } from './compaction.ts'
+import type { HarnessOptions } from './harness/harness-options.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
-import type { ProgressBatching } from './progress-batcher.ts'
 import type { ModelChoice } from './resolve-model.ts'
 
-/** What model and instruction resolvers receive. */
-export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMessage> {
-  /** Your contract's state, from the snapshot the generation captured. */
-  state: AppState
-  /** The prompt messages of this model step. */
-  messages: M[]
-  /** The `ai.generation.requested` event being served. */
-  event: StoredEvent<'ai.generation.requested', AIEventPayload<'ai.generation.requested', M>>
-  sessionId: string
-}
+import type { Resolvable } from './step-context.ts'
 
-type Resolvable<T, AppState, M extends UIMessage> =
-  | T
-  | ((context: ResolverContext<AppState, M>) => T | Promise<T>)
-
+export type {
+  AiSdkHarnessOptions,
+  HarnessOptions,
+  PiContent,
+  PiHarnessOptions,
+  PiMessage,
+  PiTool,
+  PiToolResult,
+} from './harness/harness-options.ts'
+export type {
+  GenerateContext,
+  GenerationSettings,
+  MessageMetadataContext,
+  ResolverContext,
+} from './step-context.ts'
 export type { ToolApprovalPolicy }
-
-/** What a custom `harness.generate` receives for one model step. */
-export interface GenerateContext<AppState = unknown, M extends UIMessage = UIMessage>
-  extends ResolverContext<AppState, M> {
-  /** The resolved model, ready for `streamText`. */
-  model: LanguageModel
-  instructions: string | undefined
-  modelMessages: ModelMessage[]
-  generationId: string
-  /** Tool definitions without `execute`: A2 runs tools itself. */
-  tools: ToolSet
-  signal: AbortSignal
-  settings: GenerationSettings
-  /**
-   * The AI SDK's telemetry for this call (`telemetry` of `streamText`):
-   * `isEnabled` is true only when the agent's `telemetry` option (or, on
-   * Lambda, the construct's `modelTelemetry` prop) turned it on, and false
-   * otherwise, so an integration registered globally stays quiet too.
-   */
-  telemetry?: TelemetryOptions
-}
-
-export interface GenerationSettings {
-  toolApproval?: Record<string, ToolApprovalPolicy>
-  maxOutputTokens?: number
-  temperature?: number
-  providerOptions?: ProviderOptions
-  /**
-   * How streamed chunks become `ai.generation.progress` events: the first
-   * content chunk is written at once, later ones after a window that starts
-   * at `windowMs` (50) and doubles after each write up to `maxWindowMs`
-   * (250), or when `maxChunks` (64) or `maxBytes` (64 KiB) collect.
-   */
-  progress?: Partial<ProgressBatching>
-}
-
-/** What `harness.messageMetadata` receives: the step's generate context and the current stream part. */
-export interface MessageMetadataContext<AppState = unknown, M extends UIMessage = UIMessage>
-  extends GenerateContext<AppState, M> {
-  part: TextStreamPart<ToolSet>
-}
-
-export interface HarnessOptions<AppState = unknown, M extends UIMessage = UIMessage> {
-  type: 'ai-sdk'
-  generation?: GenerationSettings
-  /** Model steps per response (default 20). */
-  maxSteps?: number
-  /** Replaces the model-facing step; returns one step's UI message chunks. */
-  generate?: (
-    context: GenerateContext<AppState, M>,
-  ) => ReadableStream<UIMessageChunk> | Promise<ReadableStream<UIMessageChunk>>
-  /**
-   * Synchronous; called for each stream part of the default generator. What
-   * it returns for `start` and `finish` is logged with the stream and
-   * shallow-merged onto the assistant message.
-   */
-  messageMetadata?: (context: MessageMetadataContext<AppState, M>) => unknown
-  /**
-   * Automatic for Gateway models; `false` turns it (and the catalog lookup)
-   * off. A resolver chooses per generation, e.g. from your contract's state;
-   * `undefined` from it means the default.
-   */
-  compaction?: Resolvable<false | CompactionOptions<M> | undefined, AppState, M>
-}
 
 export interface AppHandlerArgs<Event = StoredEvent> extends HandlerContext<Event> {}
 

@@ -23,14 +23,21 @@ export { type Agent, type AgentRuntime, agent, type RunOptions } from './agent.t
 export { AGENT_METRICS, type AgentMetric, type AgentMetrics } from './agent-metrics.ts'
 export type {
   AgentOptions,
+  AiSdkHarnessOptions,
   GenerateContext,
   GenerationSettings,
   HarnessOptions,
   MessageMetadataContext,
+  PiContent,
+  PiHarnessOptions,
+  PiMessage,
+  PiTool,
+  PiToolResult,
   ResolverContext,
   ToolApprovalPolicy,
 } from './agent-options.ts'
 export type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
+export { HarnessUnavailableError, UnknownHarnessError } from './harness/harness-errors.ts'
 export { StepResultTooLargeError } from './lanes/durable-steps.ts'
 export type { ModelChoice } from './resolve-model.ts'
 export type { AgentSession } from './session-api.ts'

@@ -21,7 +21,6 @@ import type { SessionState } from '../../state/session-state.ts'
 import type { GenerateContext, ResolverContext } from '../agent-options.ts'
 import { estimateTokens, type StepCompaction } from '../compaction.ts'
 import { normalizedChunk, normalizedUsage } from '../compatibility-mode.ts'
-import { defaultGenerate } from '../default-generate.ts'
 import { progressBatcher, showsContent } from '../progress-batcher.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
@@ -308,28 +307,28 @@ async function streamStep(
     (chunks) => writer.write(progress(chunks)),
     lane.config.generation.progress,
   )
-  const factsOf = stepFacts(
-    lane.config.tools,
-    lane.config.toolApproval,
-    { generationId, turnId: active.turnId, messageId: active.responseMessageId },
-    state,
-  )
-  const generate = lane.config.generate
+  const identity = { generationId, turnId: active.turnId, messageId: active.responseMessageId }
+  const factsOf = stepFacts(lane.config.tools, lane.config.toolApproval, identity, state)
+  const harness = lane.config.harness
   let finishReason: string | undefined
   let error: string | undefined
   let writeFailure: { error: unknown } | undefined
   let usage: PromiseLike<unknown> | undefined
   let contentSeen = false
   try {
-    const generated = generate
-      ? { stream: await generate(context), usage: undefined }
-      : defaultGenerate(context, model, lane.config.messageMetadata)
+    const generated = await harness.step({
+      ...context,
+      resolved: model,
+      turnInputIds: [...active.contextInputIds, active.inputId],
+    })
     usage = generated.usage
     for await (const streamed of generated.stream) {
       if (signal.aborted) break
-      // streamText validates tool input; a custom generate's calls get the same check.
+      // streamText validates tool input; other loops' calls get the same check.
       const chunk = normalizedChunk(
-        generate ? await validatedToolInput(streamed, lane.config.tools) : streamed,
+        harness.validatesToolInput
+          ? streamed
+          : await validatedToolInput(streamed, lane.config.tools),
       )
       if (chunk.type === 'finish' && chunk.finishReason) finishReason = chunk.finishReason
       if (chunk.type === 'error') error = chunk.errorText

@@ -1,0 +1,59 @@
+import { A2Error } from '../../../log/error-brand.ts'
+
+declare module '../../../log/error-brand.ts' {
+  interface A2Codes {
+    /** `agent({ harness })` named a loop this package does not run. */
+    UNKNOWN_HARNESS: true
+    /** A harness's package is not installed. */
+    HARNESS_UNAVAILABLE: true
+  }
+}
+
+import { HARNESS_TYPES } from './harness-options.ts'
+
+/**
+ * `agent({ harness })` named a loop this package does not run (from
+ * JavaScript, or a typo past a cast): refused when the agent is made, never
+ * run as another loop.
+ *
+ * @example
+ * try {
+ *   agent({ name: 'a', model, harness: { type: 'pie' } as never })
+ * } catch (error) {
+ *   if (hasA2Code(error, 'UNKNOWN_HARNESS')) console.error(error.message)
+ * }
+ */
+export class UnknownHarnessError extends A2Error<'UNKNOWN_HARNESS'> {
+  readonly harnessType: unknown
+  readonly supported: readonly string[] = HARNESS_TYPES
+
+  constructor(harnessType: unknown) {
+    super(
+      'UNKNOWN_HARNESS',
+      `agent() has no harness of type ${JSON.stringify(harnessType) ?? String(harnessType)}: use ${HARNESS_TYPES.map((type) => `{ type: '${type}' }`).join(', ')}, or leave harness out for the AI SDK's loop`,
+    )
+    this.name = 'UnknownHarnessError'
+    this.harnessType = harnessType
+  }
+}
+
+/**
+ * A harness's package is not installed (`@mariozechner/pi-agent-core` for
+ * `{ type: 'pi' }`): the step fails with this message, and `retry()` runs
+ * it again once it is.
+ */
+export class HarnessUnavailableError extends A2Error<'HARNESS_UNAVAILABLE'> {
+  readonly harnessType: string
+  readonly packageName: string
+
+  constructor(harnessType: string, packageName: string, options?: ErrorOptions) {
+    super(
+      'HARNESS_UNAVAILABLE',
+      `The ${harnessType} harness needs ${packageName}: npm install ${packageName}`,
+      options,
+    )
+    this.name = 'HarnessUnavailableError'
+    this.harnessType = harnessType
+    this.packageName = packageName
+  }
+}

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest'
+import { dynamoDBEventStore } from '../../../../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { describeHarnessConformance, scriptedSubject } from '../../../../../shared/testing/index.ts'
+import { eventLogTableForSuite } from '../../../../support/aws.ts'
+
+// The harness suite on the DynamoDB store (the moto server): every harness's
+// durable sequence through conditional transactions, claims and fences.
+const table = eventLogTableForSuite()
+const store = (now: () => number) =>
+  dynamoDBEventStore({ client: table.client(), tableName: table.tableName(), now })
+
+describeHarnessConformance(
+  'ai-sdk on DynamoDB',
+  scriptedSubject({ type: 'ai-sdk' }),
+  { describe, it, expect },
+  { store, timeoutMs: 30_000 },
+)
