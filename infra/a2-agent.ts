@@ -75,8 +75,10 @@ export interface A2AgentProps {
   /** What happens to the event log table when the stack goes (default RETAIN). */
   removalPolicy?: RemovalPolicy
   /**
-   * DynamoDB deletion protection on the event log table (default true): a
-   * `cdk destroy` or a stray delete cannot drop every session's history.
+   * DynamoDB deletion protection on the event log table: a `cdk destroy` or
+   * a stray delete cannot drop every session's history. Default: on, unless
+   * `removalPolicy` deletes the table (DESTROY, SNAPSHOT), which deletion
+   * protection would refuse; asking for both is an error at synth.
    */
   deletionProtection?: boolean
   /** More environment for every function (`A2_MODEL`, ...; never a secret: see `secrets`). */
@@ -246,8 +248,7 @@ export class A2Agent extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // Claim items expire through it; apps may set it to expire sessions.
       timeToLiveAttribute: TTL_ATTRIBUTE,
-      deletionProtection: props.deletionProtection ?? true,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      ...tableDeletion(props),
     })
 
     const queue = (name: string, options: sqs.QueueProps): sqs.Queue =>
@@ -617,6 +618,29 @@ export class A2Agent extends Construct {
 
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1)
+}
+
+/**
+ * The table's removal policy and deletion protection, which must agree.
+ * DynamoDB refuses to delete a table while deletion protection is on,
+ * whatever asks ("Using deletion protection",
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithTables.Basics.html#WorkingWithTables.Basics.DeletionProtection),
+ * so a stack whose removal policy deletes the table (DESTROY, or SNAPSHOT,
+ * which deletes after its snapshot) would end `cdk destroy` in
+ * DELETE_FAILED with it on. moto does not enforce it; a template test pins
+ * the pairing.
+ */
+export function tableDeletion(
+  props: Pick<A2AgentProps, 'removalPolicy' | 'deletionProtection'>,
+): { removalPolicy: RemovalPolicy; deletionProtection: boolean } {
+  const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN
+  const deletes = removalPolicy === RemovalPolicy.DESTROY || removalPolicy === RemovalPolicy.SNAPSHOT
+  if (deletes && props.deletionProtection === true) {
+    throw new Error(
+      `a2: removalPolicy ${removalPolicy.toUpperCase()} deletes the event log table when the stack goes, but deletionProtection: true makes DynamoDB refuse that delete, so cdk destroy would end in DELETE_FAILED. Leave deletionProtection out (it is off by default with ${removalPolicy.toUpperCase()}), or keep the table with RemovalPolicy.RETAIN.`,
+    )
+  }
+  return { removalPolicy, deletionProtection: props.deletionProtection ?? !deletes }
 }
 
 /** The functions' entry point, as source in the repo or compiled in the package. */
