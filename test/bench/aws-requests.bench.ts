@@ -1217,10 +1217,16 @@ async function measureTabs(
     }
   }
   try {
+    // Sessions as the chat page opens them under the deployed default auth
+    // (session tokens): `POST {}` answers a session and its token, and every
+    // GET and POST carries the token. The tab's and the busy one's.
+    const tabSession = await openSession(pipeline.url)
+    const busySession = await openSession(pipeline.url)
     // The tab: a client as the chat page holds it, checking every RUN_CHECK_MS.
     const requests: TabRequest[] = []
     const tab = createAgentClient({
       api: pipeline.url,
+      token: tabSession.token,
       idleCheckMs: RUN_CHECK_MS,
       fetch: async (input, init) => {
         const url = new URL(String(input))
@@ -1245,10 +1251,10 @@ async function measureTabs(
       },
     })
     const answeredChecks = () => requests.filter((r) => r.kind === 'head' && r.endedAt).length
-    const session = tab.session('tab')
+    const session = tab.session(tabSession.sessionId)
     session.subscribe(() => {})
     await session.sendMessage('Where is my order A-42?')
-    await helpers.finishedTurn(resources.environment.tableName, 'tab', 1)
+    await helpers.finishedTurn(resources.environment.tableName, tabSession.sessionId, 1)
     const answered = Date.now()
     const fromAnswer = calls.length
     await until(() => requests.some((r) => r.kind === 'stream' && r.endedAt !== undefined), 30_000)
@@ -1273,12 +1279,14 @@ async function measureTabs(
     }
 
     // News from elsewhere: another client appends a message that starts no turn.
-    const other = createAgentClient({ api: pipeline.url })
+    const other = createAgentClient({ api: pipeline.url, token: tabSession.token })
     const news: TabFigures['news'] = []
     for (let trial = 1; trial <= 2; trial++) {
       const before = session.getSnapshot().messages.length
       const sentAt = Date.now()
-      await other.session('tab').sendMessage(`A note from elsewhere, ${trial}`, { generate: false })
+      await other
+        .session(tabSession.sessionId)
+        .sendMessage(`A note from elsewhere, ${trial}`, { generate: false })
       await until(() => session.getSnapshot().messages.length > before, 30_000)
       const seenAt = Date.now()
       const check = requests.findLast((r) => r.kind === 'head' && r.at <= seenAt)
@@ -1314,15 +1322,20 @@ async function measureTabs(
     let ticking = true
     const ticker = (async () => {
       for (let n = 1; ticking; n++) {
-        await store.append('busy', [{ id: `tick-${n}`, type: 'bench.tick', payload: { n } }])
+        await store.append(busySession.sessionId, [
+          { id: `tick-${n}`, type: 'bench.tick', payload: { n } },
+        ])
         await sleep(1_000)
       }
     })()
     const [idle, busy, signalledMs, todayClosed] = await Promise.all([
-      closedUnsignalled(pipeline.handlers.http, 'tab'),
-      closedUnsignalled(pipeline.handlers.http, 'busy'),
-      closedSignalled(pipeline.url, 'tab', streamEnds),
-      closedUnsignalled(todayHttp, 'tab', { timeoutMs: TODAY_TIMEOUT_MS, watchMs: TODAY_WATCH_MS }),
+      closedUnsignalled(pipeline.handlers.http, tabSession),
+      closedUnsignalled(pipeline.handlers.http, busySession),
+      closedSignalled(pipeline.url, tabSession, streamEnds),
+      closedUnsignalled(todayHttp, tabSession, {
+        timeoutMs: TODAY_TIMEOUT_MS,
+        watchMs: TODAY_WATCH_MS,
+      }),
     ])
     ticking = false
     await ticker
@@ -1358,7 +1371,7 @@ async function measureTabs(
  */
 async function closedUnsignalled(
   http: Awaited<ReturnType<typeof startLocalPipeline>>['handlers']['http'],
-  sessionId: string,
+  { sessionId, token }: OpenedTabSession,
   options: { timeoutMs?: number; watchMs?: number } = {},
 ): Promise<{ closedAt: number; endedMs?: number }> {
   const timeoutMs = options.timeoutMs ?? STREAM_TIMEOUT_MS
@@ -1376,7 +1389,11 @@ async function closedUnsignalled(
     httpMethod: 'GET',
     path: '/agent',
     resource: '/agent',
-    headers: { host: 'bench.local', accept: 'text/event-stream' },
+    headers: {
+      host: 'bench.local',
+      accept: 'text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
     multiValueHeaders: {},
     queryStringParameters: { sessionId },
     multiValueQueryStringParameters: null,
@@ -1393,28 +1410,36 @@ async function closedUnsignalled(
   const invocation = http(event as never, sink as never, lambdaContext as never).finally(() => {
     ended = true
   })
+  const unopened = () =>
+    new Error(`the closed tab's stream never sent its head: ${text.slice(0, 200) || '(nothing)'}`)
   if (options.watchMs !== undefined) {
     await until(() => closedAt !== undefined || ended, 30_000)
+    if (closedAt === undefined) throw unopened()
     const watchEnd = (closedAt ?? started) + options.watchMs
     while (!ended && Date.now() < watchEnd) await sleep(100)
     if (!ended) {
       sink.destroy()
       await invocation
-      return { closedAt: closedAt ?? started }
+      return { closedAt }
     }
   }
   await invocation
-  return { closedAt: closedAt ?? started, endedMs: Date.now() - (closedAt ?? started) }
+  if (closedAt === undefined) throw unopened()
+  return { closedAt, endedMs: Date.now() - closedAt }
 }
 
 /** A client that leaves a stream over HTTP (the runner's server sees the socket close). */
 async function closedSignalled(
   url: string,
-  sessionId: string,
+  { sessionId, token }: OpenedTabSession,
   ends: { at: number; sessionId: string }[],
 ): Promise<number> {
   const leave = new AbortController()
-  const response = await fetch(`${url}?sessionId=${sessionId}`, { signal: leave.signal })
+  const response = await fetch(`${url}?sessionId=${sessionId}`, {
+    signal: leave.signal,
+    headers: { authorization: `Bearer ${token}` },
+  })
+  if (response.status !== 200) throw new Error(`the closed tab's GET answered ${response.status}`)
   const reader = (response.body as ReadableStream<Uint8Array>).getReader()
   let text = ''
   while (!text.includes(': head ')) {
@@ -1428,6 +1453,28 @@ async function closedSignalled(
   await until(() => ends.slice(seen).some((end) => end.sessionId === sessionId), 30_000)
   const end = ends.slice(seen).find((candidate) => candidate.sessionId === sessionId)
   return (end?.at ?? closedAt) - closedAt
+}
+
+interface OpenedTabSession {
+  sessionId: string
+  token: string
+}
+
+/**
+ * Opens a session as the chat page does under session tokens (the deployed
+ * default): `POST {}`, answered with the session's ID and token. Without
+ * the token every GET and POST of it answers 401 TOKEN_MISSING.
+ */
+async function openSession(url: string): Promise<OpenedTabSession> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  })
+  if (response.status !== 201) {
+    throw new Error(`POST {} answered ${response.status}: ${await response.text()}`)
+  }
+  return (await response.json()) as OpenedTabSession
 }
 
 async function until<T>(check: () => T, timeoutMs: number): Promise<T> {
