@@ -59,6 +59,8 @@ const HTTP_TIMEOUT = Duration.seconds(30)
  * when Lambda never signals the disconnect. The GET integration matches it.
  */
 const STREAM_TIMEOUT = Duration.seconds(30)
+/** What every function that reads the log may do on the table. */
+const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const
 /** The stream function waits on the log, it does not compute: 256 MB. */
 export const DEFAULT_STREAM_MEMORY_MB = 256
 
@@ -451,21 +453,22 @@ export class A2Agent extends Construct {
       }),
     )
 
-    // Least privilege per function: everything that runs the agent reads and
-    // writes the log and wakes lanes (the fast path); only the lanes run
-    // tools and handlers, so only they set timers.
-    const agentFunctions = [
+    // Least privilege per function: everything that appends reads and writes
+    // the log and wakes lanes (the fast path); only the lanes run tools and
+    // handlers, so only they set timers. The GET function only reads: it
+    // streams the log, answers heads and claims, and wakes admission (a
+    // reader's recovery), so it may read the table and send to the
+    // admission queue, nothing else.
+    const appendingFunctions = [
       functions.http,
-      functions.stream,
       ...QUEUE_FUNCTION_NAMES.map((name) => functions[name]),
     ]
-    for (const agentFunction of agentFunctions) {
-      agentFunction.addToRolePolicy(
+    const agentFunctions = [functions.http, functions.stream, ...appendingFunctions.slice(1)]
+    for (const appending of appendingFunctions) {
+      appending.addToRolePolicy(
         new iam.PolicyStatement({
           actions: [
-            'dynamodb:GetItem',
-            'dynamodb:BatchGetItem',
-            'dynamodb:Query',
+            ...TABLE_READS,
             'dynamodb:PutItem',
             'dynamodb:UpdateItem',
             'dynamodb:ConditionCheckItem',
@@ -473,8 +476,12 @@ export class A2Agent extends Construct {
           resources: [this.table.tableArn],
         }),
       )
-      for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(agentFunction)
+      for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(appending)
     }
+    functions.stream.addToRolePolicy(
+      new iam.PolicyStatement({ actions: [...TABLE_READS], resources: [this.table.tableArn] }),
+    )
+    this.laneQueues.admission.grantSendMessages(functions.stream)
     const scheduleArn = Stack.of(this).formatArn({
       service: 'scheduler',
       resource: 'schedule',
@@ -630,11 +637,13 @@ function pascal(name: string): string {
  * DELETE_FAILED with it on. moto does not enforce it; a template test pins
  * the pairing.
  */
-export function tableDeletion(
-  props: Pick<A2AgentProps, 'removalPolicy' | 'deletionProtection'>,
-): { removalPolicy: RemovalPolicy; deletionProtection: boolean } {
+export function tableDeletion(props: Pick<A2AgentProps, 'removalPolicy' | 'deletionProtection'>): {
+  removalPolicy: RemovalPolicy
+  deletionProtection: boolean
+} {
   const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN
-  const deletes = removalPolicy === RemovalPolicy.DESTROY || removalPolicy === RemovalPolicy.SNAPSHOT
+  const deletes =
+    removalPolicy === RemovalPolicy.DESTROY || removalPolicy === RemovalPolicy.SNAPSHOT
   if (deletes && props.deletionProtection === true) {
     throw new Error(
       `a2: removalPolicy ${removalPolicy.toUpperCase()} deletes the event log table when the stack goes, but deletionProtection: true makes DynamoDB refuse that delete, so cdk destroy would end in DELETE_FAILED. Leave deletionProtection out (it is off by default with ${removalPolicy.toUpperCase()}), or keep the table with RemovalPolicy.RETAIN.`,

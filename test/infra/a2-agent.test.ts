@@ -366,14 +366,14 @@ describe('the A2Agent template', () => {
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1)
   })
 
-  it('scopes each function to what it does: the table and the lane queues for all, timers for the lanes only', () => {
+  it('scopes each function to what it does: the table and the lane queues for those that append, timers for the lanes only', () => {
     const table = { 'Fn::GetAtt': [logicalId(agent.table), 'Arn'] }
     const laneQueueArns = Object.values(agent.laneQueues).map((queue) => ({
       'Fn::GetAtt': [logicalId(queue), 'Arn'],
     }))
     const timerQueue = { 'Fn::GetAtt': [logicalId(agent.timerQueue), 'Arn'] }
     const lanes = ['admission', 'generation', 'tools', 'handlers'] as const
-    for (const name of [...lanes, 'http', 'stream', 'ingress', 'timers'] as const) {
+    for (const name of [...lanes, 'http', 'ingress', 'timers'] as const) {
       const lane = (lanes as readonly string[]).includes(name)
       const statements = policyStatementsOf(logicalId(agent.functions[name].role as never))
       const dynamo = statements.filter((statement) =>
@@ -416,6 +416,22 @@ describe('the A2Agent template', () => {
       }
       for (const statement of statements) expect(statement.Resource, name).not.toBe('*')
     }
+    // GET only reads: it streams the log, answers heads and claims, and wakes
+    // admission for a reader's recovery. No writes, no other lane.
+    const stream = policyStatementsOf(logicalId(agent.functions.stream.role as never))
+    const streamDynamo = stream.filter((statement) =>
+      actions(statement).some((action) => action.startsWith('dynamodb:')),
+    )
+    expect(
+      streamDynamo.map((statement) => [actions(statement).sort(), statement.Resource]),
+    ).toEqual([[['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], table]])
+    expect(
+      stream
+        .filter((statement) => actions(statement).some((action) => action.startsWith('sqs:')))
+        .map((statement) => statement.Resource),
+    ).toEqual([{ 'Fn::GetAtt': [logicalId(agent.laneQueues.admission), 'Arn'] }])
+    expect(stream.flatMap(actions).filter((action) => /^(scheduler|iam):/.test(action))).toEqual([])
+
     const router = policyStatementsOf(logicalId(agent.functions.router.role as never))
     const routerActions = router.flatMap(actions)
     expect(routerActions).toContain('dynamodb:GetRecords')
