@@ -478,6 +478,29 @@ export class A2Agent extends Construct {
       )
       for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(appending)
     }
+    if (props.retention) {
+      // Retention's heal on append: an append that meets a session whose head
+      // TTL deleted erases what the session left, in transactions of Delete
+      // actions that check the head is still absent (eraseSession's headless
+      // mode), then starts the log over. A Delete in a transaction is
+      // authorized as dynamodb:DeleteItem ("Permissions for Put, Update,
+      // Delete, and Get actions are governed by the permissions used for the
+      // underlying PutItem, UpdateItem, DeleteItem, and GetItem operations",
+      // "Using IAM with DynamoDB transactions",
+      // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html),
+      // so the appending functions may delete, but only inside a
+      // TransactWriteItems (dynamodb:EnclosingOperation): never a lone
+      // DeleteItem or a BatchWriteItem.
+      for (const appending of appendingFunctions) {
+        appending.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:DeleteItem'],
+            resources: [this.table.tableArn],
+            conditions: { StringEquals: { 'dynamodb:EnclosingOperation': 'TransactWriteItems' } },
+          }),
+        )
+      }
+    }
     functions.stream.addToRolePolicy(
       new iam.PolicyStatement({ actions: [...TABLE_READS], resources: [this.table.tableArn] }),
     )

@@ -307,6 +307,44 @@ describe('the A2Agent template', () => {
     })
   })
 
+  it('with retention, lets every appending function delete inside a TransactWriteItems only (the heal on append), and no function by default', () => {
+    const deletes = (tmpl: ReturnType<typeof templateOf>, fn: { role?: unknown }): Statement[] =>
+      tmpl
+        .ofType('AWS::IAM::Policy')
+        .filter(([, policy]) =>
+          (policy.Properties.Roles as { Ref: string }[]).some(
+            (role) => role.Ref === tmpl.logicalId(fn.role as never),
+          ),
+        )
+        .flatMap(
+          ([, policy]) =>
+            (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+        )
+        .filter((statement) => actions(statement).includes('dynamodb:DeleteItem'))
+    for (const name of [
+      'http',
+      'admission',
+      'generation',
+      'tools',
+      'handlers',
+      'ingress',
+      'timers',
+    ] as const) {
+      expect(deletes(custom, customAgent.functions[name]), name).toEqual([
+        {
+          Action: 'dynamodb:DeleteItem',
+          Effect: 'Allow',
+          Resource: { 'Fn::GetAtt': [custom.logicalId(customAgent.table), 'Arn'] },
+          // A Delete in a transaction is authorized as DeleteItem; the condition
+          // keeps a lone DeleteItem or BatchWriteItem denied.
+          Condition: { StringEquals: { 'dynamodb:EnclosingOperation': 'TransactWriteItems' } },
+        },
+      ])
+      expect(deletes(byDefault, agent.functions[name]), name).toEqual([])
+    }
+    expect(deletes(custom, customAgent.functions.stream)).toEqual([])
+  })
+
   it('passes retention to every function as A2_RETENTION, and sets none by default', () => {
     const environments = (template: Template) =>
       Object.values(template.findResources('AWS::Lambda::Function'))

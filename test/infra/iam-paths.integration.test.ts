@@ -1,0 +1,194 @@
+import { DeleteItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { SQSClient } from '@aws-sdk/client-sqs'
+import { App, Stack } from 'aws-cdk-lib'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { createLocalResources } from '../../functions/local-runner/resources.ts'
+import { A2Agent, type A2AgentProps } from '../../infra/index.ts'
+import { agent } from '../../shared/ai/server/index.ts'
+import { type AwsEnvironment, awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import { eventLog } from '../../shared/index.ts'
+import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { HEAD_SK, sessionItemKey } from '../../shared/stores/dynamodb/table-keys.ts'
+import { scriptedModel } from '../../shared/testing/scripted-model.ts'
+import { awsClientConfig, resetMotoForSuite } from '../support/aws.ts'
+import {
+  authorizationsOf,
+  denied,
+  type ResourceNames,
+  recording,
+  roleStatements,
+  type SentRequest,
+} from '../support/iam-policy.ts'
+import { templateOf } from '../support/template.ts'
+
+// moto checks no IAM: these run a code path on moto, record every request it
+// makes, and check each against the role the construct gives the function
+// that runs it on AWS. A missing grant is an AccessDenied only AWS would show.
+
+/** An agent's template (not bundled) and the lookups the checks need. */
+function deployed(props: Partial<A2AgentProps> = {}) {
+  const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test')
+  const construct = new A2Agent(stack, 'Agent', { entry: 'functions/example-agent.ts', ...props })
+  const template = templateOf(stack)
+  return {
+    construct,
+    statementsOf: (fn: keyof A2Agent['functions']) =>
+      roleStatements(template.resources, template.logicalId(construct.functions[fn].role as never)),
+    names: (environment: AwsEnvironment): ResourceNames => ({
+      table: () => `<${template.logicalId(construct.table)}.Arn>`,
+      queue: (url) => {
+        const lane = Object.entries(environment.queueUrls).find(([, laneUrl]) => laneUrl === url)
+        if (!lane) return url
+        return `<${template.logicalId(construct.laneQueues[lane[0] as 'admission'])}.Arn>`
+      },
+    }),
+  }
+}
+
+const APPENDING = [
+  'http',
+  'admission',
+  'generation',
+  'tools',
+  'handlers',
+  'ingress',
+  'timers',
+] as const
+
+let environment: AwsEnvironment
+const setup = () => {
+  const config = awsClientConfig()
+  return {
+    dynamodb: new DynamoDBClient(config),
+    sqs: new SQSClient(config),
+    scheduler: new SchedulerClient(config),
+  }
+}
+beforeAll(async () => {
+  await resetMotoForSuite()
+  ;({ environment } = await createLocalResources(setup(), { prefix: 'a2-iam' }))
+})
+
+describe("retention's heal on append, as the appending functions may do it on AWS", () => {
+  /** Every request an append makes that meets a session whose head TTL deleted. */
+  async function healRequests(): Promise<SentRequest[]> {
+    const { dynamodb } = setup()
+    const sessionId = `expired-${Math.random().toString(36).slice(2, 8)}`
+    const log = eventLog({
+      store: dynamoDBEventStore({ client: dynamodb, tableName: environment.tableName }),
+      retentionMs: 60_000,
+    })
+    await log.session(sessionId).append([
+      { id: `${sessionId}-1`, type: 'note', payload: { era: 'old' } },
+      { id: `${sessionId}-2`, type: 'note', payload: { era: 'old' } },
+    ])
+    // What DynamoDB's TTL does: it deletes the head item alone.
+    await dynamodb.send(
+      new DeleteItemCommand({
+        TableName: environment.tableName,
+        Key: sessionItemKey(sessionId, HEAD_SK),
+      }),
+    )
+    const sent: SentRequest[] = []
+    const healing = eventLog({
+      store: dynamoDBEventStore({
+        client: recording(dynamodb, 'dynamodb', sent),
+        tableName: environment.tableName,
+      }),
+      retentionMs: 60_000,
+    })
+    const stored = await healing
+      .session(sessionId)
+      .append([{ id: `${sessionId}-1`, type: 'note', payload: { era: 'new' } }])
+    expect(stored.map((event) => event.index)).toEqual([1])
+    return sent
+  }
+
+  it('is allowed to every appending function when retention is set: Deletes inside the transaction only', async () => {
+    const sent = await healRequests()
+    expect(
+      sent.some(
+        (request) =>
+          request.command === 'TransactWriteItems' &&
+          JSON.stringify(request.input.TransactItems).includes('"Delete"'),
+      ),
+    ).toBe(true)
+    const retained = deployed({ retention: '30 days' })
+    for (const fn of APPENDING) {
+      expect(
+        denied(retained.statementsOf(fn), authorizationsOf(sent, retained.names(environment))),
+        fn,
+      ).toEqual([])
+      // A lone delete stays denied.
+      expect(
+        denied(retained.statementsOf(fn), [
+          { action: 'dynamodb:DeleteItem', resource: retained.names(environment).table('') },
+          { action: 'dynamodb:BatchWriteItem', resource: retained.names(environment).table('') },
+        ]),
+        fn,
+      ).toHaveLength(2)
+    }
+  })
+
+  it('would be denied without the grant (the review found it: moto passed it, AWS answers AccessDenied)', async () => {
+    const sent = await healRequests()
+    const kept = deployed()
+    expect(
+      denied(kept.statementsOf('http'), authorizationsOf(sent, kept.names(environment))),
+    ).toEqual([
+      expect.stringMatching(
+        /^dynamodb:DeleteItem on <AgentTable[0-9A-F]{8}\.Arn> \(.*TransactWriteItems/,
+      ),
+    ])
+  })
+})
+
+describe('a GET, as the stream function may serve it on AWS', () => {
+  it('reads the log and wakes admission, which its role allows, and nothing else', async () => {
+    const sent: SentRequest[] = []
+    const clients = setup()
+    const aws = awsAgentParts({
+      environment,
+      clients: {
+        dynamodb: recording(clients.dynamodb, 'dynamodb', sent),
+        sqs: recording(clients.sqs, 'sqs', sent),
+        scheduler: recording(clients.scheduler, 'scheduler', sent),
+      },
+    })
+    const served = agent({
+      name: 'iam-get',
+      model: scriptedModel([]).model,
+      store: aws.store,
+      dispatcher: aws.dispatcher,
+      scheduler: aws.scheduler,
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+    })
+    try {
+      await served.runtime.log
+        .session('read-me')
+        .append([{ id: 'read-me-1', type: 'note', payload: {} }])
+      sent.length = 0
+      const url = 'http://agent.test/agent?sessionId=read-me'
+      const stream = await served.fetch(new Request(url))
+      const reader = (stream.body as ReadableStream<Uint8Array>).getReader()
+      let text = ''
+      while (!text.includes(': head '))
+        text += new TextDecoder().decode((await reader.read()).value)
+      await reader.cancel()
+      for (const query of ['&head', '&events', '&claims=k1,k2']) {
+        const answer = await served.fetch(new Request(`${url}${query}`))
+        expect(answer.status, query).toBe(200)
+      }
+    } finally {
+      served.runtime.close()
+    }
+    expect(new Set(sent.map((request) => `${request.service} ${request.command}`))).toEqual(
+      new Set(['dynamodb GetItem', 'dynamodb Query', 'sqs SendMessageBatch']),
+    )
+    const template = deployed()
+    expect(
+      denied(template.statementsOf('stream'), authorizationsOf(sent, template.names(environment))),
+    ).toEqual([])
+  })
+})
