@@ -16,6 +16,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
 import {
   DEFAULT_METRICS_TARGET,
+  ENVIRONMENT_VARIABLES,
   environmentVariables,
 } from '../shared/aws/environment-variables.ts'
 import {
@@ -122,6 +123,17 @@ export interface A2AgentProps {
    * session's head. Default: sessions are kept forever.
    */
   retention?: string
+  /**
+   * Let the agent's tools and handlers erase sessions (`session.erase()`,
+   * default false): the four lane functions, where they run, may list and
+   * delete the agent's schedules (`scheduler:ListSchedules`, which takes no
+   * resource, and `scheduler:DeleteSchedule` on the agent's group) and
+   * delete items (`dynamodb:DeleteItem`, `dynamodb:BatchWriteItem` on the
+   * table). Without it an erase in a deployed function fails at once with
+   * `ERASE_NOT_GRANTED`, naming this prop; an operator erases with their own
+   * credentials (`npx a2-aws erase`).
+   */
+  erase?: boolean
   /**
    * The most invocations each queue's event source mapping runs at once
    * (`MaximumConcurrency`, 2 to 1,000; defaults in `QUEUE_FUNCTIONS`), so no
@@ -528,6 +540,44 @@ export class A2Agent extends Construct {
       )
     }
 
+    // Erasing a session (eraseAgentSession): cancel its schedules, then
+    // delete every item of its partition and its ID guards (BatchWriteItem),
+    // its head (a conditional DeleteItem) and what lands after (Deletes in a
+    // transaction, authorized as DeleteItem). ListSchedules has no resource
+    // type, so it takes `*` (Service Authorization Reference, "Actions,
+    // resources, and condition keys for Amazon EventBridge Scheduler":
+    // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoneventbridgescheduler.html).
+    // Every function is told whether its role has it (A2_ERASE), so an erase
+    // without it fails before its first request instead of half-way.
+    const eraseGranted = props.erase === true
+    for (const [name, fn] of Object.entries(functions)) {
+      const lane = (QUEUE_LANES as readonly string[]).includes(name)
+      fn.addEnvironment(
+        ENVIRONMENT_VARIABLES.erase,
+        eraseGranted && lane ? 'granted' : 'not-granted',
+      )
+    }
+    if (eraseGranted) {
+      for (const lane of QUEUE_LANES) {
+        const laneFunction = functions[lane]
+        laneFunction.addToRolePolicy(
+          new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }),
+        )
+        laneFunction.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['scheduler:DeleteSchedule'],
+            resources: [scheduleArn],
+          }),
+        )
+        laneFunction.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+            resources: [this.table.tableArn],
+          }),
+        )
+      }
+    }
+
     // Each queue feeds its function as deployed in QUEUE_FUNCTIONS (the
     // local runner plays the same settings). The event source grants
     // ChangeMessageVisibility, which the handlers use to lease their messages.
@@ -637,6 +687,7 @@ export class A2Agent extends Construct {
 
     acknowledgeFindings(this, {
       tracing,
+      erase: eraseGranted,
       bundledFunctions: [...agentFunctions, functions.router],
       laneFunctions: QUEUE_LANES.map((lane) => functions[lane]),
       deadLetterQueues: [this.schedulerDeadLetterQueue, this.routerFailureQueue],

@@ -34,7 +34,17 @@ export const ENVIRONMENT_VARIABLES = {
   secrets: 'A2_SECRETS',
   /** Optional: the agent's retention (`'30 days'`): idle sessions expire whole. */
   retention: 'A2_RETENTION',
+  /**
+   * Optional: `granted` or `not-granted`, whether the function's role may
+   * erase sessions (the construct's `erase` prop). `not-granted` makes
+   * `erase()` fail at once, naming the prop, before it changes anything.
+   */
+  erase: 'A2_ERASE',
 } as const
+
+/** The values of `A2_ERASE`. */
+export const ERASE_GRANTS = ['granted', 'not-granted'] as const
+export type EraseGrant = (typeof ERASE_GRANTS)[number]
 
 /** A variable a secret may fill (the construct's `secrets`): an environment variable name outside A2's own. */
 export const SECRET_VARIABLE = /^(?!A2_)[A-Za-z_][A-Za-z0-9_]*$/
@@ -64,5 +74,6 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
       : {}),
     ...(environment.modelTelemetry ? { [v.modelTelemetry]: 'true' } : {}),
     ...(environment.retention ? { [v.retention]: environment.retention } : {}),
+    ...(environment.erase ? { [v.erase]: environment.erase } : {}),
   }
 }

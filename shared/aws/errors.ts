@@ -13,6 +13,7 @@ export type PipelineErrorCode =
   | 'MALFORMED_HTTP_EVENT'
   | 'TIMER_TOO_LARGE'
   | 'SECRET_UNREADABLE'
+  | 'ERASE_NOT_GRANTED'
 
 /**
  * A failure of the AWS edge (a queue message, an environment variable, a

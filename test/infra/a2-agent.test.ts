@@ -38,6 +38,7 @@ const customAgent = new A2Agent(customStack, 'Agent', {
   memorySize: 2048,
   streamMemorySize: 128,
   retention: '30 days',
+  erase: true,
 })
 const custom = templateOf(customStack)
 const customized = custom.template
@@ -320,7 +321,11 @@ describe('the A2Agent template', () => {
           ([, policy]) =>
             (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
         )
-        .filter((statement) => actions(statement).includes('dynamodb:DeleteItem'))
+        .filter(
+          (statement) =>
+            actions(statement).includes('dynamodb:DeleteItem') &&
+            (statement as { Condition?: unknown }).Condition !== undefined,
+        )
     for (const name of [
       'http',
       'admission',
@@ -343,6 +348,63 @@ describe('the A2Agent template', () => {
       expect(deletes(byDefault, agent.functions[name]), name).toEqual([])
     }
     expect(deletes(custom, customAgent.functions.stream)).toEqual([])
+  })
+
+  it('lets no function erase a session by default, and tells each so (A2_ERASE); with erase: true the lanes may', () => {
+    const policyOf = (tmpl: ReturnType<typeof templateOf>, fn: { role?: unknown }) =>
+      tmpl
+        .ofType('AWS::IAM::Policy')
+        .filter(([, policy]) =>
+          (policy.Properties.Roles as { Ref: string }[]).some(
+            (role) => role.Ref === tmpl.logicalId(fn.role as never),
+          ),
+        )
+        .flatMap(
+          ([, policy]) =>
+            (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+        )
+    // What an erase needs; a DeleteItem conditioned on a transaction (retention's) is not it.
+    const eraseActions = (statements: (Statement & { Condition?: unknown })[]) =>
+      statements
+        .filter((statement) => statement.Condition === undefined)
+        .flatMap((statement) => actions(statement).map((action) => [action, statement.Resource]))
+        .filter(([action]) =>
+          [
+            'scheduler:ListSchedules',
+            'scheduler:DeleteSchedule',
+            'dynamodb:BatchWriteItem',
+            'dynamodb:DeleteItem',
+          ].includes(action as string),
+        )
+    // (The router's DeleteItem is retention's sweep: it erases only headless sessions.)
+    for (const [name, fn] of Object.entries(agent.functions)) {
+      expect(variablesOf(resources[logicalId(fn)]).A2_ERASE, name).toBe('not-granted')
+      if (name !== 'router') expect(eraseActions(policyOf(byDefault, fn)), name).toEqual([])
+    }
+    const lanes = ['admission', 'generation', 'tools', 'handlers']
+    for (const [name, fn] of Object.entries(customAgent.functions)) {
+      const lane = lanes.includes(name)
+      expect(variablesOf(custom.resources[custom.logicalId(fn)]).A2_ERASE, name).toBe(
+        lane ? 'granted' : 'not-granted',
+      )
+      if (!lane) {
+        if (name !== 'router') expect(eraseActions(policyOf(custom, fn)), name).toEqual([])
+        continue
+      }
+      const granted = eraseActions(policyOf(custom, fn))
+      expect(granted.map(([action]) => action).sort(), name).toEqual([
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'scheduler:DeleteSchedule',
+        'scheduler:ListSchedules',
+      ])
+      // ListSchedules takes no resource; DeleteSchedule only the agent's group.
+      expect(granted.find(([action]) => action === 'scheduler:ListSchedules')?.[1], name).toBe('*')
+      expect(
+        JSON.stringify(granted.find(([action]) => action === 'scheduler:DeleteSchedule')?.[1]),
+        name,
+      ).toContain(':schedule/')
+    }
   })
 
   it('passes retention to every function as A2_RETENTION, and sets none by default', () => {

@@ -17,6 +17,7 @@ import {
   denied,
   type ResourceNames,
   recording,
+  render,
   roleStatements,
   type SentRequest,
 } from '../support/iam-policy.ts'
@@ -31,6 +32,15 @@ function deployed(props: Partial<A2AgentProps> = {}) {
   const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test')
   const construct = new A2Agent(stack, 'Agent', { entry: 'functions/example-agent.ts', ...props })
   const template = templateOf(stack)
+  const schedules = render(
+    stack.resolve(
+      stack.formatArn({
+        service: 'scheduler',
+        resource: 'schedule',
+        resourceName: `${construct.scheduleGroup.scheduleGroupName}/*`,
+      }),
+    ),
+  )
   return {
     construct,
     statementsOf: (fn: keyof A2Agent['functions']) =>
@@ -42,6 +52,7 @@ function deployed(props: Partial<A2AgentProps> = {}) {
         if (!lane) return url
         return `<${template.logicalId(construct.laneQueues[lane[0] as 'admission'])}.Arn>`
       },
+      schedule: (_group, name) => schedules.replace(/\*$/, name),
     }),
   }
 }
@@ -190,5 +201,84 @@ describe('a GET, as the stream function may serve it on AWS', () => {
     expect(
       denied(template.statementsOf('stream'), authorizationsOf(sent, template.names(environment))),
     ).toEqual([])
+  })
+})
+
+describe('session.erase() in a tool or handler, as a lane function may run it on AWS', () => {
+  /** Every request an erase makes of a session with events and a pending Scheduler timer. */
+  async function eraseRequests(): Promise<SentRequest[]> {
+    const sent: SentRequest[] = []
+    const clients = setup()
+    const aws = awsAgentParts({
+      environment,
+      clients: {
+        dynamodb: recording(clients.dynamodb, 'dynamodb', sent),
+        sqs: recording(clients.sqs, 'sqs', sent),
+        scheduler: recording(clients.scheduler, 'scheduler', sent),
+      },
+    })
+    const served = agent({
+      name: 'iam-erase',
+      model: scriptedModel([]).model,
+      store: aws.store,
+      dispatcher: aws.dispatcher,
+      scheduler: aws.scheduler,
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+    })
+    const sessionId = `erase-${Math.random().toString(36).slice(2, 8)}`
+    try {
+      await served.runtime.log
+        .session(sessionId)
+        .append([{ id: `${sessionId}-1`, type: 'note', payload: {} }])
+      // An hour away: an EventBridge Scheduler schedule, which the erase cancels.
+      await aws.scheduler.schedule({
+        sessionId,
+        name: 'follow-up',
+        at: Date.now() + 3_600_000,
+        events: [{ id: 'follow-up-1', type: 'note', payload: { later: true } }],
+      })
+      sent.length = 0
+      const receipt = await served.session(sessionId).erase()
+      expect(receipt).toMatchObject({ timers: 1, heads: 1, events: 1 })
+    } finally {
+      served.runtime.close()
+    }
+    return sent
+  }
+
+  it('is allowed to the lane functions with erase: true: the schedules in its group, the table items', async () => {
+    const sent = await eraseRequests()
+    const kinds = new Set(sent.map((request) => `${request.service} ${request.command}`))
+    for (const kind of [
+      'scheduler ListSchedules',
+      'scheduler DeleteSchedule',
+      'dynamodb BatchWriteItem',
+      'dynamodb DeleteItem',
+    ])
+      expect(kinds).toContain(kind)
+    const erasing = deployed({ erase: true })
+    for (const lane of ['admission', 'generation', 'tools', 'handlers'] as const) {
+      expect(
+        denied(erasing.statementsOf(lane), authorizationsOf(sent, erasing.names(environment))),
+        lane,
+      ).toEqual([])
+    }
+  })
+
+  it('would be denied without it, which is why the functions fail such an erase at once (ERASE_NOT_GRANTED)', async () => {
+    const sent = await eraseRequests()
+    const kept = deployed()
+    const refusals = denied(
+      kept.statementsOf('tools'),
+      authorizationsOf(sent, kept.names(environment)),
+    )
+    expect(refusals.map((refusal) => refusal.split(' ')[0])).toEqual(
+      expect.arrayContaining([
+        'scheduler:ListSchedules',
+        'scheduler:DeleteSchedule',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+      ]),
+    )
   })
 })
