@@ -31,7 +31,7 @@ import {
   visibilityTimeoutSeconds,
 } from '../shared/aws/pipeline-functions.ts'
 import { ROUTER_FILTER_PATTERNS } from '../shared/aws/stream-filter.ts'
-import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfig } from '../shared/aws/verify-output.ts'
+import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfigInput } from '../shared/aws/verify-output.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
 import {
   A2AgentAlarms,
@@ -40,10 +40,10 @@ import {
   type MonitoredParts,
 } from './a2-agent-monitoring.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
-import { agentUrlOutput } from './agent-url-output.ts'
+import { agentUrlOutput, constructOutput } from './agent-url-output.ts'
 import { type A2AgentAuth, apiAuth } from './api-auth.ts'
-import { type BedrockModel, bedrockInvokeStatements } from './bedrock-grants.ts'
-import { ReservedConcurrency } from './reserved-concurrency.ts'
+import { type BedrockModel, bedrockInvokeStatements, bedrockModelIds } from './bedrock-grants.ts'
+import { ReservedConcurrency, smallQuotaWarning } from './reserved-concurrency.ts'
 import { type AgentSecret, grantSecrets } from './secrets.ts'
 
 export type LaneName = QueueLane
@@ -151,6 +151,17 @@ export interface A2AgentProps {
    * reserves nothing.
    */
   streamConcurrency?: number | false
+  /**
+   * The account's Lambda concurrency quota, if you know it (`aws lambda
+   * get-account-settings --query AccountLimit.ConcurrentExecutions`):
+   * synthesizing is offline and cannot ask. At 100 or less (a new account's
+   * is often 10) nothing can be reserved for GET streams and they share the
+   * quota with the lanes, so synth warns. Whatever it says, the reservation
+   * is computed at deploy time from the real quota (the
+   * `<construct>StreamConcurrency` output says what it found), and
+   * `npm run verify` warns too.
+   */
+  lambdaConcurrencyQuota?: number
   /** The API stage's throttle (default 100 requests per second, bursts of 200). */
   throttle?: { rateLimit: number; burstLimit: number }
   /**
@@ -592,12 +603,26 @@ export class A2Agent extends Construct {
       )
     }
 
+    const laneCaps = QUEUE_FUNCTION_NAMES.map((name) => ({
+      name,
+      cap: props.maxConcurrency?.[name] ?? QUEUE_FUNCTIONS[name].maxConcurrency,
+    }))
+    const laneConcurrency = laneCaps.reduce((total, { cap }) => total + cap, 0)
+    let reservation: ReservedConcurrency | undefined
     if (props.streamConcurrency !== false) {
-      this.streamConcurrency = new ReservedConcurrency(this, 'StreamConcurrency', {
+      reservation = new ReservedConcurrency(this, 'StreamConcurrency', {
         fn: functions.stream,
         requested: props.streamConcurrency ?? DEFAULT_STREAM_CONCURRENCY,
-      }).reserved
+        laneConcurrency,
+      })
+      this.streamConcurrency = reservation.reserved
+      constructOutput(this, 'StreamConcurrency', {
+        description:
+          'GET stream concurrency reserved at this deploy (recomputed on every deploy), or why none was',
+        value: reservation.note,
+      })
     }
+    smallQuotaWarning(this, props.lambdaConcurrencyQuota, laneConcurrency)
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
       retention: logs.RetentionDays.ONE_MONTH,
@@ -646,7 +671,7 @@ export class A2Agent extends Construct {
     agentUrlOutput(this, this.url)
 
     // What `npm run verify -- --stack` reads to check the deployment.
-    const verifyConfig: VerifyConfig = {
+    const verifyConfig: VerifyConfigInput = {
       path: this.node.path,
       url: this.url,
       region: Stack.of(this).region,
@@ -656,6 +681,19 @@ export class A2Agent extends Construct {
       timerQueueUrl: this.timerQueue.queueUrl,
       schedulerDeadLetterQueueArn: this.schedulerDeadLetterQueue.queueArn,
       streamLogGroup: functions.stream.logGroup.logGroupName,
+      ...(props.bedrockModels?.length
+        ? { bedrockModels: bedrockModelIds(props.bedrockModels) }
+        : {}),
+      concurrency: {
+        lanes: laneConcurrency,
+        ...(reservation
+          ? {
+              streamsRequested: reservation.requested,
+              streamsReserved: reservation.reserved,
+              accountLimit: reservation.accountLimit,
+            }
+          : {}),
+      },
     }
     new CfnOutput(this, 'VerifyConfig', {
       description: VERIFY_OUTPUT_DESCRIPTION,

@@ -627,6 +627,13 @@ describe('the A2Agent template', () => {
       timerQueueUrl: `<Ref ${id(agent.timerQueue)}>`,
       schedulerDeadLetterQueueArn: `<${id(agent.schedulerDeadLetterQueue)}.Arn>`,
       streamLogGroup: `<Ref ${stack.getLogicalId(agent.functions.stream.logGroup.node.defaultChild as never)}>`,
+      // Lambda concurrency as the deploy found it (verify warns on a small quota).
+      concurrency: {
+        lanes: 140,
+        streamsRequested: 100,
+        streamsReserved: expect.stringMatching(/^<AgentStreamConcurrency.*\.Reserved>$/),
+        accountLimit: expect.stringMatching(/^<AgentStreamConcurrency.*\.AccountLimit>$/),
+      },
     })
     // The log group is the one the GET method's function writes to.
     expect(propertiesOf(agent.functions.stream).LoggingConfig).toMatchObject({
