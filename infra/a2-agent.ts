@@ -27,6 +27,7 @@ import {
   QUEUE_FUNCTIONS,
   QUEUE_LANES,
   type QueueFunction,
+  type QueueFunctionSpec,
   type QueueLane,
   visibilityTimeoutSeconds,
 } from '../shared/aws/pipeline-functions.ts'
@@ -136,11 +137,17 @@ export interface A2AgentProps {
   erase?: boolean
   /**
    * The most invocations each queue's event source mapping runs at once
-   * (`MaximumConcurrency`, 2 to 1,000; defaults in `QUEUE_FUNCTIONS`), so no
-   * queue can take the account's whole Lambda concurrency. Generation is
-   * better bounded by the model provider's rate limits.
+   * (`MaximumConcurrency`, 2 to 1,000), so no queue can take the account's
+   * whole Lambda concurrency; `false` sets none. By default generation (50),
+   * tools (50) and timers (5) are capped, and admission, handlers and
+   * ingress, FIFO queues of short invocations bounded by the sessions with
+   * work, are not (`QUEUE_FUNCTIONS`). A cap has an idle cost: Lambda keeps
+   * five pollers long-polling a capped queue, where an uncapped one scales
+   * down to two, about $0.19 a month more per FIFO queue and $0.16 per
+   * standard queue in empty receives (docs/deploy.md, "What an idle stack
+   * costs"). Generation is better bounded by the model provider's rate limits.
    */
-  maxConcurrency?: Partial<Record<QueueFunction, number>>
+  maxConcurrency?: Partial<Record<QueueFunction, number | false>>
   /**
    * Concurrency reserved for the function that serves GET streams (default
    * 100), which also caps how many SSE streams are open at once: each holds
@@ -196,11 +203,17 @@ export interface A2AgentProps {
    */
   modelTelemetry?: boolean
   /**
-   * The agent's alarms (default: created, without actions): `{ topic }`
-   * notifies an SNS topic; `false` creates none.
+   * The agent's alarms (default: created, without actions; 21 alarms on 22
+   * metrics, $2.20 a month at $0.10 each): `{ topic }` notifies an SNS
+   * topic, `{ throttles: 'all' }` alarms on every function's throttles
+   * (+$0.70); `false` creates none.
    */
   alarms?: A2AgentAlarmsProps | false
-  /** A CloudWatch dashboard of the agent (default true). */
+  /**
+   * A CloudWatch dashboard of the agent (default false): $3.00 a month at
+   * list price (an account's first three dashboards of up to 50 metrics are
+   * free), the largest part of an idle stack's fixed cost.
+   */
   dashboard?: boolean
   /**
    * Who may open a session (default `'capability'`: the server opens
@@ -592,28 +605,30 @@ export class A2Agent extends Construct {
     // Each queue feeds its function as deployed in QUEUE_FUNCTIONS (the
     // local runner plays the same settings). The event source grants
     // ChangeMessageVisibility, which the handlers use to lease their messages.
-    for (const name of QUEUE_FUNCTION_NAMES) {
+    const caps = QUEUE_FUNCTION_NAMES.map((name) => ({
+      name,
+      cap: queueCap(name, props.maxConcurrency?.[name]),
+    }))
+    for (const { name, cap } of caps) {
       const spec = QUEUE_FUNCTIONS[name]
       functions[name].addEventSource(
         new SqsEventSource(queues[name].main, {
           batchSize: spec.batchSize,
           reportBatchItemFailures: true,
-          maxConcurrency: props.maxConcurrency?.[name] ?? spec.maxConcurrency,
+          ...(cap === undefined ? {} : { maxConcurrency: cap }),
         }),
       )
     }
-
-    const laneCaps = QUEUE_FUNCTION_NAMES.map((name) => ({
-      name,
-      cap: props.maxConcurrency?.[name] ?? QUEUE_FUNCTIONS[name].maxConcurrency,
-    }))
-    const laneConcurrency = laneCaps.reduce((total, { cap }) => total + cap, 0)
+    const laneConcurrency = {
+      capped: caps.reduce((total, { cap }) => total + (cap ?? 0), 0),
+      uncapped: caps.filter(({ cap }) => cap === undefined).map(({ name }) => name),
+    }
     let reservation: ReservedConcurrency | undefined
     if (props.streamConcurrency !== false) {
       reservation = new ReservedConcurrency(this, 'StreamConcurrency', {
         fn: functions.stream,
         requested: props.streamConcurrency ?? DEFAULT_STREAM_CONCURRENCY,
-        laneConcurrency,
+        lanes: lanesText(laneConcurrency),
       })
       this.streamConcurrency = reservation.reserved
       constructOutput(this, 'StreamConcurrency', {
@@ -622,7 +637,7 @@ export class A2Agent extends Construct {
         value: reservation.note,
       })
     }
-    smallQuotaWarning(this, props.lambdaConcurrencyQuota, laneConcurrency)
+    smallQuotaWarning(this, props.lambdaConcurrencyQuota, lanesText(laneConcurrency))
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
       retention: logs.RetentionDays.ONE_MONTH,
@@ -685,7 +700,8 @@ export class A2Agent extends Construct {
         ? { bedrockModels: bedrockModelIds(props.bedrockModels) }
         : {}),
       concurrency: {
-        lanes: laneConcurrency,
+        lanes: laneConcurrency.capped,
+        uncappedQueues: laneConcurrency.uncapped.length,
         ...(reservation
           ? {
               streamsRequested: reservation.requested,
@@ -719,7 +735,7 @@ export class A2Agent extends Construct {
       props.alarms === false
         ? []
         : new A2AgentAlarms(this, 'Alarms', monitored, props.alarms ?? {}).alarms
-    if (props.dashboard !== false) {
+    if (props.dashboard === true) {
       this.dashboard = new A2AgentDashboard(this, 'Dashboard', monitored, this.alarms).dashboard
     }
 
@@ -737,6 +753,28 @@ export class A2Agent extends Construct {
 
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1)
+}
+
+/** A queue's `MaximumConcurrency`: the prop's, or its default when capped by default; none for `false`. */
+function queueCap(name: QueueFunction, prop: number | false | undefined): number | undefined {
+  if (prop === false) return undefined
+  if (prop === undefined) {
+    const spec: QueueFunctionSpec = QUEUE_FUNCTIONS[name]
+    return spec.capped ? spec.maxConcurrency : undefined
+  }
+  if (!Number.isInteger(prop) || prop < 2 || prop > 1000) {
+    throw new Error(
+      `a2: maxConcurrency.${name} is an event source mapping's MaximumConcurrency, a whole number from 2 to 1,000 (or false for none), not ${prop}`,
+    )
+  }
+  return prop
+}
+
+/** How many invocations the queues' event sources may run, for people. */
+export function lanesText({ capped, uncapped }: { capped: number; uncapped: string[] }): string {
+  return uncapped.length === 0
+    ? `${capped} invocations in all`
+    : `${capped} invocations in all on the capped queues, and one per session with work on ${uncapped.join(', ')}`
 }
 
 /**

@@ -22,7 +22,7 @@ export const UNRESERVED_MINIMUM = 100
  * roll the first deploy back. It answers the account's quota too
  * (`AccountLimit`) and a `Note` for people, which the stack outputs: with a
  * quota of 10 the GET streams share those 10 with the lanes, whose event
- * source mappings may run `LaneConcurrency` invocations in all.
+ * source mappings may run `Lanes` (`140 invocations in all`).
  */
 export const RESERVED_CONCURRENCY_HANDLER = `
 const sdk = require('@aws-sdk/client-lambda');
@@ -51,7 +51,7 @@ async function reserve(client, functionName, requested, lanes) {
     reason: 'the account has ' + limit + ' concurrent executions in all; ' +
       'raise the Lambda concurrency quota to reserve ' + requested,
     note: "none reserved: the account's Lambda concurrency quota is " + limit + ', and GET streams share it ' +
-      'with the lanes, whose event sources may run ' + lanes + ' invocations in all; a few open tabs throttle ' +
+      'with the lanes, whose event sources may run ' + lanes + '; a few open tabs throttle ' +
       'the lanes. Raise the quota (Service Quotas, AWS Lambda, Concurrent executions) and redeploy.',
   };
 }
@@ -80,7 +80,7 @@ exports.handler = async (event, context) => {
       if (event.RequestType === 'Update' && event.PhysicalResourceId !== props.FunctionName)
         await release(client, event.PhysicalResourceId);
       const { reserved, limit, reason, note } = await reserve(
-        client, props.FunctionName, Number(props.Requested), Number(props.LaneConcurrency));
+        client, props.FunctionName, Number(props.Requested), props.Lanes);
       answer.Data = { Reserved: reserved, AccountLimit: limit, Note: note };
       answer.Reason = reason;
       console.log(JSON.stringify({ functionName: props.FunctionName, requested: props.Requested, reserved, limit, reason }));
@@ -100,8 +100,8 @@ export interface ReservedConcurrencyProps {
   fn: lambda.IFunction
   /** What to reserve when the account can spare it. */
   requested: number
-  /** How many invocations the other functions' event sources may run at once, for the note. */
-  laneConcurrency: number
+  /** How many invocations the queues' event sources may run at once, for the note (`140 invocations in all`). */
+  lanes: string
   /**
    * Changes on every synth (default: the synth's time), so CloudFormation
    * updates the resource, and the handler recomputes, on every deploy.
@@ -171,7 +171,7 @@ export class ReservedConcurrency extends Construct {
       properties: {
         FunctionName: props.fn.functionName,
         Requested: props.requested,
-        LaneConcurrency: props.laneConcurrency,
+        Lanes: props.lanes,
         Nonce: props.nonce ?? new Date().toISOString(),
       },
     })
@@ -186,16 +186,16 @@ export class ReservedConcurrency extends Construct {
  * Warns at synth when the account's quota (as the props state it: synth is
  * offline) leaves nothing to reserve: at 100 or less every GET stream holds
  * one of the account's few units for up to 30 s, units the lanes' event
- * sources (`laneConcurrency` at most) need too.
+ * sources (`lanes`) need too.
  */
 export function smallQuotaWarning(
   scope: Construct,
   quota: number | undefined,
-  laneConcurrency: number,
+  lanes: string,
 ): void {
   if (quota === undefined || quota > UNRESERVED_MINIMUM) return
   Annotations.of(scope).addWarningV2(
     'a2-aws:small-concurrency-quota',
-    `The account's Lambda concurrency quota is ${quota} (lambdaConcurrencyQuota): Lambda keeps ${UNRESERVED_MINIMUM} unreserved, so nothing can be reserved for GET streams, and each open stream holds one of the ${quota} units for up to 30 s while the lanes' event sources may run ${laneConcurrency} invocations in all: a few open tabs throttle every lane. Ask for 1,000 (Service Quotas, AWS Lambda, "Concurrent executions") and redeploy: the reservation is recomputed on every deploy.`,
+    `The account's Lambda concurrency quota is ${quota} (lambdaConcurrencyQuota): Lambda keeps ${UNRESERVED_MINIMUM} unreserved, so nothing can be reserved for GET streams, and each open stream holds one of the ${quota} units for up to 30 s while the lanes' event sources may run ${lanes}: a few open tabs throttle every lane. Ask for 1,000 (Service Quotas, AWS Lambda, "Concurrent executions") and redeploy: the reservation is recomputed on every deploy.`,
   )
 }

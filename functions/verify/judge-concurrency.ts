@@ -16,7 +16,7 @@ export function judgeConcurrency(concurrency: VerifyConfig['concurrency']): Chec
       "the stack's verify output has no concurrency figures (deployed before them): redeploy to get them",
     )
   }
-  const { lanes, streamsRequested, streamsReserved, accountLimit } = concurrency
+  const { lanes, uncappedQueues = 0, streamsRequested, streamsReserved, accountLimit } = concurrency
   if (streamsRequested === undefined || accountLimit === undefined) {
     return skip(
       'streamConcurrency is false: nothing is reserved for GET streams, the quota is not read',
@@ -28,7 +28,7 @@ export function judgeConcurrency(concurrency: VerifyConfig['concurrency']): Chec
     'ask for 1,000 (Service Quotas, AWS Lambda, "Concurrent executions"), then redeploy: the reservation is recomputed on every deploy'
   if (accountLimit <= UNRESERVED_MINIMUM) {
     return warn(
-      `the account's Lambda concurrency quota was ${accountLimit} at the last deploy: nothing could be reserved for GET streams, which share those ${accountLimit} units with lanes whose event sources may run ${lanes} invocations in all, so a few open tabs throttle every lane; ${raise}`,
+      `the account's Lambda concurrency quota was ${accountLimit} at the last deploy: nothing could be reserved for GET streams, which share those ${accountLimit} units with lanes whose event sources may run ${lanes} invocations in all${uncappedQueues > 0 ? ` (and ${uncappedQueues} uncapped queues one per session with work)` : ''}, so a few open tabs throttle every lane; ${raise}`,
       figures,
     )
   }

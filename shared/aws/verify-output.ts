@@ -28,13 +28,15 @@ export const verifyConfigSchema = z.object({
   bedrockModels: z.array(z.string().min(1)).optional(),
   /**
    * Lambda concurrency as the last deploy found it: the most invocations the
-   * queues' event sources may run (`lanes`), and with a stream reservation
+   * capped queues' event sources may run (`lanes`), and with a stream reservation
    * what was asked, what was reserved and the account's quota. Absent from
    * stacks deployed before it.
    */
   concurrency: z
     .object({
       lanes: z.coerce.number(),
+      /** Queues whose event sources have no cap (their invocations are not in `lanes`). */
+      uncappedQueues: z.coerce.number().optional(),
       streamsRequested: z.coerce.number().optional(),
       streamsReserved: z.coerce.number().optional(),
       accountLimit: z.coerce.number().optional(),

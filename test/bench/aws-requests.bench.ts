@@ -9,6 +9,12 @@
  * dispatcher (no SQS, no Lambda, no router), driven through `agent.fetch`.
  * What the pipeline adds is the difference.
  *
+ * First, what the stack costs a month while nothing happens (issue 26):
+ * priced from the synthesized template (alarms, dashboards, secrets, the
+ * empty receives of Lambda's SQS pollers), for the defaults, the defaults
+ * before issue 26 (the baseline, synthesized in the same run) and each
+ * option's difference.
+ *
  * Then a browser tab left open (issue 12): what an idle tab costs in an hour
  * (the quiet end of its stream, then head checks, counted over a shortened
  * period and priced per hour at the client's defaults), and how long the GET
@@ -28,12 +34,14 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { tool } from 'ai'
+import { App, Stack } from 'aws-cdk-lib'
 import { createParser } from 'eventsource-parser'
 import { z } from 'zod'
 import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
 import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
 import { createLocalResources } from '../../functions/local-runner/resources.ts'
 import { streamingShim } from '../../functions/local-runner/streaming-shim.ts'
+import { A2Agent, type A2AgentProps } from '../../infra/index.ts'
 import { createAgentClient, DEFAULT_IDLE_CHECK_MS } from '../../shared/ai/client/index.ts'
 import { HIDDEN_CHECK_MS } from '../../shared/ai/client/sse-subscription.ts'
 import { inputs } from '../../shared/ai/index.ts'
@@ -49,6 +57,12 @@ import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.t
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { itemBytes } from '../../shared/stores/dynamodb/write-units.ts'
 import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
+import {
+  DEFAULTS_BEFORE_ISSUE_26,
+  IDLE_POLLERS,
+  idleMonthlyCost,
+  LONG_POLL_SECONDS,
+} from '../support/idle-stack-cost.ts'
 
 /**
  * Sessions per case, each on fresh resources, and turns per session: moto's
@@ -425,7 +439,65 @@ interface Measured {
   seconds: number
 }
 
+/** The idle stack's monthly cost, synthesized now: the defaults, the defaults before, each option. */
+function reportIdleStack(): void {
+  const idle = (props: Partial<A2AgentProps>) => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Idle')
+    new A2Agent(stack, 'Agent', { entry: 'functions/example-agent.ts', ...props })
+    return idleMonthlyCost(stackTemplate(stack))
+  }
+  const now = idle({})
+  const before = idle(DEFAULTS_BEFORE_ISSUE_26)
+  const dollars = (usd: number) => `$${usd.toFixed(2)}`
+  console.log(
+    `An idle stack, a month (us-east-1 list prices, free tiers ignored; Lambda's SQS pollers: ${IDLE_POLLERS.capped} per queue with a MaximumConcurrency, ${IDLE_POLLERS.uncapped} without, a receive every ${LONG_POLL_SECONDS} s each):`,
+  )
+  console.log(`  ${'item'.padEnd(76)}${pad('count', 6)}${pad('now', 8)}${pad('before', 8)}`)
+  const items = [...new Set([...now.lines, ...before.lines].map((line) => line.item))]
+  for (const item of items) {
+    const a = now.lines.find((line) => line.item === item)
+    const b = before.lines.find((line) => line.item === item)
+    console.log(
+      `  ${item.padEnd(76)}${pad(String(a?.count ?? b?.count ?? 0), 6)}${pad(dollars(a?.usd ?? 0), 8)}${pad(dollars(b?.usd ?? 0), 8)}`,
+    )
+  }
+  console.log(
+    `  ${'total'.padEnd(82)}${pad(dollars(now.usd), 8)}${pad(dollars(before.usd), 8)}  (${(now.usd / before.usd).toFixed(2)}x; target at most $4: ${now.usd <= 4 ? 'met' : 'MISSED'})`,
+  )
+  const options: [string, Partial<A2AgentProps>][] = [
+    ['dashboard: true', { dashboard: true }],
+    ["alarms: { throttles: 'all' }", { alarms: { throttles: 'all' } }],
+    ['alarms: false', { alarms: false }],
+    [
+      'maxConcurrency: { admission: 20 } (a FIFO queue capped)',
+      { maxConcurrency: { admission: 20 } },
+    ],
+    [
+      'maxConcurrency: { generation: false } (a FIFO queue uncapped)',
+      { maxConcurrency: { generation: false } },
+    ],
+    [
+      'maxConcurrency: { timers: false } (the standard queue uncapped)',
+      { maxConcurrency: { timers: false } },
+    ],
+  ]
+  const differences = options.map(([name, props]) => [name, idle(props).usd - now.usd] as const)
+  console.log(
+    `  options, against the default: ${differences.map(([name, usd]) => `${name} ${usd >= 0 ? '+' : '-'}${dollars(Math.abs(usd))}`).join(', ')}`,
+  )
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests-idle-stack', usdPerMonth: now.usd, usdPerMonthBefore: before.usd, lines: now.lines, linesBefore: before.lines, options: Object.fromEntries(differences) })}\n`,
+  )
+}
+
+/** A stack's template, as `cdk synth` writes it. */
+function stackTemplate(stack: Stack): Record<string, unknown> {
+  const assembly = (stack.node.root as App).synth()
+  return assembly.getStackByName(stack.stackName).template as Record<string, unknown>
+}
+
 async function main(): Promise<void> {
+  reportIdleStack()
   const moto = await startMotoServer()
   try {
     const config = moto.clientConfig

@@ -28,13 +28,19 @@ const customAgent = new A2Agent(customStack, 'Agent', {
   metrics: { namespace: 'Acme/Agents', service: 'support-prod' },
   tracing: true,
   modelTelemetry: true,
-  alarms: { topic: onCall, turnFailureRate: 0.25, routerIteratorAgeMs: 120_000 },
+  alarms: {
+    topic: onCall,
+    turnFailureRate: 0.25,
+    routerIteratorAgeMs: 120_000,
+    throttles: 'all',
+  },
+  dashboard: true,
   removalPolicy: RemovalPolicy.DESTROY,
   deletionProtection: false,
   apiGatewayCloudWatchRole: false,
   throttle: { rateLimit: 5, burstLimit: 10 },
   streamConcurrency: false,
-  maxConcurrency: { generation: 7 },
+  maxConcurrency: { generation: 7, tools: false },
   memorySize: 2048,
   streamMemorySize: 128,
   retention: '30 days',
@@ -42,6 +48,14 @@ const customAgent = new A2Agent(customStack, 'Agent', {
 })
 const custom = templateOf(customStack)
 const customized = custom.template
+
+// The defaults but for the dashboard (off by default: $3.00 a month), for its tests.
+const dashboardStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test')
+const dashboarded = new A2Agent(dashboardStack, 'Agent', {
+  entry: 'functions/example-agent.ts',
+  dashboard: true,
+})
+const withDashboard = templateOf(dashboardStack)
 
 /**
  * cfn-lint's findings for the default template, the same with one property
@@ -150,14 +164,24 @@ describe('the A2Agent template', () => {
           (mapping.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency,
         ]),
     )
+    // The long lanes and the standard timer queue (a burst of due timers has
+    // no bound). Admission, handlers and ingress are FIFO queues of short
+    // invocations, one per session with work: uncapped, Lambda's pollers
+    // scale down to two when idle, where a cap keeps five (an idle cost).
     expect(caps).toEqual({
-      [logicalId(agent.functions.admission)]: 20,
       [logicalId(agent.functions.generation)]: 50,
       [logicalId(agent.functions.tools)]: 50,
-      [logicalId(agent.functions.handlers)]: 10,
-      [logicalId(agent.functions.ingress)]: 5,
       [logicalId(agent.functions.timers)]: 5,
     })
+    expect(() => {
+      const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Bad')
+      new A2Agent(stack, 'Agent', {
+        entry: 'functions/example-agent.ts',
+        maxConcurrency: { admission: 1 },
+      })
+    }).toThrow(
+      /maxConcurrency\.admission .* a whole number from 2 to 1,000 \(or false for none\), not 1/,
+    )
   })
 
   it('routes the stream with parallelization 1, bisect on error, partial failures and an on-failure queue', () => {
@@ -306,6 +330,29 @@ describe('the A2Agent template', () => {
     customized.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       ScalingConfig: { MaximumConcurrency: 7 },
     })
+    // The cap on tools lifted (false), and none set on the others.
+    expect(
+      custom
+        .ofType('AWS::Lambda::EventSourceMapping')
+        .filter(([, mapping]) => mapping.Properties.ScalingConfig)
+        .map(([, mapping]) => (mapping.Properties.FunctionName as { Ref: string }).Ref),
+    ).toEqual(
+      expect.arrayContaining([
+        custom.logicalId(customAgent.functions.generation),
+        custom.logicalId(customAgent.functions.timers),
+      ]),
+    )
+    expect(
+      JSON.stringify(
+        custom
+          .ofType('AWS::Lambda::EventSourceMapping')
+          .find(
+            ([, mapping]) =>
+              (mapping.Properties.FunctionName as { Ref: string }).Ref ===
+              custom.logicalId(customAgent.functions.tools),
+          )?.[1].Properties,
+      ),
+    ).not.toContain('ScalingConfig')
   })
 
   it('with retention, lets every appending function delete inside a TransactWriteItems only (the heal on append), and no function by default', () => {
@@ -629,7 +676,8 @@ describe('the A2Agent template', () => {
       streamLogGroup: `<Ref ${stack.getLogicalId(agent.functions.stream.logGroup.node.defaultChild as never)}>`,
       // Lambda concurrency as the deploy found it (verify warns on a small quota).
       concurrency: {
-        lanes: 140,
+        lanes: 105,
+        uncappedQueues: 3,
         streamsRequested: 100,
         streamsReserved: expect.stringMatching(/^<AgentStreamConcurrency.*\.Reserved>$/),
         accountLimit: expect.stringMatching(/^<AgentStreamConcurrency.*\.AccountLimit>$/),
@@ -771,16 +819,27 @@ describe('the A2Agent alarms', () => {
     expect(slower?.Threshold).toBe(120_000)
   })
 
-  it('alarms on any Lambda error and any throttle, per function', () => {
-    for (const metric of ['Errors', 'Throttles']) {
-      const functions = alarms
+  it("alarms on any Lambda error per function, and on the API functions' throttles (every function's with throttles: 'all')", () => {
+    const alarmed = (from: Alarm[], metric: string) =>
+      from
         .filter((alarm) => alarm.MetricName === metric && alarm.Namespace === 'AWS/Lambda')
         .map((alarm) => alarm.Dimensions?.[0]?.Value)
-      expect(functions, metric).toHaveLength(9)
-      expect(functions, metric).toEqual(
-        expect.arrayContaining(Object.values(agent.functions).map((fn) => ref(byDefault, fn))),
-      )
-    }
+    const errors = alarmed(alarms, 'Errors')
+    expect(errors).toHaveLength(9)
+    expect(errors).toEqual(
+      expect.arrayContaining(Object.values(agent.functions).map((fn) => ref(byDefault, fn))),
+    )
+    // A throttle of the http or stream function is a refused POST or GET; the
+    // others' show as the router's iterator age and as dead letters.
+    expect(alarmed(alarms, 'Throttles')).toEqual([
+      ref(byDefault, agent.functions.http),
+      ref(byDefault, agent.functions.stream),
+    ])
+    const everyThrottle = alarmed(alarmsOf(custom), 'Throttles')
+    expect(everyThrottle).toHaveLength(9)
+    expect(everyThrottle).toEqual(
+      expect.arrayContaining(Object.values(customAgent.functions).map((fn) => ref(custom, fn))),
+    )
   })
 
   it("alarms on failed model steps per turn above a rate, from the functions' own EMF metrics", () => {
@@ -813,12 +872,13 @@ describe('the A2Agent alarms', () => {
     expect(JSON.stringify(customFailures?.Metrics)).toContain('"Namespace":"Acme/Agents"')
   })
 
-  it('creates 28 alarms without actions by default; with a topic every alarm notifies it, going off and recovering', () => {
-    expect(alarms).toHaveLength(8 + 1 + 9 * 2 + 1)
+  it('creates 21 alarms without actions by default; with a topic every alarm notifies it, going off and recovering', () => {
+    // Every DLQ, the router's iterator age, errors per function, the API functions' throttles, turn failures.
+    expect(alarms).toHaveLength(8 + 1 + 9 + 2 + 1)
     expect(agent.alarms).toHaveLength(alarms.length)
     for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined()
     const notified = alarmsOf(custom)
-    expect(notified).toHaveLength(alarms.length)
+    expect(notified).toHaveLength(8 + 1 + 9 * 2 + 1)
     for (const alarm of notified) {
       expect(alarm.AlarmActions).toEqual([ref(custom, onCall)])
       expect(alarm.OKActions).toEqual([ref(custom, onCall)])
@@ -848,7 +908,7 @@ describe('the A2Agent alarms', () => {
 describe('the A2Agent dashboard', () => {
   /** The dashboard body, references rendered as <Ref Id> and <Id.Attribute>. */
   const body = (): { widgets: { type: string; properties: Record<string, unknown> }[] } => {
-    const [[, dashboard] = []] = byDefault.ofType('AWS::CloudWatch::Dashboard')
+    const [[, dashboard] = []] = withDashboard.ofType('AWS::CloudWatch::Dashboard')
     const joined = dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] }
     const [, parts] = joined['Fn::Join']
     const render = (part: unknown): string => {
@@ -860,7 +920,10 @@ describe('the A2Agent dashboard', () => {
   }
 
   it('graphs every figure the functions report, in their namespace and service, beside the AWS health figures', () => {
-    expect(byDefault.ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1)
+    // None by default: a dashboard is $3.00 a month, the most of an idle stack.
+    expect(byDefault.ofType('AWS::CloudWatch::Dashboard')).toHaveLength(0)
+    expect(agent.dashboard).toBeUndefined()
+    expect(withDashboard.ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1)
     const lines = body()
       .widgets.filter((widget) => widget.type === 'metric')
       .flatMap((widget) => widget.properties.metrics as unknown[][])
@@ -888,7 +951,7 @@ describe('the A2Agent dashboard', () => {
     const [first] = body().widgets
     expect(first?.type).toBe('alarm')
     expect(first?.properties.alarms).toEqual(
-      agent.alarms.map((alarm) => `<${byDefault.logicalId(alarm)}.Arn>`),
+      dashboarded.alarms.map((alarm) => `<${withDashboard.logicalId(alarm)}.Arn>`),
     )
   })
 })

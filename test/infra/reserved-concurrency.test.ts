@@ -85,7 +85,7 @@ const create = {
   ResourceProperties: {
     FunctionName: 'stream-fn',
     Requested: '100',
-    LaneConcurrency: '140',
+    Lanes: '140 invocations in all',
     Nonce: '2026-12-02T10:00:00.000Z',
   },
 }
@@ -207,7 +207,12 @@ describe('the stream function reservation in the template', () => {
     const first = reservationOf()
     await new Promise((resolve) => setTimeout(resolve, 5))
     const second = reservationOf()
-    expect(first).toMatchObject({ Requested: 100, LaneConcurrency: 140 })
+    expect(first).toMatchObject({
+      Requested: 100,
+      // The default caps: generation 50, tools 50, timers 5.
+      Lanes:
+        '105 invocations in all on the capped queues, and one per session with work on admission, handlers, ingress',
+    })
     expect(typeof first.Nonce).toBe('string')
     expect(second.Nonce).not.toBe(first.Nonce)
     // Only the nonce: the rest of the template stays as it was.
@@ -234,7 +239,8 @@ describe('the stream function reservation in the template', () => {
     )
     for (const attribute of ['Reserved', 'AccountLimit'])
       expect(verify).toContain(`"Fn::GetAtt":["${reservationId}","${attribute}"]`)
-    expect(verify).toContain('\\"lanes\\":140')
+    expect(verify).toContain('\\"lanes\\":105')
+    expect(verify).toContain('\\"uncappedQueues\\":3')
     expect(agent.streamConcurrency).toBeDefined()
   })
 
@@ -246,7 +252,9 @@ describe('the stream function reservation in the template', () => {
         .filter((text) => text.includes('concurrency quota'))
     const [small] = warnings({ lambdaConcurrencyQuota: 10 })
     expect(small).toContain("The account's Lambda concurrency quota is 10")
-    expect(small).toContain("the lanes' event sources may run 140 invocations in all")
+    expect(small).toContain(
+      "the lanes' event sources may run 105 invocations in all on the capped queues, and one per session with work on admission, handlers, ingress",
+    )
     expect(small).toContain('the reservation is recomputed on every deploy')
     expect(warnings({ lambdaConcurrencyQuota: 1000 })).toEqual([])
     expect(warnings({})).toEqual([])
