@@ -452,17 +452,17 @@ function reportIdleStack(): void {
   console.log(
     `An idle stack, a month (us-east-1 list prices, free tiers ignored; Lambda's SQS pollers: ${IDLE_POLLERS.capped} per queue with a MaximumConcurrency, ${IDLE_POLLERS.uncapped} without, a receive every ${LONG_POLL_SECONDS} s each):`,
   )
-  console.log(`  ${'item'.padEnd(76)}${pad('count', 6)}${pad('now', 8)}${pad('before', 8)}`)
+  console.log(`  ${'item'.padEnd(76)}${pad('now', 14)}${pad('before', 14)}`)
   const items = [...new Set([...now.lines, ...before.lines].map((line) => line.item))]
+  const cell = (line: { count: number; usd: number } | undefined) =>
+    pad(`${line?.count ?? 0} ${dollars(line?.usd ?? 0)}`, 14)
   for (const item of items) {
     const a = now.lines.find((line) => line.item === item)
     const b = before.lines.find((line) => line.item === item)
-    console.log(
-      `  ${item.padEnd(76)}${pad(String(a?.count ?? b?.count ?? 0), 6)}${pad(dollars(a?.usd ?? 0), 8)}${pad(dollars(b?.usd ?? 0), 8)}`,
-    )
+    console.log(`  ${item.padEnd(76)}${cell(a)}${cell(b)}`)
   }
   console.log(
-    `  ${'total'.padEnd(82)}${pad(dollars(now.usd), 8)}${pad(dollars(before.usd), 8)}  (${(now.usd / before.usd).toFixed(2)}x; target at most $4: ${now.usd <= 4 ? 'met' : 'MISSED'})`,
+    `  ${'total'.padEnd(76)}${pad(dollars(now.usd), 14)}${pad(dollars(before.usd), 14)}  (${(now.usd / before.usd).toFixed(2)}x; target at most $4: ${now.usd <= 4 ? 'met' : 'MISSED'})`,
   )
   const options: [string, Partial<A2AgentProps>][] = [
     ['dashboard: true', { dashboard: true }],
