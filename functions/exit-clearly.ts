@@ -1,4 +1,4 @@
-import { a2ErrorKind } from '../shared/log/error-brand.ts'
+import { isA2Error } from '../shared/log/error-brand.ts'
 
 /**
  * Runs a command's main and turns a failure it expects (a typed error of
@@ -29,5 +29,5 @@ export class ClearError extends Error {
 }
 
 function isClear(error: unknown): boolean {
-  return a2ErrorKind(error) !== undefined || error instanceof ClearError
+  return isA2Error(error) || error instanceof ClearError
 }

@@ -13,6 +13,7 @@ import { withTracing } from '../shared/aws/lambda/invocation-tracing.ts'
 import { withLambdaContext } from '../shared/aws/lambda/lambda-context.ts'
 import { pipelineHandlers } from '../shared/aws/lambda/pipeline-handlers.ts'
 import { readSessionKeySecret } from '../shared/aws/session-key-secret.ts'
+import { messageOf } from '../shared/log/message-of.ts'
 
 const logger = new Logger({ serviceName: 'a2' })
 const environment = readAwsEnvironment()
@@ -29,7 +30,7 @@ try {
 } catch (error) {
   logger.error('a2: cold start failed reading the secrets', {
     code: (error as { code?: string }).code,
-    error: error instanceof Error ? error.message : String(error),
+    error: messageOf(error),
   })
   throw error
 }

@@ -2,8 +2,8 @@ import { serveFetch } from '../shared/node/serve.ts'
 import { InvalidPortError, isPort } from '../shared/node/serve-error.ts'
 
 /** Where `npm start` and `npm run local` listen unless PORT and HOST say otherwise. */
-export const DEFAULT_PORT = 3000
-export const DEFAULT_HOST = '127.0.0.1'
+const DEFAULT_PORT = 3000
+const DEFAULT_HOST = '127.0.0.1'
 
 /**
  * PORT and HOST for a command, checked before it starts anything (`npm run

@@ -30,10 +30,10 @@ export interface A2AgentAlarmsProps {
 }
 
 /** The functions whose throttles alarm by default: a throttle there is a request refused. */
-export const API_FUNCTIONS: readonly string[] = ['http', 'stream']
+const API_FUNCTIONS: readonly string[] = ['http', 'stream']
 
-export const DEFAULT_TURN_FAILURE_RATE = 0.1
-export const DEFAULT_ROUTER_ITERATOR_AGE_MS = 60_000
+const DEFAULT_TURN_FAILURE_RATE = 0.1
+const DEFAULT_ROUTER_ITERATOR_AGE_MS = 60_000
 
 /** What the monitoring watches, by the names its alarms and widgets use. */
 export interface MonitoredParts {
@@ -48,7 +48,7 @@ export interface MonitoredParts {
 const FIVE_MINUTES = Duration.minutes(5)
 
 /** One of the agent's own figures, as CloudWatch has it from the functions' EMF lines. */
-export function agentMetric(
+function agentMetric(
   target: MetricsTarget,
   name: AgentMetric,
   options: { statistic?: string; period?: Duration; label?: string } = {},
@@ -64,7 +64,7 @@ export function agentMetric(
 }
 
 /** Failed model steps per turn started (0 when no turn started). */
-export function turnFailureRate(target: MetricsTarget): cloudwatch.MathExpression {
+function turnFailureRate(target: MetricsTarget): cloudwatch.MathExpression {
   return new cloudwatch.MathExpression({
     expression: 'IF(FILL(started, 0) > 0, FILL(failed, 0) / started, 0)',
     usingMetrics: {

@@ -1,8 +1,16 @@
 import { Stack, Validations } from 'aws-cdk-lib'
 import type * as lambda from 'aws-cdk-lib/aws-lambda'
 import type * as sqs from 'aws-cdk-lib/aws-sqs'
-import type { Construct } from 'constructs'
-import type { A2Agent } from './a2-agent.ts'
+import type { Construct, IConstruct } from 'constructs'
+
+/**
+ * What the findings are about, of an `A2Agent` (which calls this from its
+ * constructor; a structural type, so this file need not import it back).
+ */
+interface NaggedAgent extends Construct {
+  readonly api: IConstruct
+  readonly functions: { readonly router: lambda.IFunction }
+}
 
 const BASIC_EXECUTION_ROLE = {
   id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
@@ -12,12 +20,12 @@ const BASIC_EXECUTION_ROLE = {
 const PINNED_RUNTIME = {
   id: 'AwsSolutions-L1',
   reason:
-    'nodejs22.x is the pinned Lambda runtime of a2 (ARCHITECTURE.md): nodejs24.x is newer but not yet the tested target.',
+    'nodejs22.x is the pinned Lambda runtime of a2 (docs/architecture.md): nodejs24.x is newer but not yet the tested target.',
 }
 
 /** Every acknowledged cdk-nag AwsSolutions finding of an A2Agent, with why. */
 export function acknowledgeFindings(
-  agent: A2Agent,
+  agent: NaggedAgent,
   parts: {
     /** Whether the functions send X-Ray traces (the `tracing` prop). */
     tracing: boolean

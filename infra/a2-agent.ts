@@ -64,12 +64,12 @@ const STREAM_TIMEOUT = Duration.seconds(30)
 /** What every function that reads the log may do on the table. */
 const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const
 /** The stream function waits on the log, it does not compute: 256 MB. */
-export const DEFAULT_STREAM_MEMORY_MB = 256
+const DEFAULT_STREAM_MEMORY_MB = 256
 
 /** Open SSE streams reserved (and capped) by default, when the account can spare them. */
-export const DEFAULT_STREAM_CONCURRENCY = 100
+const DEFAULT_STREAM_CONCURRENCY = 100
 /** The stage's default throttle: steady requests per second, and the burst above it. */
-export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 }
+const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 }
 
 export interface A2AgentProps {
   /** The agent module: a file exporting the value `agent()` returns. */
@@ -771,7 +771,7 @@ function queueCap(name: QueueFunction, prop: number | false | undefined): number
 }
 
 /** How many invocations the queues' event sources may run, for people. */
-export function lanesText({ capped, uncapped }: { capped: number; uncapped: string[] }): string {
+function lanesText({ capped, uncapped }: { capped: number; uncapped: string[] }): string {
   return uncapped.length === 0
     ? `${capped} invocations in all`
     : `${capped} invocations in all on the capped queues, and one per session with work on ${uncapped.join(', ')}`
@@ -787,7 +787,7 @@ export function lanesText({ capped, uncapped }: { capped: number; uncapped: stri
  * DELETE_FAILED with it on. moto does not enforce it; a template test pins
  * the pairing.
  */
-export function tableDeletion(props: Pick<A2AgentProps, 'removalPolicy' | 'deletionProtection'>): {
+function tableDeletion(props: Pick<A2AgentProps, 'removalPolicy' | 'deletionProtection'>): {
   removalPolicy: RemovalPolicy
   deletionProtection: boolean
 } {

@@ -14,7 +14,7 @@ import { BEDROCK_PREFIX } from '../shared/ai/server/bedrock-model-id.ts'
 export type BedrockModel = string | { inferenceProfile: string; regions: readonly string[] }
 
 /** The Bedrock runtime actions a model step needs: ConverseStream and Converse authorize as these. */
-export const BEDROCK_INVOKE_ACTIONS = [
+const BEDROCK_INVOKE_ACTIONS = [
   'bedrock:InvokeModel',
   'bedrock:InvokeModelWithResponseStream',
 ] as const

@@ -9,7 +9,7 @@ import { Construct } from 'constructs'
  * may reserve up to the unreserved concurrency minus 100 (Lambda developer
  * guide, "Configuring reserved concurrency").
  */
-export const UNRESERVED_MINIMUM = 100
+const UNRESERVED_MINIMUM = 100
 
 /**
  * The custom resource's handler, as the inline code of its function (the

@@ -22,7 +22,7 @@ export type AgentSecret =
   | { source: SecretSource; functions: readonly AgentFunctionName[] }
 
 /** By default a secret is a model key, and only the generation function calls models. */
-export const DEFAULT_SECRET_READERS: readonly AgentFunctionName[] = ['generation']
+const DEFAULT_SECRET_READERS: readonly AgentFunctionName[] = ['generation']
 
 /**
  * Grants each function read on exactly the secrets it is named for and

@@ -2,7 +2,7 @@ import { createGateway, type GatewayProvider } from '@ai-sdk/gateway'
 import { ClearError } from '../exit-clearly.ts'
 
 /** AI Gateway's own origin: the model API is below it at `/v4/ai`, the catalog at `/v1/models`. */
-export const DEFAULT_GATEWAY_ORIGIN = 'https://ai-gateway.vercel.sh'
+const DEFAULT_GATEWAY_ORIGIN = 'https://ai-gateway.vercel.sh'
 
 /** What the example's processes read to reach AI Gateway. */
 export interface GatewayEnv {

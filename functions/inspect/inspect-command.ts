@@ -1,7 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { hasA2Code } from '../../shared/log/error-brand.ts'
+import { type A2Code, hasA2Code } from '../../shared/log/error-brand.ts'
 import { INSPECT_USAGE, type InspectArgs, parseInspectArgs } from './inspect-args.ts'
-import { InspectError } from './inspect-error.ts'
 import { inspectSession } from './inspect-report.ts'
 import { renderText } from './render-text.ts'
 import { httpSource, type SessionSource, tableSource } from './session-source.ts'
@@ -30,6 +29,9 @@ async function sourceOf(args: InspectArgs, io: InspectIo): Promise<SessionSource
   return tableSource(client, args.table as string)
 }
 
+/** What inspect cannot answer: a source it cannot read, an index outside the log, bad arguments. */
+const CANNOT_ANSWER: readonly A2Code[] = ['SOURCE_FAILED', 'INDEX_OUT_OF_RANGE', 'USAGE']
+
 /**
  * `a2-aws inspect <sessionId> ...`: reads the session (from an agent's
  * endpoint or its table, read-only), and prints its timeline and diagnosis,
@@ -42,7 +44,7 @@ export async function inspectCommand(argv: readonly string[], io: InspectIo): Pr
   try {
     args = parseInspectArgs(argv)
   } catch (error) {
-    if (!(error instanceof InspectError)) throw error
+    if (!hasA2Code(error, 'USAGE')) throw error
     io.stderr(`a2-aws inspect: ${error.message}\n\n${INSPECT_USAGE}`)
     return 2
   }
@@ -61,11 +63,11 @@ export async function inspectCommand(argv: readonly string[], io: InspectIo): Pr
     else for (const line of renderText(report)) io.stdout(line)
     return 0
   } catch (error) {
-    if (error instanceof InspectError && error.code === 'NO_EVENTS') {
+    if (hasA2Code(error, 'NO_EVENTS')) {
       io.stderr(`a2-aws inspect: ${error.message}`)
       return 1
     }
-    if (error instanceof InspectError || hasA2Code(error, 'INDEX_OUT_OF_RANGE')) {
+    if (CANNOT_ANSWER.some((code) => hasA2Code(error, code))) {
       io.stderr(`a2-aws inspect: ${(error as Error).message}`)
       return 2
     }

@@ -1,9 +1,9 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb'
 
 /** The region an emulator gets when none is configured (moto's and LocalStack's default). */
-export const EMULATOR_REGION = 'us-east-1'
+const EMULATOR_REGION = 'us-east-1'
 /** Emulators take any credentials, but the SDK signs every request and wants some. */
-export const EMULATOR_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' }
+const EMULATOR_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' }
 
 /**
  * Whether an endpoint is on this machine's loopback, which is an emulator

@@ -2,10 +2,10 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
+import { SessionActiveError } from '../../shared/ai/server/session-active-error.ts'
 import { sessionReducer } from '../../shared/ai/state/session-state.ts'
 import { cancelSessionSchedules } from '../../shared/aws/eventbridge-scheduler.ts'
 import { type A2Code, hasA2Code } from '../../shared/log/error-brand.ts'
-import { SessionActiveError } from '../../shared/log/errors.ts'
 import { eventLog } from '../../shared/log/event-log.ts'
 import {
   ERASED_ITEM_KINDS,
@@ -194,7 +194,7 @@ async function erase(
 }
 
 /** The receipt as an operator reads it: one line per item kind (and the timers cancelled). */
-export function receiptText(receipt: EraseReceipt & { timers?: number }, table: string): string {
+function receiptText(receipt: EraseReceipt & { timers?: number }, table: string): string {
   const width = Math.max(...ERASED_ITEM_KINDS.map((kind) => kind.length))
   const total = ERASED_ITEM_KINDS.reduce((sum, kind) => sum + receipt[kind], 0)
   const lines = [

@@ -22,13 +22,11 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs'
 import type { Context, DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
-import type { AwsEnvironment } from '../../shared/aws/agent-environment.ts'
+import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
+import type { PipelineHandlers } from '../../shared/aws/lambda/handlers-by-function.ts'
 import type { HttpAuth } from '../../shared/aws/lambda/http-access.ts'
 import type { PipelineLogger } from '../../shared/aws/lambda/pipeline-agent.ts'
-import {
-  type PipelineHandlers,
-  pipelineHandlers,
-} from '../../shared/aws/lambda/pipeline-handlers.ts'
+import { pipelineHandlers } from '../../shared/aws/lambda/pipeline-handlers.ts'
 import {
   QUEUE_FUNCTION_NAMES,
   QUEUE_FUNCTIONS,

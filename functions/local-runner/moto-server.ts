@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { sleep } from '../../shared/timing/sleep.ts'
 import { ClearError } from '../exit-clearly.ts'
 
-export const MOTO_INSTALL_HINT =
+const MOTO_INSTALL_HINT =
   "The integration tests and `npm run local` need the moto server (Python). Install it with: pip install 'moto[server]' (or point `npm run local` at another endpoint with A2_AWS_ENDPOINT)"
 
 // How moto runs here (single-threaded, exiting with its parent, without two

@@ -5,7 +5,7 @@ import {
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
-import type { AwsEnvironment } from '../../shared/aws/agent-environment.ts'
+import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
 import {
   DEAD_LETTER_RETENTION_SECONDS,
   DEFAULT_MAX_RECEIVE_COUNT,
@@ -16,7 +16,7 @@ import {
 } from '../../shared/aws/pipeline-functions.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 
-export interface LocalQueue {
+interface LocalQueue {
   url: string
   arn: string
   deadLetterUrl: string
@@ -35,7 +35,7 @@ export interface LocalQueues {
  * it a FIFO queue allows 300 transactions per second per API action (SQS
  * developer guide, "High throughput for FIFO queues").
  */
-export const HIGH_THROUGHPUT_FIFO = {
+const HIGH_THROUGHPUT_FIFO = {
   FifoQueue: 'true',
   FifoThroughputLimit: 'perMessageGroupId',
   DeduplicationScope: 'messageGroup',

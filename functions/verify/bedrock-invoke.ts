@@ -1,7 +1,7 @@
 import type { InvokeModel } from './models-check.ts'
 
 /** AWS credentials as an SDK client's `config.credentials()` resolves them. */
-export interface AwsCredentials {
+interface AwsCredentials {
   accessKeyId: string
   secretAccessKey: string
   sessionToken?: string

@@ -11,7 +11,7 @@ export const CHECK_NAMES = [
 export type CheckName = (typeof CHECK_NAMES)[number]
 
 /** `WARN`: it works, but something a team should change (it fails nothing). */
-export type CheckStatus = 'PASS' | 'WARN' | 'FAIL' | 'SKIP'
+type CheckStatus = 'PASS' | 'WARN' | 'FAIL' | 'SKIP'
 
 /** What a check found: a verdict, one line that says why, and its timings. */
 export interface CheckOutcome {

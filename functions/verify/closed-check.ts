@@ -7,7 +7,7 @@ import { headOf, monotonicNow, openSse } from './sse-connection.ts'
 import { errorText, sessionUrl, type VerifyTarget } from './verify-target.ts'
 
 /** CloudWatch Logs shows a line within seconds, rarely later: the wait past `PROMPT_END_MS`. */
-export const LOG_DELIVERY_MS = 45_000
+const LOG_DELIVERY_MS = 45_000
 
 export interface ClosedCheckOptions {
   sessionId: string

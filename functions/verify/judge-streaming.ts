@@ -9,7 +9,7 @@ import { type CheckOutcome, duration, fail, pass, skip } from './check-result.ts
 export const BUFFERED_SPAN_MS = 1_500
 
 /** Frames read less than this apart belong to one burst. */
-export const BURST_GAP_MS = 20
+const BURST_GAP_MS = 20
 
 /** An event frame: the event's own `timestamp` (server clock) and when it arrived (client clock). */
 export interface TimedFrame {

@@ -18,7 +18,7 @@ import { runTimerCheck } from './timer-check.ts'
 import { verifySession } from './verify-session.ts'
 import type { VerifyTarget } from './verify-target.ts'
 
-export const DEFAULT_MESSAGE =
+const DEFAULT_MESSAGE =
   'Hello from a2-aws verify, checking a new deployment. Please answer in three or four sentences, so that the answer streams long enough for its frames to be timed.'
 
 export interface VerifyOptions extends VerifyTarget {

@@ -6,10 +6,10 @@ import { openSse } from './sse-connection.ts'
 import { errorText, sessionUrl, type VerifyTarget } from './verify-target.ts'
 
 /** The type of the event verify's timer appends to its session. */
-export const VERIFY_TIMER_EVENT = 'a2-verify.timer.fired'
+const VERIFY_TIMER_EVENT = 'a2-verify.timer.fired'
 
 /** How long past its time a timer is waited for: Scheduler's minute, and one more for the queue and function. */
-export const TIMER_GRACE_MS = SCHEDULER_PRECISION_MS + 60_000
+const TIMER_GRACE_MS = SCHEDULER_PRECISION_MS + 60_000
 
 export interface TimerCheckOptions {
   sessionId: string

@@ -4,13 +4,13 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { eventBridgeScheduler } from '../../shared/aws/eventbridge-scheduler.ts'
 import type { VerifyConfig } from '../../shared/aws/verify-output.ts'
+import { hasA2Code } from '../../shared/log/error-brand.ts'
 import { parseVerifyArgs, VERIFY_USAGE, type VerifyArgs } from './args.ts'
 import { bedrockInvoker } from './bedrock-invoke.ts'
 import { cloudWatchLogSearch } from './log-search.ts'
 import { resultLine, summaryLine } from './report.ts'
 import { runVerify, type VerifyOptions } from './run-verify.ts'
 import { readStackTarget } from './stack-target.ts'
-import { VerifyError } from './verify-error.ts'
 
 export interface CommandIo {
   stdout: (line: string) => void
@@ -34,7 +34,7 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   try {
     args = parseVerifyArgs(argv)
   } catch (error) {
-    if (!(error instanceof VerifyError)) throw error
+    if (!hasA2Code(error, 'USAGE')) throw error
     io.stderr(`a2-aws verify: ${error.message}\n\n${VERIFY_USAGE}`)
     return 2
   }

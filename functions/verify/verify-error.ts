@@ -1,3 +1,5 @@
+import { A2Error } from '../../shared/log/error-brand.ts'
+
 export type VerifyErrorCode =
   | 'USAGE'
   | 'STACK_NOT_FOUND'
@@ -6,12 +8,14 @@ export type VerifyErrorCode =
   | 'AGENT_NOT_FOUND'
   | 'BAD_VERIFY_OUTPUT'
 
+declare module '../../shared/log/error-brand.ts' {
+  interface A2Codes extends Record<VerifyErrorCode, true> {}
+}
+
 /** Why verify could not start: bad arguments, or a stack it cannot read an agent from. */
-export class VerifyError extends Error {
-  readonly code: VerifyErrorCode
+export class VerifyError extends A2Error<VerifyErrorCode> {
   constructor(code: VerifyErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options)
+    super(code, message, options)
     this.name = 'VerifyError'
-    this.code = code
   }
 }

@@ -3,7 +3,7 @@ import { MAX_ID_LENGTH } from '../log/limits.ts'
 import { idempotentId } from './contract/idempotent-id.ts'
 
 /** IDs A2's AI protocol derives start with this; callers may not use it. */
-export const AI_ID_PREFIX = 'a2.ai:'
+const AI_ID_PREFIX = 'a2.ai:'
 
 export function isAIReservedId(id: string): boolean {
   return id.startsWith(AI_ID_PREFIX)

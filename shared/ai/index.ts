@@ -71,7 +71,6 @@ export {
   type PendingInput,
   type ToolRecord,
   type ToolStatus,
-  type TranscriptMessage,
   type TurnPhase,
 } from './state/ai-state.ts'
 export { AI_STATE_REDUCER } from './state/ai-state-reducer.ts'
@@ -82,6 +81,7 @@ export {
   isCompactionPart,
 } from './state/compaction-part.ts'
 export { deriveUIMessages } from './state/derive-ui-messages.ts'
+export type { TranscriptMessage } from './state/message-types.ts'
 export { type ModelSettings, type ReasoningLevel, reasoningLevels } from './state/model-settings.ts'
 export { reduceAIState } from './state/reduce-ai-state.ts'
 export { stoppedUnanswered } from './state/stopped-turns.ts'

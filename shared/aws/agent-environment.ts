@@ -7,6 +7,7 @@ import type { Scheduler } from '../runtime/scheduler.ts'
 import type { Dispatcher } from '../runtime/wake-up.ts'
 import { dynamoDBEventStore } from '../stores/dynamodb/dynamodb-event-store.ts'
 import {
+  type AwsEnvironment,
   DEFAULT_METRICS_TARGET,
   ENVIRONMENT_VARIABLES,
   ERASE_GRANTS,
@@ -20,36 +21,6 @@ import { DEFAULT_MAX_RECEIVE_COUNT } from './pipeline-functions.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
 export { DEFAULT_METRICS_TARGET, ENVIRONMENT_VARIABLES }
-
-export interface AwsEnvironment {
-  tableName: string
-  queueUrls: LaneQueueUrls
-  timers: {
-    queueUrl: string
-    queueArn: string
-    scheduleGroup: string
-    schedulerRoleArn: string
-    deadLetterQueueArn: string
-  }
-  /** The ingress queue (its handler leases and retries its own messages). */
-  ingressQueueUrl: string
-  endpoint?: string
-  agentExport: string
-  /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
-  maxReceiveCount: number
-  /** Where the functions' metrics go in CloudWatch (default: namespace and service `a2`). */
-  metrics?: { namespace: string; service: string }
-  /** The AI SDK's telemetry on for every model call (default off). */
-  modelTelemetry?: boolean
-  /** The agent's `retention` (`'30 days'`), from the construct's `retention` prop. */
-  retention?: string
-  /**
-   * Whether this function's role may erase sessions (the construct's
-   * `erase` prop). Unset (a local run, an operator's script): erase as the
-   * credentials allow.
-   */
-  erase?: EraseGrant
-}
 
 /**
  * Reads the pipeline's configuration from the environment, once, at the edge
@@ -191,7 +162,7 @@ async function eraseNotGranted(): Promise<never> {
   throw new PipelineError('ERASE_NOT_GRANTED', ERASE_NOT_GRANTED_MESSAGE)
 }
 
-export const ERASE_NOT_GRANTED_MESSAGE =
+const ERASE_NOT_GRANTED_MESSAGE =
   "session.erase() needs a role that may erase sessions, and this function's has no such grant: give the A2Agent the prop `erase: true`, which lets the lane functions (where tools and handlers run) call scheduler:ListSchedules and scheduler:DeleteSchedule on the agent's schedule group and dynamodb:DeleteItem and dynamodb:BatchWriteItem on its table. Nothing was erased."
 
 export { environmentVariables } from './environment-variables.ts'

@@ -13,8 +13,8 @@ export const AUTH_VARIABLES = {
   sessionTtlSeconds: 'A2_SESSION_TTL_SECONDS',
 } as const
 
-export const AUTH_MODES = ['capability', 'cognito', 'iam', 'none'] as const
-export type AuthMode = (typeof AUTH_MODES)[number]
+const AUTH_MODES = ['capability', 'cognito', 'iam', 'none'] as const
+type AuthMode = (typeof AUTH_MODES)[number]
 
 /**
  * The API's auth from the environment. Unset means `capability`, so a

@@ -1,6 +1,37 @@
-// No SDK imports: the CDK construct reads these at synth time.
+// No SDK imports (types aside, which load nothing): the CDK construct reads these at synth time.
 import { QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
-import type { AwsEnvironment } from './agent-environment.ts'
+import type { LaneQueueUrls } from './sqs-dispatcher.ts'
+
+/** The pipeline's configuration, as its functions' environment holds it (`readAwsEnvironment`). */
+export interface AwsEnvironment {
+  tableName: string
+  queueUrls: LaneQueueUrls
+  timers: {
+    queueUrl: string
+    queueArn: string
+    scheduleGroup: string
+    schedulerRoleArn: string
+    deadLetterQueueArn: string
+  }
+  /** The ingress queue (its handler leases and retries its own messages). */
+  ingressQueueUrl: string
+  endpoint?: string
+  agentExport: string
+  /** The lane queues' redrive maxReceiveCount: the last receive dead-letters. */
+  maxReceiveCount: number
+  /** Where the functions' metrics go in CloudWatch (default: namespace and service `a2`). */
+  metrics?: { namespace: string; service: string }
+  /** The AI SDK's telemetry on for every model call (default off). */
+  modelTelemetry?: boolean
+  /** The agent's `retention` (`'30 days'`), from the construct's `retention` prop. */
+  retention?: string
+  /**
+   * Whether this function's role may erase sessions (the construct's
+   * `erase` prop). Unset (a local run, an operator's script): erase as the
+   * credentials allow.
+   */
+  erase?: EraseGrant
+}
 
 /** The variable holding a lane queue's URL, one per queue lane of the lane table. */
 export const laneQueueUrlVariable = (lane: QueueLane): string =>

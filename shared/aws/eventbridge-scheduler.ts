@@ -14,7 +14,7 @@ import { PipelineError } from './errors.ts'
 import { timerMessageBody } from './timer-message.ts'
 
 /** SQS delays a message by at most 15 minutes; later timers go to EventBridge Scheduler. */
-export const MAX_SQS_DELAY_MS = 15 * 60 * 1000
+const MAX_SQS_DELAY_MS = 15 * 60 * 1000
 /** A schedule target's `Input` is limited to 256 KB. */
 const MAX_SCHEDULE_INPUT_BYTES = 256 * 1024
 /** Schedule names: 1 to 64 of [0-9a-zA-Z-_.]. */

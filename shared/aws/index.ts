@@ -12,12 +12,8 @@ export {
   type DynamoDBEventStoreOptions,
   dynamoDBEventStore,
 } from '../stores/dynamodb/dynamodb-event-store.ts'
-export {
-  type AwsAgentParts,
-  type AwsClients,
-  type AwsEnvironment,
-  awsAgentParts,
-} from './agent-environment.ts'
+export { type AwsAgentParts, type AwsClients, awsAgentParts } from './agent-environment.ts'
+export type { AwsEnvironment } from './environment-variables.ts'
 export type { PipelineErrorCode } from './errors.ts'
 export { type EventBridgeSchedulerOptions, eventBridgeScheduler } from './eventbridge-scheduler.ts'
 export { type IngressMessage, sendInputs } from './ingress-message.ts'

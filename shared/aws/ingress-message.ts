@@ -16,7 +16,7 @@ export interface IngressMessage {
 }
 
 /** SQS takes messages of up to 1 MiB (SQS developer guide, "Amazon SQS message quotas"). */
-export const MAX_SQS_MESSAGE_BYTES = 1024 * 1024
+const MAX_SQS_MESSAGE_BYTES = 1024 * 1024
 
 /**
  * Reads an ingress message body. A body that is not `{ sessionId, events }`

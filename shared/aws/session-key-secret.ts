@@ -1,4 +1,5 @@
 import type { SecretsManagerClientConfig } from '@aws-sdk/client-secrets-manager'
+import { messageOf } from '../log/message-of.ts'
 import { PipelineError } from './errors.ts'
 
 /**
@@ -19,7 +20,7 @@ export async function readSessionKeySecret(
   } catch (error) {
     throw new PipelineError(
       'SECRET_UNREADABLE',
-      `The session key secret ${secretId} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      `The session key secret ${secretId} could not be read: ${messageOf(error)}`,
       { cause: error },
     )
   }

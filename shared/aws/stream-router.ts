@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda'
 import type { StoredEvent } from '../log/event.ts'
+import { messageOf } from '../log/message-of.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
 import { PK, SESSION_PK_PREFIX, SK } from '../stores/dynamodb/table-keys.ts'
 import { decodePayload } from '../stores/payload-codec.ts'
@@ -67,7 +68,7 @@ export async function routeStreamRecords(
       wakeUps = options.wakeUpsFor([event])
     } catch (error) {
       logger.error(
-        `a2 router: skipped unreadable event record ${record.eventID ?? '?'} (${image[SK]?.S}): ${error instanceof Error ? error.message : String(error)}`,
+        `a2 router: skipped unreadable event record ${record.eventID ?? '?'} (${image[SK]?.S}): ${messageOf(error)}`,
       )
       continue
     }
@@ -96,7 +97,7 @@ export async function routeStreamRecords(
         await options.send(wakeUps)
       } catch (error) {
         logger.warn(
-          `a2 router: wake-ups for session ${sessionId} not sent, the batch will be retried: ${error instanceof Error ? error.message : String(error)}`,
+          `a2 router: wake-ups for session ${sessionId} not sent, the batch will be retried: ${messageOf(error)}`,
         )
         failed.push(...session.sequenceNumbers)
       }
@@ -106,7 +107,7 @@ export async function routeStreamRecords(
         await options.eraseExpired(sessionId)
       } catch (error) {
         logger.warn(
-          `a2 router: the expired session ${sessionId} was not erased, the batch will be retried: ${error instanceof Error ? error.message : String(error)}`,
+          `a2 router: the expired session ${sessionId} was not erased, the batch will be retried: ${messageOf(error)}`,
         )
         failed.push(...sequenceNumbers)
       }

@@ -5,7 +5,7 @@ import { PipelineError } from './errors.ts'
 import { parseQueueMessage } from './queue-message.ts'
 
 /** Marks a timer queue message, so nothing else is mistaken for one. */
-export const TIMER_MESSAGE_KIND = 'a2.timer'
+const TIMER_MESSAGE_KIND = 'a2.timer'
 
 /** The body a due timer arrives with, from EventBridge Scheduler or an SQS delay. */
 export function timerMessageBody(timer: Timer): string {

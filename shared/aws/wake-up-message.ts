@@ -6,7 +6,7 @@ import { PipelineError } from './errors.ts'
 import { parseQueueMessage } from './queue-message.ts'
 import { sqsGroupId } from './sqs-id.ts'
 
-export { QUEUE_LANES, type QueueLane }
+export type { QueueLane }
 
 /** The queue a lane's wake-ups travel on; a lane nobody serves is a `MALFORMED_WAKE_UP` error. */
 export function queueOfLane(lane: string): QueueLane {

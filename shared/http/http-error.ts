@@ -1,9 +1,7 @@
-import { a2ErrorKind, brandA2Error } from '../log/error-brand.ts'
-import type { A2ErrorCode } from '../log/errors.ts'
+import { type A2Code, A2Error, isA2Error } from '../log/error-brand.ts'
 
 /** Codes the HTTP edge adds to the log's own. */
 export type HttpErrorCode =
-  | A2ErrorCode
   | 'MALFORMED_JSON'
   | 'MALFORMED_REQUEST'
   | 'BODY_TOO_LARGE'
@@ -17,28 +15,31 @@ export type HttpErrorCode =
   | 'UNKNOWN_EVENT_TYPE'
   | 'INTERNAL'
 
-/** An error that knows its HTTP answer: a status and a JSON body with a code. */
-export class HttpError extends Error {
+declare module '../log/error-brand.ts' {
+  interface A2Codes extends Record<HttpErrorCode, true> {}
+}
+
+/**
+ * An error that knows its HTTP answer: a status and a JSON body with a code
+ * (the edge's own, or any other layer's it answers for).
+ */
+export class HttpError extends A2Error {
   readonly status: number
-  readonly code: HttpErrorCode
   readonly details: Record<string, unknown> | undefined
 
-  constructor(
-    status: number,
-    code: HttpErrorCode,
-    message: string,
-    details?: Record<string, unknown>,
-  ) {
-    super(message)
+  constructor(status: number, code: A2Code, message: string, details?: Record<string, unknown>) {
+    super(code, message)
     this.name = 'HttpError'
     this.status = status
-    this.code = code
     this.details = details
-    brandA2Error(this, 'http')
   }
 }
 
-const STATUS_OF: Record<A2ErrorCode, number> = {
+/**
+ * The answer to each code the layers below the edge throw, by name: a code
+ * with no status here is a 500 (the server's fault, not the request's).
+ */
+const STATUS_OF: Readonly<Partial<Record<A2Code, number>>> = {
   INVALID_EVENT: 400,
   RESERVED_EVENT_ID: 400,
   INVALID_SESSION_ID: 400,
@@ -65,17 +66,12 @@ const STATUS_OF: Record<A2ErrorCode, number> = {
 
 /**
  * The one place typed errors become responses. Unknown errors are 500s that
- * leak nothing. Errors are told by their brand, not their class, so those of
- * another copy of the package (an app's own store, say) get their status too.
+ * leak nothing. Errors are told by their brand and code, not their class, so
+ * those of another copy of the package (an app's own store, say) get their
+ * status too.
  */
 export function errorResponse(error: unknown): Response {
-  const kind = a2ErrorKind(error)
-  const http =
-    kind === 'http'
-      ? (error as HttpError)
-      : kind === 'log'
-        ? logErrorAsHttp(error as Error & { code: A2ErrorCode })
-        : new HttpError(500, 'INTERNAL', 'The server failed to handle the request')
+  const http = answerOf(error)
   return Response.json(
     {
       error: {
@@ -88,11 +84,20 @@ export function errorResponse(error: unknown): Response {
   )
 }
 
-function logErrorAsHttp(error: Error & { code: A2ErrorCode }): HttpError {
-  const status = STATUS_OF[error.code] as number | undefined
-  return status === undefined
-    ? new HttpError(500, 'INTERNAL', 'The server failed to handle the request')
-    : new HttpError(status, error.code, error.message, detailsOf(error))
+function answerOf(error: unknown): HttpError {
+  if (isHttpError(error)) return error
+  const status = isA2Error(error) ? STATUS_OF[error.code] : undefined
+  return isA2Error(error) && status !== undefined
+    ? new HttpError(status, error.code, error.message, detailsOf(error))
+    : new HttpError(500, 'INTERNAL', 'The server failed to handle the request')
+}
+
+/**
+ * An `HttpError` of any copy of the package. The class differs between
+ * copies; the brand and the name do not.
+ */
+function isHttpError(error: unknown): error is HttpError {
+  return isA2Error(error) && error.name === 'HttpError'
 }
 
 function detailsOf(error: Error): Record<string, unknown> | undefined {

@@ -64,7 +64,7 @@ export interface FetchOptions {
   openSession?: (request: Request) => Promise<OpenedSession>
 }
 
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
 /**
  * The HTTP face of a session log, as a fetch handler (`Request` in,

@@ -6,21 +6,21 @@ const encoder = new TextEncoder()
  * One SSE frame per stored event: `id:` is the log index, so a reconnecting
  * EventSource sends it back as `Last-Event-ID` and resumes after it.
  */
-export function eventFrame(event: StoredEvent): Uint8Array {
+function eventFrame(event: StoredEvent): Uint8Array {
   return encoder.encode(`id: ${event.index}\ndata: ${JSON.stringify(event)}\n\n`)
 }
 
 /** A comment line: keeps proxies (API Gateway idles out after 5 minutes) from closing the stream. */
-export const HEARTBEAT_FRAME = encoder.encode(': heartbeat\n\n')
+const HEARTBEAT_FRAME = encoder.encode(': heartbeat\n\n')
 
 /**
  * The last frame of a stream the server ends because the session was quiet:
  * a client tells this planned end from a drop, and resumes when there is
  * news (an `EventSource` simply reconnects after the `retry:` before it).
  */
-export const QUIET_FRAME = encoder.encode(': quiet\n\n')
+const QUIET_FRAME = encoder.encode(': quiet\n\n')
 
-export function retryFrame(ms: number): Uint8Array {
+function retryFrame(ms: number): Uint8Array {
   return encoder.encode(`retry: ${ms}\n\n`)
 }
 
@@ -28,7 +28,7 @@ export function retryFrame(ms: number): Uint8Array {
  * A comment with the log's index when the stream opened: a client that has
  * applied that index is caught up with everything that existed then.
  */
-export function headFrame(index: number): Uint8Array {
+function headFrame(index: number): Uint8Array {
   return encoder.encode(`: head ${index}\n\n`)
 }
 
@@ -37,7 +37,7 @@ export function headFrame(index: number): Uint8Array {
  * "id"`, the ID as JSON): a client that applied another event there was
  * reading a different log (a store that was reset, a session recreated).
  */
-export function afterFrame(event: StoredEvent): Uint8Array {
+function afterFrame(event: StoredEvent): Uint8Array {
   return encoder.encode(`: after ${event.index} ${JSON.stringify(event.id)}\n\n`)
 }
 
@@ -52,11 +52,11 @@ export interface SseSource {
 /** The session has been quiet this long: the stream ends (default 10 s). */
 export const DEFAULT_QUIET_MS = 10_000
 /** What a plain `EventSource` waits after a quiet end before it reconnects (default 5 s). */
-export const DEFAULT_QUIET_RETRY_MS = 5_000
+const DEFAULT_QUIET_RETRY_MS = 5_000
 /** Frames queued for a reader that is behind, at most (then the log is not read). */
-export const DEFAULT_BUFFER_BYTES = 64 * 1024
+const DEFAULT_BUFFER_BYTES = 64 * 1024
 /** Events read at once while a reader catches up. */
-export const DEFAULT_PAGE_EVENTS = 100
+const DEFAULT_PAGE_EVENTS = 100
 
 export interface SseResponseOptions {
   /** Sent first as a `: head N` comment, when known. */

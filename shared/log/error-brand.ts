@@ -1,34 +1,48 @@
-import type { AgentClientErrorCode } from '../ai/client/client-error.ts'
-import type { PipelineErrorCode } from '../aws/errors.ts'
-import type { HttpErrorCode } from '../http/http-error.ts'
-import type { ServeErrorCode } from '../node/serve-error.ts'
-import type { A2ErrorCode } from './errors.ts'
+/**
+ * The registry of error codes, open to every layer. The log, the lowest
+ * layer, imports nothing: each layer adds the codes it throws, in the file
+ * that throws them, by augmenting this interface (a key per code):
+ *
+ * @example
+ * declare module '../log/error-brand.ts' {
+ *   interface A2Codes {
+ *     TIMER_CONFLICT: true
+ *   }
+ * }
+ *
+ * @public Exported for those augmentations, which knip does not count as uses.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation, layer by layer
+export interface A2Codes {}
 
-/** Every code an error of this package carries, whichever part threw it. */
-export type A2Code =
-  | A2ErrorCode
-  | HttpErrorCode
-  | PipelineErrorCode
-  | AgentClientErrorCode
-  | ServeErrorCode
-
-/** Which family a branded error belongs to: the log's, the HTTP edge's, the AWS pipeline's, the client's. */
-export type A2ErrorKind = 'log' | 'http' | 'pipeline' | 'client'
+/** Every code an error of this package carries, whichever layer threw it. */
+export type A2Code = keyof A2Codes & string
 
 // A registered symbol is the same in every copy of the package (two versions
 // side by side, a bundled handler and the app's node_modules), where a class
 // is not: `instanceof` fails across copies, the brand does not.
 const BRAND = Symbol.for('a2-aws.error')
 
-/** Marks an error of this package (called by each error family's constructor). */
-export function brandA2Error(error: Error, kind: A2ErrorKind): void {
-  Object.defineProperty(error, BRAND, { value: kind, enumerable: false })
+/**
+ * Every failure this package reports on purpose: a stable `code` and a
+ * message that says what to do. Only the edges turn codes into answers (an
+ * HTTP status, an exit code); recognise one with `hasA2Code(error, code)`.
+ */
+export class A2Error<C extends A2Code = A2Code> extends Error {
+  readonly code: C
+
+  constructor(code: C, message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = 'A2Error'
+    this.code = code
+    // Not enumerable: a spread copy of an error (`{ ...error }`) is not one.
+    Object.defineProperty(this, BRAND, { value: true, enumerable: false })
+  }
 }
 
-/** The family of an error this package threw (from any copy of it), or `undefined`. */
-export function a2ErrorKind(error: unknown): A2ErrorKind | undefined {
-  if (typeof error !== 'object' || error === null) return undefined
-  return (error as { [BRAND]?: A2ErrorKind })[BRAND]
+/** Whether `error` is an error of this package, from any copy of it. */
+export function isA2Error(error: unknown): error is Error & { readonly code: A2Code } {
+  return typeof error === 'object' && error !== null && BRAND in error
 }
 
 /**
@@ -48,5 +62,5 @@ export function hasA2Code<C extends A2Code>(
   error: unknown,
   code: C,
 ): error is Error & { readonly code: C } {
-  return a2ErrorKind(error) !== undefined && (error as { code?: unknown }).code === code
+  return isA2Error(error) && error.code === code
 }

@@ -1,10 +1,10 @@
-import { brandA2Error } from './error-brand.ts'
+import { A2Error } from './error-brand.ts'
 
 /**
- * Every failure the log reports on purpose is an `A2Error` with a stable
- * `code`. Adapters translate their own failures (a DynamoDB cancellation
- * reason, a zod issue) into these, and only the HTTP edge turns them into
- * status codes. Recognise one with `hasA2Code(error, code)`.
+ * The codes of the log's own errors: what a store or the log refuses to
+ * write or read. Adapters translate their own failures (a DynamoDB
+ * cancellation reason, a zod issue) into these; the layers above add their
+ * codes beside their throwers (see `A2Codes`).
  */
 export type A2ErrorCode =
   | 'INVALID_EVENT'
@@ -18,29 +18,16 @@ export type A2ErrorCode =
   | 'CURSOR_CONFLICT'
   | 'FENCED_OUT'
   | 'CLAIM_HELD'
-  | 'TIMER_CONFLICT'
-  | 'INVALID_TIMER'
-  | 'NO_HANDLER_CONTEXT'
   | 'INVALID_APPEND'
-  | 'INDEX_OUT_OF_RANGE'
-  | 'SESSION_ACTIVE'
   | 'SESSION_NOT_EMPTY'
   | 'INVALID_EXPORT'
-  | 'STEP_RESULT_TOO_LARGE'
 
-export class A2Error extends Error {
-  readonly code: A2ErrorCode
-
-  constructor(code: A2ErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options)
-    this.name = 'A2Error'
-    this.code = code
-    brandA2Error(this, 'log')
-  }
+declare module './error-brand.ts' {
+  interface A2Codes extends Record<A2ErrorCode, true> {}
 }
 
 /** A payload failed its contract's schema, or the event's shape is wrong. */
-export class InvalidEventError extends A2Error {
+export class InvalidEventError extends A2Error<'INVALID_EVENT'> {
   readonly eventType: string
   /**
    * Path of the first failing field, as zod reports it: inside the payload,
@@ -66,7 +53,7 @@ export class InvalidEventError extends A2Error {
   }
 }
 
-export class ReservedEventIdError extends A2Error {
+export class ReservedEventIdError extends A2Error<'RESERVED_EVENT_ID'> {
   readonly eventId: string
 
   constructor(eventId: string) {
@@ -80,7 +67,7 @@ export class ReservedEventIdError extends A2Error {
 }
 
 /** The caller named the index it expected the log to be at, and it was not. */
-export class AppendConflictError extends A2Error {
+export class AppendConflictError extends A2Error<'APPEND_CONFLICT'> {
   readonly sessionId: string
   readonly expectedIndex: number
   /** The log's index when the conflict was seen, when the store knows it. */
@@ -104,7 +91,7 @@ export class AppendConflictError extends A2Error {
  * next index to concurrent appenders until its retry window closed. Nothing
  * was written; sending the same batch again is safe (it replays if it landed).
  */
-export class AppendContendedError extends A2Error {
+export class AppendContendedError extends A2Error<'APPEND_CONTENDED'> {
   readonly sessionId: string
   readonly retriedMs: number
 
@@ -124,7 +111,7 @@ export class AppendContendedError extends A2Error {
  * replay of the batch that stored them: other content, another session, a
  * different set of events or a different order.
  */
-export class PartialDuplicateBatchError extends A2Error {
+export class PartialDuplicateBatchError extends A2Error<'PARTIAL_DUPLICATE_BATCH'> {
   readonly duplicateIds: readonly string[]
 
   constructor(duplicateIds: readonly string[], reason: string) {
@@ -137,7 +124,7 @@ export class PartialDuplicateBatchError extends A2Error {
   }
 }
 
-export class EventTooLargeError extends A2Error {
+export class EventTooLargeError extends A2Error<'EVENT_TOO_LARGE'> {
   readonly eventId: string
   readonly sizeBytes: number
   readonly limitBytes: number
@@ -154,7 +141,7 @@ export class EventTooLargeError extends A2Error {
   }
 }
 
-export class BatchTooLargeError extends A2Error {
+export class BatchTooLargeError extends A2Error<'BATCH_TOO_LARGE'> {
   /** The byte limit the batch passed, when it was refused for its bytes. */
   readonly limitBytes: number | undefined
 
@@ -165,7 +152,7 @@ export class BatchTooLargeError extends A2Error {
   }
 }
 
-export class InvalidSessionIdError extends A2Error {
+export class InvalidSessionIdError extends A2Error<'INVALID_SESSION_ID'> {
   constructor(message: string) {
     super('INVALID_SESSION_ID', message)
     this.name = 'InvalidSessionIdError'
@@ -173,7 +160,7 @@ export class InvalidSessionIdError extends A2Error {
 }
 
 /** Another worker moved the handler's cursor first: its work was already committed. */
-export class CursorConflictError extends A2Error {
+export class CursorConflictError extends A2Error<'CURSOR_CONFLICT'> {
   readonly cursor: string
   readonly expected: number
   readonly actual: number | undefined
@@ -191,7 +178,7 @@ export class CursorConflictError extends A2Error {
 }
 
 /** A newer attempt took the claim over; this attempt's writes are refused. */
-export class FencedOutError extends A2Error {
+export class FencedOutError extends A2Error<'FENCED_OUT'> {
   readonly claim: string
   readonly attempt: number
 
@@ -207,7 +194,7 @@ export class FencedOutError extends A2Error {
 }
 
 /** The work is claimed by a live attempt; try again after `expiresAt`. */
-export class ClaimHeldError extends A2Error {
+export class ClaimHeldError extends A2Error<'CLAIM_HELD'> {
   readonly claim: string
   readonly attempt: number
   readonly expiresAt: number
@@ -230,7 +217,7 @@ export class ClaimHeldError extends A2Error {
 }
 
 /** Append options that cannot work together (`guardIds: false` without `expectedIndex`). */
-export class InvalidAppendError extends A2Error {
+export class InvalidAppendError extends A2Error<'INVALID_APPEND'> {
   constructor(message: string) {
     super('INVALID_APPEND', message)
     this.name = 'InvalidAppendError'
@@ -249,22 +236,8 @@ export function checkUnguardedAppend(options: {
   }
 }
 
-/** An erase refused because a turn of the session is still running (pass `force` to erase anyway). */
-export class SessionActiveError extends A2Error {
-  readonly sessionId: string
-
-  constructor(sessionId: string, what: string) {
-    super(
-      'SESSION_ACTIVE',
-      `Session "${sessionId}" is active (${what}): stop it first, or erase with force`,
-    )
-    this.name = 'SessionActiveError'
-    this.sessionId = sessionId
-  }
-}
-
 /** An import refused because the target session already has events. */
-export class SessionNotEmptyError extends A2Error {
+export class SessionNotEmptyError extends A2Error<'SESSION_NOT_EMPTY'> {
   readonly sessionId: string
   readonly head: number
 
@@ -280,7 +253,7 @@ export class SessionNotEmptyError extends A2Error {
 }
 
 /** A session export (JSONL) that cannot be read: `line` is 1-based. */
-export class InvalidExportError extends A2Error {
+export class InvalidExportError extends A2Error<'INVALID_EXPORT'> {
   readonly line: number
 
   constructor(line: number, message: string) {

@@ -63,7 +63,7 @@ export interface EventLog {
   session(sessionId: string): SessionLog
 }
 
-export const DEFAULT_SNAPSHOT_EVERY = 100
+const DEFAULT_SNAPSHOT_EVERY = 100
 
 /**
  * The log as applications use it: envelope and contract validation, the

@@ -35,7 +35,7 @@ export interface StoredEvent<Type extends string = string, Payload = unknown> {
  * protocol). Callers may not use them, so an ID A2 derives can never collide
  * with one a caller chose.
  */
-export const RESERVED_ID_PREFIX = 'a2.'
+const RESERVED_ID_PREFIX = 'a2.'
 
 export function isReservedId(id: string): boolean {
   return id.startsWith(RESERVED_ID_PREFIX)

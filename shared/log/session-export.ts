@@ -6,8 +6,8 @@ import type { EventStore } from './event-store.ts'
 import { MAX_APPEND_BYTES, MAX_EVENTS_PER_APPEND } from './limits.ts'
 
 /** The first line of an export names the format, so a wrong file fails on line 1. */
-export const SESSION_EXPORT_FORMAT = 'a2-aws.session'
-export const SESSION_EXPORT_VERSION = 1
+const SESSION_EXPORT_FORMAT = 'a2-aws.session'
+const SESSION_EXPORT_VERSION = 1
 
 const headerSchema = z.object({
   format: z.literal(SESSION_EXPORT_FORMAT),

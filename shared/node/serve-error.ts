@@ -1,27 +1,30 @@
-import { brandA2Error } from '../log/error-brand.ts'
+import { A2Error } from '../log/error-brand.ts'
 
 /** Codes of the Node server helpers (`a2-aws/node`). */
 export type ServeErrorCode = 'PORT_IN_USE' | 'INVALID_PORT' | 'HOST_UNAVAILABLE'
+
+declare module '../log/error-brand.ts' {
+  interface A2Codes extends Record<ServeErrorCode, true> {}
+}
 
 /**
  * The server could not listen: another process holds the port. Its message
  * says which and what to do, so a command line can print it as it is
  * instead of Node's `EADDRINUSE` stack.
  */
-export class PortInUseError extends Error {
-  readonly code: ServeErrorCode = 'PORT_IN_USE'
+export class PortInUseError extends A2Error<'PORT_IN_USE'> {
   readonly port: number
   readonly hostname: string
 
   constructor(port: number, hostname: string, options?: { cause?: unknown }) {
     super(
+      'PORT_IN_USE',
       `Port ${port} on ${hostname} is in use: stop what is listening there, or pick another port with PORT=<port> (PORT=0 picks a free one).`,
       options,
     )
     this.name = 'PortInUseError'
     this.port = port
     this.hostname = hostname
-    brandA2Error(this, 'http')
   }
 }
 
@@ -30,18 +33,17 @@ export class PortInUseError extends Error {
  * `PORT=99999`). Raised before anything listens, in place of Node's
  * `ERR_SOCKET_BAD_PORT` stack.
  */
-export class InvalidPortError extends Error {
-  readonly code: ServeErrorCode = 'INVALID_PORT'
+export class InvalidPortError extends A2Error<'INVALID_PORT'> {
   /** What was given, as given (a string from the environment, or a number). */
   readonly port: string | number
 
   constructor(port: string | number) {
     super(
+      'INVALID_PORT',
       `Port ${port} is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).`,
     )
     this.name = 'InvalidPortError'
     this.port = port
-    brandA2Error(this, 'http')
   }
 }
 
@@ -50,8 +52,7 @@ export class InvalidPortError extends Error {
  * address is not one of this machine's (`HOST=192.0.2.1`). In place of
  * Node's `ENOTFOUND` or `EADDRNOTAVAIL` stack.
  */
-export class HostUnavailableError extends Error {
-  readonly code: ServeErrorCode = 'HOST_UNAVAILABLE'
+export class HostUnavailableError extends A2Error<'HOST_UNAVAILABLE'> {
   readonly hostname: string
 
   constructor(hostname: string, options?: { cause?: unknown }) {
@@ -61,12 +62,12 @@ export class HostUnavailableError extends Error {
         ? 'not an address of this machine'
         : 'the name does not resolve'
     super(
+      'HOST_UNAVAILABLE',
       `Cannot listen on host ${hostname} (${why}): pick another with HOST=<host> (127.0.0.1, the default, listens on loopback only; 0.0.0.0 on every interface).`,
       options,
     )
     this.name = 'HostUnavailableError'
     this.hostname = hostname
-    brandA2Error(this, 'http')
   }
 }
 

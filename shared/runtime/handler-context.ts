@@ -1,6 +1,13 @@
-import { A2Error } from '../log/errors.ts'
+import { A2Error } from '../log/error-brand.ts'
 import type { EventInput, StoredEvent } from '../log/event.ts'
 import type { Reducer, StateSnapshot } from '../log/reducer.ts'
+
+declare module '../log/error-brand.ts' {
+  interface A2Codes {
+    /** `handlerContext()` outside a tool or handler, or for another agent. */
+    NO_HANDLER_CONTEXT: true
+  }
+}
 
 /** When a timer fires: after a delay (`'30s'`, `'5m'`, `'2h'`, `'1d'` or milliseconds), or at a time. */
 export type TimerWhen = { delay: string | number } | { at: Date | number | string }
@@ -69,7 +76,7 @@ export function installHandlerContextProvider(provider: ContextProvider): void {
   ;(globalThis as WithProvider)[PROVIDER] ??= provider
 }
 
-export function currentHandlerContext(): HandlerContext | undefined {
+function currentHandlerContext(): HandlerContext | undefined {
   return (globalThis as WithProvider)[PROVIDER]?.get()
 }
 

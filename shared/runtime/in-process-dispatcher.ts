@@ -1,5 +1,5 @@
 import { backoff } from '../timing/backoff.ts'
-import { type Dispatcher, type WakeUp, wakeUpGroup } from './wake-up.ts'
+import { type Dispatcher, type RunOutcome, type WakeUp, wakeUpGroup } from './wake-up.ts'
 
 export interface RetryPolicy {
   /** Runs of one wake-up group that may fail in a row before it is dead-lettered. */
@@ -8,14 +8,15 @@ export interface RetryPolicy {
   maxDelayMs: number
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxAttempts: 5,
   baseDelayMs: 100,
   maxDelayMs: 30_000,
 }
 
 export interface InProcessDispatcherOptions {
-  run: (wakeUp: WakeUp, attempt: number) => Promise<void>
+  /** Runs a wake-up's work: done, or held elsewhere until `retryAt`; a failure throws. */
+  run: (wakeUp: WakeUp, attempt: number) => Promise<RunOutcome>
   /** Called once a group failed `maxAttempts` times in a row; it is not retried again until woken. */
   onDeadLetter?: (wakeUp: WakeUp, error: unknown, attempts: number) => Promise<void> | void
   retry?: Partial<RetryPolicy>
@@ -69,24 +70,20 @@ export function inProcessDispatcher(options: InProcessDispatcherOptions): Dispat
     group.dirty = false
     const attempt = group.failures + 1
     void options.run(group.wakeUp, attempt).then(
-      () => {
+      (outcome) => {
         group.failures = 0
-        finish(id, group)
+        if (outcome.kind !== 'held') return finish(id, group)
+        // Not a failure: the work is someone else's until then (a claim).
+        group.running = false
+        group.retryTimer = setTimeout(
+          () => {
+            group.retryTimer = undefined
+            start(id, group)
+          },
+          Math.max(0, outcome.retryAt - now()) + 5,
+        )
       },
       async (error: unknown) => {
-        const retryAt = (error as { retryAt?: unknown } | null)?.retryAt
-        if (typeof retryAt === 'number') {
-          // Not a failure: the work is someone else's until then (a claim).
-          group.running = false
-          group.retryTimer = setTimeout(
-            () => {
-              group.retryTimer = undefined
-              start(id, group)
-            },
-            Math.max(0, retryAt - now()) + 5,
-          )
-          return
-        }
         group.failures++
         if (group.failures >= policy.maxAttempts) {
           const attempts = group.failures

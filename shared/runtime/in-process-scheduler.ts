@@ -1,7 +1,15 @@
-import { A2Error } from '../log/errors.ts'
+import { A2Error } from '../log/error-brand.ts'
 import type { Scheduler, Timer } from './scheduler.ts'
 
-export class TimerConflictError extends A2Error {
+declare module '../log/error-brand.ts' {
+  interface A2Codes {
+    /** A timer set again under its name at another time (a name fixes its time). */
+    TIMER_CONFLICT: true
+  }
+}
+
+/** Thrown by a scheduler for a timer set again at another time. */
+export class TimerConflictError extends A2Error<'TIMER_CONFLICT'> {
   constructor(timer: Timer, existingAt: number) {
     super(
       'TIMER_CONFLICT',

@@ -39,4 +39,6 @@ export interface Scheduler {
    * before) counts nothing.
    */
   cancel(sessionId: string): Promise<number>
+  /** Stops timers kept in this process (an embedded scheduler's), at shutdown. */
+  close?(): void
 }

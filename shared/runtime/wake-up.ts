@@ -1,7 +1,7 @@
 /**
  * A wake-up says "session S may have work for lane L", nothing more: the
  * lane reads the log to find out what. Duplicates cost a read; a lost one is
- * recovered by the next (ARCHITECTURE.md, principle 2).
+ * recovered by the next (docs/architecture.md, principle 2).
  */
 export interface WakeUp {
   sessionId: string
@@ -16,6 +16,17 @@ export function wakeUpGroup(wakeUp: WakeUp): string {
     ? `${wakeUp.sessionId}\u0000${wakeUp.lane}`
     : `${wakeUp.sessionId}\u0000${wakeUp.lane}\u0000${wakeUp.key}`
 }
+
+/**
+ * How a lane's run ended, when it did not fail: its work is done (or there
+ * was none), or a live attempt elsewhere holds it (a claim) until
+ * `retryAt`, epoch ms on the store's clock, when the run should look again.
+ * Held work is no failure: it is not retried with backoff nor dead-lettered.
+ * Only a real failure throws.
+ */
+export type RunOutcome = { kind: 'done' } | { kind: 'held'; retryAt: number }
+
+export const DONE: RunOutcome = { kind: 'done' }
 
 /** Delivers wake-ups to lane workers: in process when embedded, through SQS on AWS. */
 export interface Dispatcher {

@@ -7,7 +7,7 @@ import { MAX_APPEND_BYTES, MAX_EVENT_BYTES, MAX_EVENTS_PER_APPEND } from '../log
  * Payloads above this are gzipped when that makes them smaller: below it the
  * CPU costs more than the write units saved (DynamoDB bills per 1 KB written).
  */
-export const COMPRESS_ABOVE_BYTES = 4 * 1024
+const COMPRESS_ABOVE_BYTES = 4 * 1024
 
 export type EncodedPayload =
   | { kind: 'json'; json: string; bytes: number }
@@ -24,7 +24,7 @@ export function encodePayload(payload: unknown): EncodedPayload {
 }
 
 /** What an encoded payload adds to the request that writes it: binary travels as base64. */
-export function requestBytes(payload: EncodedPayload): number {
+function requestBytes(payload: EncodedPayload): number {
   return payload.kind === 'gzip' ? 4 * Math.ceil(payload.bytes / 3) : payload.bytes
 }
 

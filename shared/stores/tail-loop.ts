@@ -4,7 +4,8 @@ export interface TailSource {
   read(after: number): Promise<StoredEvent[]>
   /**
    * Resolves when there may be events after `after`, or when `signal` aborts.
-   * `idleRounds` counts reads in a row that found nothing, for backoff.
+   * Called after every read: `idleRounds` counts reads in a row that found
+   * nothing (0 after a read that found news), for backoff.
    */
   waitForNews(after: number, idleRounds: number, signal: AbortSignal | undefined): Promise<void>
 }
@@ -27,6 +28,8 @@ export async function* tailLoop(
       yield event
     }
     idleRounds = events.length === 0 ? idleRounds + 1 : 0
-    if (events.length === 0) await source.waitForNews(cursor, idleRounds, signal)
+    // After news too: what comes next is written on the writer's rhythm, not
+    // at once (a model step's progress batches are 50 to 250 ms apart).
+    await source.waitForNews(cursor, idleRounds, signal)
   }
 }

@@ -13,15 +13,6 @@ const codec = new EventStreamCodec(
   (text) => encoder.encode(text),
 )
 
-/** The stream exceptions `@ai-sdk/amazon-bedrock` surfaces as an error part; others it ignores. */
-export const STREAM_EXCEPTIONS = [
-  'internalServerException',
-  'modelStreamErrorException',
-  'serviceUnavailableException',
-  'throttlingException',
-  'validationException',
-] as const
-
 /**
  * What Claude on Bedrock closes each reasoning block with when the script
  * gives no signature: the provider sends reasoning back only with one.
@@ -47,8 +38,11 @@ const STOP_REASONS: Record<LanguageModelV4FinishReason['unified'], string> = {
  * `contentBlockDelta`s and `contentBlockStop`, then `messageStop` with the
  * stop reason and `metadata` with the usage. An `error` part becomes an
  * exception frame, which ends the stream as Bedrock ends it: its
- * `error.type` names the exception (one of `STREAM_EXCEPTIONS`, default
- * `modelStreamErrorException`). Parts with no Converse event (sources,
+ * `error.type` names the exception (default `modelStreamErrorException`;
+ * `@ai-sdk/amazon-bedrock` surfaces `internalServerException`,
+ * `modelStreamErrorException`, `serviceUnavailableException`,
+ * `throttlingException` and `validationException` as an error part, and
+ * ignores others). Parts with no Converse event (sources,
  * files, raw chunks, response metadata) are left out.
  */
 export function converseEventStream(

@@ -7,6 +7,7 @@ import { RECOVER_KEY } from '../ai/server/recovery.ts'
 import type { AIState } from '../ai/state/ai-state.ts'
 import type { StoredEvent } from '../log/event.ts'
 import type { EventStore } from '../log/event-store.ts'
+import { messageOf } from '../log/message-of.ts'
 import type { Timer } from '../runtime/scheduler.ts'
 import { type WakeUp, wakeUpGroup } from '../runtime/wake-up.ts'
 import {
@@ -221,27 +222,23 @@ export async function runConversation<Tools extends ToolSet>(
         continue
       }
       try {
-        await process.a.runtime.run(wakeUp)
+        const outcome = await process.a.runtime.run(wakeUp)
+        if (outcome.kind === 'held') {
+          // Held by a dead process until its claim expires: let that time pass.
+          time = Math.max(time, outcome.retryAt + 1)
+          queue.push(wakeUp)
+        }
       } catch (error) {
         if (process.points.crashed) {
           // The queue delivers a message its consumer died holding again.
           queue.unshift(wakeUp)
           throw process.points.crashed
         }
-        const retryAt = (error as { retryAt?: unknown } | null)?.retryAt
-        if (typeof retryAt === 'number') {
-          // Held by a dead process until its claim expires: let that time pass.
-          time = Math.max(time, retryAt + 1)
-          queue.push(wakeUp)
-          continue
-        }
         const group = wakeUpGroup(wakeUp)
         const failed = (failures.get(group) ?? 0) + 1
         failures.set(group, failed)
         if (failed >= MAX_FAILURES) {
-          stuck.push(
-            `the ${wakeUp.lane} lane failed ${failed} times: ${error instanceof Error ? error.message : String(error)}`,
-          )
+          stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(error)}`)
           continue
         }
         queue.push(wakeUp)

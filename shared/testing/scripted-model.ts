@@ -2,7 +2,7 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider'
 import { MockLanguageModelV4 } from 'ai/test'
 import { type Step, stepStream, withInputTokens } from './model-script.ts'
 
-export { reasoning, type Step, text, toolCalls } from './model-script.ts'
+export { type Step, text, toolCalls } from './model-script.ts'
 
 export interface ScriptedModel {
   model: MockLanguageModelV4

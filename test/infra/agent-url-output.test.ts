@@ -24,7 +24,7 @@ describe("the A2Agent's endpoint output", () => {
     // The REST API's own output is its root; the agent's ends in /agent.
     const joined = JSON.stringify(outputs.AgentUrl?.Value)
     expect(joined).toContain('/agent')
-  })
+  }, 60_000)
 
   it("is named after the construct's path below its stack, so two agents in a stack get two names", () => {
     const stack = new Stack(unbundled(), 'Agents')
@@ -36,5 +36,5 @@ describe("the A2Agent's endpoint output", () => {
       .map(([name]) => name)
       .sort()
     expect(named).toEqual(['BillingUrl', 'Team1SupportUrl'])
-  })
+  }, 60_000)
 })

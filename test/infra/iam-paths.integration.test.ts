@@ -5,8 +5,10 @@ import { App, Stack } from 'aws-cdk-lib'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createLocalResources } from '../../functions/local-runner/resources.ts'
 import { A2Agent, type A2AgentProps } from '../../infra/index.ts'
+import { inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
-import { type AwsEnvironment, awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
 import { eventLog } from '../../shared/index.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { HEAD_SK, sessionItemKey } from '../../shared/stores/dynamodb/table-keys.ts'
@@ -156,7 +158,7 @@ describe("retention's heal on append, as the appending functions may do it on AW
 })
 
 describe('a GET, as the stream function may serve it on AWS', () => {
-  it('reads the log and wakes admission, which its role allows, and nothing else', async () => {
+  it('reads the log and wakes admission for work left in the session, which its role allows, and nothing else', async () => {
     const sent: SentRequest[] = []
     const clients = setup()
     const aws = awsAgentParts({
@@ -176,9 +178,15 @@ describe('a GET, as the stream function may serve it on AWS', () => {
       logger: { info: () => {}, warn: () => {}, error: () => {} },
     })
     try {
-      await served.runtime.log
-        .session('read-me')
-        .append([{ id: 'read-me-1', type: 'note', payload: {} }])
+      // A message the controller has not admitted yet (nothing runs the lanes
+      // here): work a reader recovers, so the GET wakes admission.
+      await served.runtime.log.session('read-me').append(
+        inputs.message({
+          id: 'read-me-1',
+          role: 'user',
+          parts: [{ type: 'text', text: 'Where is my order?' }],
+        }),
+      )
       sent.length = 0
       const url = 'http://agent.test/agent?sessionId=read-me'
       const stream = await served.fetch(new Request(url))

@@ -2,6 +2,7 @@ import { inputs } from '../../shared/ai/index.ts'
 import type { AgentSession } from '../../shared/ai/server/index.ts'
 import type { AIState } from '../../shared/ai/state/ai-state.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { messageOf } from '../../shared/log/message-of.ts'
 import { sleep } from '../../shared/timing/sleep.ts'
 import type { SessionPlan, TurnPlan } from './plan.ts'
 
@@ -52,9 +53,7 @@ export async function driveSession(
         return
       } catch (error) {
         if (attempt >= 5) {
-          run.problems.push(
-            `an append kept failing: ${error instanceof Error ? error.message : String(error)}`,
-          )
+          run.problems.push(`an append kept failing: ${messageOf(error)}`)
           return
         }
         await sleep(200 * attempt)

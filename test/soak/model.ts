@@ -18,7 +18,7 @@ import type { SessionPlan } from './plan.ts'
 
 export const SOAK_MODEL = 'openai/gpt-5.6-terra'
 /** A small context window, so conversations compact within a few turns. */
-export const SOAK_LIMITS = { contextWindow: 1_200, maxOutputTokens: 200 }
+const SOAK_LIMITS = { contextWindow: 1_200, maxOutputTokens: 200 }
 
 /** The instructions of a session's calls, which name it. */
 export const instructionsFor = (sessionId: string): string =>

@@ -2,7 +2,7 @@
 // plans the same sessions, so a failure reruns from the seed it printed.
 
 /** The kinds of turn a soak session plays, each exercising a part of the runtime. */
-export const TURN_KINDS = [
+const TURN_KINDS = [
   /** An answer, streamed in many chunks. */
   'text',
   /** Two tool calls (`call_0`, `call_1`: the IDs every step reuses), then an answer. */

@@ -35,7 +35,7 @@ export function embedded({ tools, catalogUrl }: TargetContext): Promise<SoakTarg
   return Promise.resolve(targetOf(soak, () => soak.runtime.close()))
 }
 
-export function targetOf(soak: Agent, close: () => void | Promise<void>): SoakTarget {
+function targetOf(soak: Agent, close: () => void | Promise<void>): SoakTarget {
   return {
     session: (sessionId) => soak.session(sessionId) as never,
     read: (sessionId) => soak.runtime.log.session(sessionId).read(),

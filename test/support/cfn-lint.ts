@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-export const CFN_LINT_INSTALL_HINT =
+const CFN_LINT_INSTALL_HINT =
   'The template tests run cfn-lint (Python). Install it with: pip install cfn-lint'
 
 /**

@@ -8,14 +8,14 @@ import { EXAMPLE_LIMITS, EXAMPLE_MODEL, exampleBranch } from './example-gateway.
 // or steer behind it, as the offline demo model let them before.
 
 /** How long each streamed part waits after the one before. */
-export const WORD_DELAY_MS = 60
+const WORD_DELAY_MS = 60
 
 /** The answer to a message the example's script does not branch on: long enough to see it grow. */
 export const reply = (said: string): string =>
   `You said: "${said}". This answer comes from the AI Gateway double, a few words at a time, as a model streams its answer to the chat page.`
 
 /** What a real model's formatted answer looks like, for the page's markdown. */
-export const MARKDOWN = [
+const MARKDOWN = [
   'The chat page renders **markdown** as it streams:',
   '',
   '- a list item with `inline code`',
@@ -35,7 +35,7 @@ export const notFound = (modelId: string): string => `Model '${modelId}' not fou
  * anything else `reply()`, one delta a word; a model other than the
  * example's is not found (404, as the Gateway answers).
  */
-export function chatScript(call: ModelCall): Step {
+function chatScript(call: ModelCall): Step {
   if (call.modelId !== EXAMPLE_MODEL) {
     return { error: notFound(call.modelId), status: 404, type: 'model_not_found' }
   }

@@ -143,7 +143,7 @@ interface Tool {
 }
 
 /** Turns abstract operations into a valid chunk sequence. */
-export function toChunks(ops: readonly Op[]): UIMessageChunk[] {
+function toChunks(ops: readonly Op[]): UIMessageChunk[] {
   const chunks: UIMessageChunk[] = []
   let openText: string[] = []
   let openReasoning: string[] = []

@@ -48,7 +48,7 @@ const runtimeFact = fc.constantFrom(
   'providerTool' as const,
 )
 
-export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 5,
     arbitrary: fc.record({ kind: fc.constant('send' as const), generate: fc.boolean() }),
@@ -100,7 +100,7 @@ const pickFrom = <T>(list: readonly T[], index: number): T | undefined =>
   list.length === 0 ? undefined : list[index % list.length]
 
 /** The command a step pushes, if it is a command; `null` for runtime facts. */
-export function commandFor(step: Step, context: StepContext): ControlCommandInput[] | null {
+function commandFor(step: Step, context: StepContext): ControlCommandInput[] | null {
   const state = context.session.state
   const activeTurn = state.active?.turnId ?? null
   const observed = (stale: boolean) =>
@@ -155,7 +155,7 @@ export function commandFor(step: Step, context: StepContext): ControlCommandInpu
 }
 
 /** Runs a runtime fact, if the step is one and it is possible now. */
-export function runFact(step: Step, context: StepContext): void {
+function runFact(step: Step, context: StepContext): void {
   const { session } = context
   const state: AIState = session.state
   const generation =

@@ -28,7 +28,7 @@ export const SUMMARY = 'The user greeted the agent and asked for nothing else ye
 export const afterTool = (result: string): string => `Done, the tool said ${result}`
 
 /** What the model answers "wait before answering" once released: before that it streams nothing. */
-export const AFTER_WAITING = 'Thanks for waiting.'
+const AFTER_WAITING = 'Thanks for waiting.'
 
 /** What the model streams for "take your time" before it hangs. */
 export const THINKING = 'Let me think about that'
@@ -45,7 +45,7 @@ const FEW_TOKENS: LanguageModelV4Usage = {
  * call, as a real one would answer: the steps of `exampleBranch()`, and an
  * echo of anything else.
  */
-export function exampleScript(call: ModelCall): Step {
+function exampleScript(call: ModelCall): Step {
   return exampleBranch(call) ?? text(echo(lastUserText(call)), { chunks: 3 })
 }
 

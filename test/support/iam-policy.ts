@@ -70,7 +70,7 @@ function conditionsHold(
 }
 
 /** Whether any Allow statement grants the authorization. */
-export function allows(statements: readonly Statement[], needed: Authorization): boolean {
+function allows(statements: readonly Statement[], needed: Authorization): boolean {
   return statements.some(
     (statement) =>
       statement.Effect === 'Allow' &&

@@ -7,16 +7,16 @@ import type { Resource } from './template.ts'
 // an empty table are $0 idle; what remains is priced per resource.
 
 /** CloudWatch: per alarm metric a month (standard resolution), high resolution, composite; a dashboard. https://aws.amazon.com/cloudwatch/pricing/ */
-export const USD_PER_ALARM_METRIC = 0.1
-export const USD_PER_HIGH_RESOLUTION_ALARM_METRIC = 0.3
-export const USD_PER_COMPOSITE_ALARM = 0.5
-export const USD_PER_DASHBOARD = 3
+const USD_PER_ALARM_METRIC = 0.1
+const USD_PER_HIGH_RESOLUTION_ALARM_METRIC = 0.3
+const USD_PER_COMPOSITE_ALARM = 0.5
+const USD_PER_DASHBOARD = 3
 /** Secrets Manager, per secret a month: https://aws.amazon.com/secrets-manager/pricing/ */
-export const USD_PER_SECRET = 0.4
+const USD_PER_SECRET = 0.4
 /** KMS, per customer managed key a month: https://aws.amazon.com/kms/pricing/ */
-export const USD_PER_KMS_KEY = 1
+const USD_PER_KMS_KEY = 1
 /** SQS per request (a receive that finds nothing is one): https://aws.amazon.com/sqs/pricing/ */
-export const USD_PER_SQS_REQUEST = { fifo: 0.5 / 1e6, standard: 0.4 / 1e6 }
+const USD_PER_SQS_REQUEST = { fifo: 0.5 / 1e6, standard: 0.4 / 1e6 }
 
 /**
  * Lambda's pollers of an SQS event source mapping on an idle queue: five,

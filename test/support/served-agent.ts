@@ -8,7 +8,7 @@ import {
   scriptedModel,
 } from '../../shared/testing/scripted-model.ts'
 
-export { textOf, userMessage } from './conversation.ts'
+export { textOf } from './conversation.ts'
 export { until } from './until.ts'
 
 /** Runs `cleanup` when the test ends (clients, servers, agents), last registered first. */

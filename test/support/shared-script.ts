@@ -21,10 +21,10 @@ import { textOf, userMessage } from './conversation.ts'
 // it would alone: an ID derived only from what the sessions share collides
 // in the store, and the second session's work is refused.
 
-export const MODEL = 'openai/gpt-5.6-terra'
+const MODEL = 'openai/gpt-5.6-terra'
 
 /** A model step of a turn: its tool calls (none: it answers), and whether the provider fails it once first. */
-export interface ScriptStep {
+interface ScriptStep {
   calls: ('lookup' | 'remind' | 'closeTicket')[]
   failFirst: boolean
 }
@@ -66,7 +66,7 @@ export function scriptArbitrary({
 }
 
 /** What every session's tools did, by session: the same script, so the same counts. */
-export interface Effects {
+interface Effects {
   lookups: Map<string, number>
   closed: Map<string, number>
 }

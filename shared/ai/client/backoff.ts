@@ -9,7 +9,7 @@ export interface BackoffOptions {
 }
 
 export const DEFAULT_INITIAL_DELAY_MS = 500
-export const DEFAULT_MAX_DELAY_MS = 30_000
+const DEFAULT_MAX_DELAY_MS = 30_000
 
 /**
  * A client's backoff: doubling from the first delay, with "equal jitter"

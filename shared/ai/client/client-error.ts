@@ -1,8 +1,21 @@
 import type { HttpErrorCode } from '../../http/http-error.ts'
-import { brandA2Error } from '../../log/error-brand.ts'
+import { type A2Code, A2Error, isA2Error } from '../../log/error-brand.ts'
+import type { A2ErrorCode } from '../../log/errors.ts'
+import { messageOf } from '../../log/message-of.ts'
+
+/**
+ * The codes a server answers with, as the HTTP edge and the log name them.
+ * Imported as types, so that a browser's program, which loads no server
+ * code, knows them too (`hasA2Code(error, 'FORBIDDEN')`).
+ */
+type ServerCode = HttpErrorCode | A2ErrorCode
 
 /** Codes a client adds to the server's: the request never got a JSON answer. */
-export type AgentClientErrorCode = HttpErrorCode | 'NETWORK_ERROR' | 'BAD_RESPONSE'
+export type AgentClientErrorCode = 'NETWORK_ERROR' | 'BAD_RESPONSE'
+
+declare module '../../log/error-brand.ts' {
+  interface A2Codes extends Record<AgentClientErrorCode, true> {}
+}
 
 /**
  * A failed request to an agent's endpoint. `code` is the server's error code
@@ -16,23 +29,20 @@ export type AgentClientErrorCode = HttpErrorCode | 'NETWORK_ERROR' | 'BAD_RESPON
  *   if (hasA2Code(error, 'FORBIDDEN')) signIn()
  * }
  */
-export class AgentClientError extends Error {
-  readonly code: AgentClientErrorCode
+export class AgentClientError extends A2Error {
   readonly status: number
   readonly details: Record<string, unknown> | undefined
 
   constructor(
-    code: AgentClientErrorCode,
+    code: A2Code,
     status: number,
     message: string,
     options: { details?: Record<string, unknown>; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'AgentClientError'
-    this.code = code
     this.status = status
     this.details = options.details
-    brandA2Error(this, 'client')
   }
 
   /** Worth sending again: nothing answered, or the server failed or asked us to slow down. */
@@ -55,7 +65,7 @@ export async function errorFromResponse(response: Response): Promise<AgentClient
     )
   }
   return new AgentClientError(
-    error.code as AgentClientErrorCode,
+    error.code as ServerCode,
     response.status,
     typeof error.message === 'string' ? error.message : error.code,
     typeof error.details === 'object' && error.details !== null
@@ -66,6 +76,17 @@ export async function errorFromResponse(response: Response): Promise<AgentClient
 
 /** A fetch that threw (offline, refused, reset) as a typed error. */
 export function networkError(cause: unknown): AgentClientError {
-  const reason = cause instanceof Error ? cause.message : String(cause)
-  return new AgentClientError('NETWORK_ERROR', 0, `Could not reach the agent: ${reason}`, { cause })
+  return new AgentClientError(
+    'NETWORK_ERROR',
+    0,
+    `Could not reach the agent: ${messageOf(cause)}`,
+    {
+      cause,
+    },
+  )
+}
+
+/** Whether a failed request is worth sending again (`retryable`), told by the brand, not the class. */
+export function isRetryable(error: unknown): boolean {
+  return isA2Error(error) && (error as Partial<AgentClientError>).retryable === true
 }

@@ -2,7 +2,7 @@ import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { backoff } from '../../timing/backoff.ts'
 import { sleep } from '../../timing/sleep.ts'
 import { clientBackoff } from './backoff.ts'
-import { AgentClientError, errorFromResponse, networkError } from './client-error.ts'
+import { AgentClientError, errorFromResponse, isRetryable, networkError } from './client-error.ts'
 
 /** Static headers, or a function for ones that change (a fresh auth token). */
 export type HeadersOption = HeadersInit | (() => HeadersInit | Promise<HeadersInit>)
@@ -15,7 +15,7 @@ export interface Endpoint {
 }
 
 /** Pushes retried after a network failure, a 5xx or a 429 (safe: every event has an ID). */
-export const PUSH_ATTEMPTS = 3
+const PUSH_ATTEMPTS = 3
 
 /** `api` with the session (and resume index) in the query; `api` may be relative in a browser. */
 export function sessionUrl(api: string, sessionId: string, after?: number): string {
@@ -49,8 +49,7 @@ export async function postEvents(
     try {
       return await postOnce(endpoint, sessionId, events)
     } catch (error) {
-      const retryable = error instanceof AgentClientError && error.retryable
-      if (!retryable || attempt + 1 >= attempts) throw error
+      if (!isRetryable(error) || attempt + 1 >= attempts) throw error
       await sleep(delay(attempt))
     }
   }

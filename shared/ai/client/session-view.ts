@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { StateSnapshot } from '../../log/reducer.ts'
-import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
+import type { AIState } from '../state/ai-state.ts'
+import type { TranscriptMessage } from '../state/message-types.ts'
 import type { AgentClientError } from './client-error.ts'
 import type { ConnectionStatus } from './sse-subscription.ts'
 

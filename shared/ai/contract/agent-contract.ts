@@ -5,7 +5,6 @@ import {
   type ContractEvents,
   contract,
 } from '../../log/contract.ts'
-import type { StoredEvent } from '../../log/event.ts'
 import type { AIState } from '../state/ai-state.ts'
 
 /** State whose keys would shadow AIState's is refused at compile time. */
@@ -121,5 +120,3 @@ const AI_STATE_KEYS: Record<keyof AIState, true> = {
   requests: true,
   response: true,
 }
-
-export type { StoredEvent }

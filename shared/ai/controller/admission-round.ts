@@ -77,7 +77,7 @@ export function settledDraft<M extends UIMessage>(
  * the state the events lead to, not off their types. A finished or still
  * running call keeps its worker; a cut-short one loses it.
  */
-export function claimsEndedBy<M extends UIMessage>(
+function claimsEndedBy<M extends UIMessage>(
   state: AIState<M>,
   events: readonly AIEventInput<M>[],
 ): string[] {

@@ -11,7 +11,7 @@ export interface AdvanceOptions {
   maxSteps?: number
 }
 
-export const DEFAULT_MAX_STEPS = 20
+const DEFAULT_MAX_STEPS = 20
 
 const HANDOFF_REASON = 'Closed: steering took over the turn before this was answered.'
 

@@ -7,7 +7,7 @@ import { runnableTools } from './due-work.ts'
 import { stepToServe } from './generation-attempt.ts'
 
 /** How much of a failure's message a dead letter keeps: enough to read, never too much to store. */
-export const MAX_DEAD_LETTER_ERROR_LENGTH = 2_000
+const MAX_DEAD_LETTER_ERROR_LENGTH = 2_000
 
 /** A lane's wake-up that kept failing, and how. */
 export interface GivenUp {

@@ -84,11 +84,6 @@ export type ControlCommand<M extends UIMessage = UIMessage> = StoredEvent<
   ControlRequest<M>
 >
 
-/** Event types only the server writes; `fetch` refuses them from browsers. */
-export const SERVER_AUTHORED_AI_EVENTS = (Object.keys(AI_EVENTS) as AIEventType[]).filter(
-  (type) => type !== 'ai.control.requested',
-)
-
 export function isAIEventType(type: string): type is AIEventType {
   return Object.hasOwn(AI_EVENTS, type)
 }

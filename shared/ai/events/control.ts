@@ -9,7 +9,7 @@ import { uiMessageSchema } from './message-schema.ts'
 const id = z.string().min(1)
 
 /** Exactly one owner: the work a delayed interruption may stop. */
-export const interruptOwnerSchema = z.union([
+const interruptOwnerSchema = z.union([
   z.strictObject({ requestId: id, messageId: id }),
   z.strictObject({ generationId: id, responseMessageId: id }),
   z.strictObject({ approvalId: id }),

@@ -14,7 +14,7 @@ export const messageCreatedSchema = z.object({
 })
 
 /** One accepted state change. The reducer applies them without deciding anything. */
-export const controlChangeSchema = z.discriminatedUnion('op', [
+const controlChangeSchema = z.discriminatedUnion('op', [
   z.object({
     op: z.literal('inbox.add'),
     inputId: id,
@@ -78,7 +78,7 @@ export const controlCommittedSchema = z.object({
   changes: z.array(controlChangeSchema),
 })
 
-export const REJECTION_REASONS = [
+const REJECTION_REASONS = [
   'not-pending',
   'stale-turn',
   'role-mismatch',

@@ -10,7 +10,7 @@ export {
   type SessionStatus,
   type Wait,
 } from './diagnose.ts'
-export { authorOf, type EventAuthor, summarizeEvent } from './event-summary.ts'
+export type { EventAuthor } from './event-summary.ts'
 export { headOf, IndexOutOfRangeError, stateAt, statesByIndex } from './state-at.ts'
 export { diffAt, diffStates, type StateChange } from './state-diff.ts'
 export { type TimelineLine, timeline } from './timeline.ts'

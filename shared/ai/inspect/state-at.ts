@@ -1,11 +1,18 @@
-import { A2Error } from '../../log/errors.ts'
+import { A2Error } from '../../log/error-brand.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import { foldEvents, type StateSnapshot } from '../../log/reducer.ts'
 import type { AIState } from '../state/ai-state.ts'
 import { AI_STATE_REDUCER } from '../state/ai-state-reducer.ts'
 
+declare module '../../log/error-brand.ts' {
+  interface A2Codes {
+    /** An index the inspector was asked about is outside the session's log. */
+    INDEX_OUT_OF_RANGE: true
+  }
+}
+
 /** An index the inspector was asked about is not in the session's log. */
-export class IndexOutOfRangeError extends A2Error {
+export class IndexOutOfRangeError extends A2Error<'INDEX_OUT_OF_RANGE'> {
   readonly index: number
   readonly head: number
 

@@ -12,11 +12,11 @@ import type {
   GenerationSettings,
   HarnessOptions,
   MessageMetadataContext,
-  ModelChoice,
   ResolverContext,
 } from './agent-options.ts'
 import { type StepCompaction, stepCompaction } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
+import type { ModelChoice } from './resolve-model.ts'
 
 export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
 

@@ -1,7 +1,6 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type {
   LanguageModel,
-  LanguageModelUsage,
   ModelMessage,
   TelemetryOptions,
   TextStreamPart,
@@ -18,12 +17,11 @@ import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
-import type { AIState } from '../state/ai-state.ts'
-import type { ModelSettings } from '../state/model-settings.ts'
 import type { AgentMetrics } from './agent-metrics.ts'
 import type { CompactionOptions } from './compaction.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 import type { ProgressBatching } from './progress-batcher.ts'
+import type { ModelChoice } from './resolve-model.ts'
 
 /** What model and instruction resolvers receive. */
 export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMessage> {
@@ -36,15 +34,7 @@ export interface ResolverContext<AppState = unknown, M extends UIMessage = UIMes
   sessionId: string
 }
 
-/**
- * A model ID (AI Gateway's `provider/model`, or `bedrock:<model or inference
- * profile ID>` for Amazon Bedrock with the environment's AWS credentials),
- * `ModelSettings`, or an AI SDK model object (any provider's, e.g.
- * `@ai-sdk/amazon-bedrock`'s).
- */
-export type ModelChoice = string | ModelSettings | Exclude<LanguageModel, string>
-
-export type Resolvable<T, AppState, M extends UIMessage> =
+type Resolvable<T, AppState, M extends UIMessage> =
   | T
   | ((context: ResolverContext<AppState, M>) => T | Promise<T>)
 
@@ -189,5 +179,3 @@ export interface AgentOptions<
   now?: () => number
   logger?: Pick<Console, 'info' | 'warn' | 'error'>
 }
-
-export type { AIState, LanguageModelUsage }

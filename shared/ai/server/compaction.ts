@@ -59,7 +59,7 @@ export function stepCompaction<M extends UIMessage>(
  * Automatic compaction cannot summarize around provider-executed tools: the
  * message that says so when a setting asks for it, or `undefined`.
  */
-export function compactionConflict<M extends UIMessage>(
+function compactionConflict<M extends UIMessage>(
   tools: ToolSet,
   setting: CompactionSetting<M>,
 ): string | undefined {

@@ -1,4 +1,5 @@
 import { streamText, type UIMessageChunk } from 'ai'
+import { messageOf } from '../../log/message-of.ts'
 import type { GenerateContext, MessageMetadataContext } from './agent-options.ts'
 import type { ResolvedModel } from './resolve-model.ts'
 
@@ -36,7 +37,7 @@ export function defaultGenerate(
       (context.event.payload as { responseMessageId: string }).responseMessageId,
     sendReasoning: true,
     sendSources: true,
-    onError: (error) => (error instanceof Error ? error.message : String(error)),
+    onError: messageOf,
     ...(messageMetadata
       ? {
           messageMetadata: ({ part }: { part: MessageMetadataContext['part'] }) =>

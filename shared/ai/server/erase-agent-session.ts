@@ -1,8 +1,8 @@
-import { SessionActiveError } from '../../log/errors.ts'
 import type { EraseReceipt, EventStore } from '../../log/event-store.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { SessionState } from '../state/session-state.ts'
 import type { LocalWork } from './lanes/local-work.ts'
+import { SessionActiveError } from './session-active-error.ts'
 import type { StateCache } from './state-cache.ts'
 
 export interface EraseOptions {

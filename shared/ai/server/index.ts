@@ -27,10 +27,10 @@ export type {
   GenerationSettings,
   HarnessOptions,
   MessageMetadataContext,
-  ModelChoice,
   ResolverContext,
   ToolApprovalPolicy,
 } from './agent-options.ts'
 export type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
 export { StepResultTooLargeError } from './lanes/durable-steps.ts'
+export type { ModelChoice } from './resolve-model.ts'
 export type { AgentSession } from './session-api.ts'

@@ -1,5 +1,5 @@
 /** Where A2 reads model limits: the AI Gateway model catalog. */
-export const DEFAULT_MODEL_CATALOG_URL = 'https://ai-gateway.vercel.sh/v1/models'
+const DEFAULT_MODEL_CATALOG_URL = 'https://ai-gateway.vercel.sh/v1/models'
 
 export interface ModelCatalogOptions {
   /** The catalog's URL (default: AI Gateway's public model list). */

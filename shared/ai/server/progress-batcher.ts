@@ -20,7 +20,7 @@ export interface ProgressBatching {
  * and make the number of appends follow the answer's length at a rate of
  * about four a second, not twenty.
  */
-export const DEFAULT_PROGRESS_BATCHING: ProgressBatching = {
+const DEFAULT_PROGRESS_BATCHING: ProgressBatching = {
   windowMs: 50,
   maxWindowMs: 250,
   maxChunks: 64,

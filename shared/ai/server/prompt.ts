@@ -1,6 +1,7 @@
 import { convertToModelMessages, type ModelMessage, type ToolSet, type UIMessage } from 'ai'
-import type { AIState, TranscriptMessage } from '../state/ai-state.ts'
+import type { AIState } from '../state/ai-state.ts'
 import { isCompactionPart } from '../state/compaction-part.ts'
+import type { TranscriptMessage } from '../state/message-types.ts'
 import { withParts } from '../state/message-types.ts'
 import { SUMMARY_PREFIX } from './compaction.ts'
 

@@ -1,4 +1,6 @@
 import type { Lane } from '../../runtime/lanes.ts'
+import { admissionRound } from '../controller/admission-round.ts'
+import type { ControllerOptions } from '../controller/controller-options.ts'
 import type { AIState } from '../state/ai-state.ts'
 import { lookupGaveUp } from '../state/model-lookups.ts'
 
@@ -24,4 +26,21 @@ export function lanesToRecover(state: AIState, { handlers }: { handlers: boolean
   if (lookingUp) lanes.push('metadata')
   if (handlers) lanes.push('handlers')
   return lanes
+}
+
+/**
+ * Whether a reader should wake the session to recover it: only when it may
+ * hold work a crashed process left (a decision the controller has not made,
+ * or a lane in `lanesToRecover`). An idle, settled session needs nothing, so
+ * a reconnecting tab (every 10 to 20 s while it is open) costs no wake-up,
+ * no SQS message and no invocation.
+ */
+export function mayHoldStuckWork(
+  state: AIState,
+  options: { handlers: boolean; controller: ControllerOptions },
+): boolean {
+  return (
+    admissionRound(state, options.controller).events.length > 0 ||
+    lanesToRecover(state, options).length > 0
+  )
 }

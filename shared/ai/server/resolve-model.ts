@@ -1,8 +1,15 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import type { ModelSettings } from '../state/model-settings.ts'
-import type { ModelChoice } from './agent-options.ts'
 import { bedrockModelId } from './bedrock-model-id.ts'
+
+/**
+ * A model ID (AI Gateway's `provider/model`, or `bedrock:<model or inference
+ * profile ID>` for Amazon Bedrock with the environment's AWS credentials),
+ * `ModelSettings`, or an AI SDK model object (any provider's, e.g.
+ * `@ai-sdk/amazon-bedrock`'s).
+ */
+export type ModelChoice = string | ModelSettings | Exclude<LanguageModel, string>
 
 export interface ResolvedModel {
   model: LanguageModel

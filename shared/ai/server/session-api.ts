@@ -1,16 +1,15 @@
 import { ReservedEventIdError } from '../../log/errors.ts'
-import type { EventInput } from '../../log/event.ts'
+import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { isReservedId } from '../../log/event.ts'
+import { checkSessionId } from '../../log/event-envelope.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
-import { exportSession } from '../../log/session-export.ts'
 import type { HandlerSession, TimerWhen } from '../../runtime/handler-context.ts'
+import type { Timer } from '../../runtime/scheduler.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
 import { sessionScopedId } from '../ids.ts'
-import { mergeState } from '../state/session-state.ts'
+import { mergeState, type SessionState } from '../state/session-state.ts'
 import type { AgentEraseReceipt, EraseOptions } from './erase-agent-session.ts'
-import type { LaneContext } from './lanes/lane-context.ts'
 import { checkMessages } from './message-check.ts'
-import { timerLogOf } from './timer-log.ts'
 import { timerTarget } from './timer-target.ts'
 
 export interface AgentSession<State = Record<string, unknown>> extends HandlerSession<State> {
@@ -29,6 +28,11 @@ export interface AgentSession<State = Record<string, unknown>> extends HandlerSe
   export(): Promise<string>
 }
 
+/** Timers of a session, set in its current log (so they never fire into an erased one). */
+export interface Timers {
+  schedule(timer: Omit<Timer, 'setIn'>): Promise<void>
+}
+
 /** Where a session's timers count from, and whose they are. */
 export interface TimerOrigin {
   /** The time delays count from: the triggering event's inside a tool or handler. */
@@ -44,6 +48,21 @@ export interface TimerOrigin {
   call?: string
 }
 
+/** What a session as server code sees it is made of. */
+export interface SessionPorts {
+  /** The agent's clock: where timers count from outside a tool or handler. */
+  now(): number
+  /** The session's folded state at the log's end (cached per session). */
+  state(sessionId: string): Promise<StateSnapshot<SessionState>>
+  /** The session's log folded by another reducer. */
+  fold<State>(sessionId: string, reducer: Reducer<State, never>): Promise<StateSnapshot<State>>
+  /** A trusted server append, which wakes the lanes the new events concern. */
+  append(sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]>
+  erase(sessionId: string, options?: EraseOptions): Promise<AgentEraseReceipt>
+  export(sessionId: string): Promise<string>
+  readonly timers: Timers
+}
+
 /**
  * A session as server code sees it: trusted appends (no `authorize`) that
  * wake the lanes they concern, wherever they come from (`agent.session()`, a
@@ -51,21 +70,22 @@ export interface TimerOrigin {
  * agent's clock, in no call's scope).
  */
 export function agentSession(
-  lane: LaneContext,
+  ports: SessionPorts,
   sessionId: string,
-  timers: TimerOrigin = { from: lane.config.now },
+  timers: TimerOrigin = { from: ports.now },
 ): AgentSession {
-  const log = lane.log.session(sessionId)
+  // A malformed ID is refused here, where the caller named it.
+  const id = checkSessionId(sessionId)
   return {
-    id: log.sessionId,
-    append: (...events) => lane.append(sessionId, events),
+    id,
+    append: (...events) => ports.append(sessionId, events),
     async state<Other>(reducer?: Reducer<Other, never>): Promise<StateSnapshot<never>> {
-      if (reducer) return (await log.state(reducer)) as StateSnapshot<never>
-      const { state, index } = await lane.state(sessionId)
+      if (reducer) return (await ports.fold(sessionId, reducer)) as StateSnapshot<never>
+      const { state, index } = await ports.state(sessionId)
       return { state: mergeState(state.ai, state.app), index } as StateSnapshot<never>
     },
-    erase: (options?: EraseOptions) => lane.erase(sessionId, options),
-    export: () => exportSession(lane.store, sessionId),
+    erase: (options?: EraseOptions) => ports.erase(sessionId, options),
+    export: () => ports.export(sessionId),
     async schedule(name: string, when: TimerWhen, ...events: EventInput[]): Promise<void> {
       for (const event of events) {
         if (event.id !== undefined && isReservedId(event.id))
@@ -75,13 +95,10 @@ export function agentSession(
       // while the caller can hear it, not at every firing.
       await checkMessages(events)
       const at = timerTarget(when, timers.from())
-      // A timer set in a log fires only into that log, never into an erased one.
-      const setIn = await timerLogOf(lane.store, sessionId)
-      await lane.scheduler.schedule({
+      await ports.timers.schedule({
         sessionId,
         name: timers.call === undefined ? name : `${timers.call}/${name}`,
         at,
-        ...(setIn ? { setIn } : {}),
         events: events.map((event, position) => ({
           // A new input keeps its message ID, which the log requires of it.
           id:
@@ -93,5 +110,3 @@ export function agentSession(
     },
   } as AgentSession
 }
-
-export type { StateSnapshot }

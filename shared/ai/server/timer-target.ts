@@ -1,6 +1,13 @@
 import ms from 'ms'
-import { A2Error } from '../../log/errors.ts'
+import { A2Error } from '../../log/error-brand.ts'
 import type { TimerWhen } from '../../runtime/handler-context.ts'
+
+declare module '../../log/error-brand.ts' {
+  interface A2Codes {
+    /** A timer's delay or time that cannot be read (`ctx.session.schedule`). */
+    INVALID_TIMER: true
+  }
+}
 
 /**
  * When a timer fires, in epoch milliseconds. A delay counts from `from` (the

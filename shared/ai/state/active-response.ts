@@ -8,7 +8,7 @@ import { withParts } from './message-types.ts'
 // client saw it at its frontier. The journal lives only while the turn runs.
 
 /** Chunks applied by the event at `index`, or the parts cut back to `truncateTo`. */
-export type JournalEntry =
+type JournalEntry =
   | { index: number; chunks: UIMessageChunk[] }
   | { index: number; truncateTo: number }
 

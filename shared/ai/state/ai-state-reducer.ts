@@ -1,4 +1,3 @@
-import type { UIMessage } from 'ai'
 import type { StoredEvent } from '../../log/event.ts'
 import type { Reducer } from '../../log/reducer.ts'
 import { type AIState, initialAIState } from './ai-state.ts'
@@ -12,11 +11,4 @@ export const AI_STATE_REDUCER: Reducer<AIState, StoredEvent> & { name: 'a2.ai.st
   name: 'a2.ai.state.v4',
   initialState: initialAIState(),
   fold: reduceAIState,
-}
-
-/** The AI reducer typed for your message type. */
-export function aiStateReducer<M extends UIMessage>(): Reducer<AIState<M>, StoredEvent> {
-  // One fold for every message type: it copies parts it does not know, so
-  // an app's narrower `M` is what comes out when `M` went in.
-  return AI_STATE_REDUCER as unknown as Reducer<AIState<M>, StoredEvent>
 }

@@ -1,15 +1,8 @@
 import type { UIMessage } from 'ai'
 import type { ControlRequest } from '../events/control.ts'
 import type { ActiveResponse } from './active-response.ts'
-import type { CompactionData, CompactionPart } from './compaction-part.ts'
-
-/**
- * A message as `state.messages` holds it: your message type, whose parts may
- * also include the reducer's compaction marker.
- */
-export type TranscriptMessage<M extends UIMessage = UIMessage> = Omit<M, 'parts'> & {
-  parts: Array<M['parts'][number] | CompactionPart>
-}
+import type { CompactionData } from './compaction-part.ts'
+import type { TranscriptMessage } from './message-types.ts'
 
 /** A pending input in the durable inbox: accepted, not yet admitted. */
 export interface InboxItem<M extends UIMessage = UIMessage> {

@@ -23,7 +23,7 @@ import { parsePartialJsonSync } from './partial-json.ts'
 // parts it touches; it never looks at other messages.
 
 /** A tool call whose input is still streaming (the SDK's `partialToolCalls`). */
-export interface PartialToolCall {
+interface PartialToolCall {
   text: string
   inputEncoding?: 'json' | 'text'
   index: number

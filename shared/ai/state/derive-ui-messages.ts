@@ -1,6 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { StoredEvent } from '../../log/event.ts'
-import { initialAIState, type TranscriptMessage } from './ai-state.ts'
+import { initialAIState } from './ai-state.ts'
+import type { TranscriptMessage } from './message-types.ts'
 import { reduceAIState } from './reduce-ai-state.ts'
 
 /**

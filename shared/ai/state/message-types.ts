@@ -1,5 +1,13 @@
 import type { UIMessage } from 'ai'
-import type { TranscriptMessage } from './ai-state.ts'
+import type { CompactionPart } from './compaction-part.ts'
+
+/**
+ * A message as `state.messages` holds it: your message type, whose parts may
+ * also include the reducer's compaction marker.
+ */
+export type TranscriptMessage<M extends UIMessage = UIMessage> = Omit<M, 'parts'> & {
+  parts: Array<M['parts'][number] | CompactionPart>
+}
 
 // An app's message type `M` narrows the AI SDK's `UIMessage` by its metadata,
 // data and tool types. The fold builds messages and parts from the SDK's

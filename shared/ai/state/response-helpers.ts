@@ -6,8 +6,9 @@ import {
   responseAt,
   truncateResponse,
 } from './active-response.ts'
-import type { AIState, ToolRecord, TranscriptMessage } from './ai-state.ts'
+import type { AIState, ToolRecord } from './ai-state.ts'
 import { applyUIMessageChunks, emptyCursor } from './apply-chunks.ts'
+import type { TranscriptMessage } from './message-types.ts'
 import { fromTranscript, toTranscript } from './message-types.ts'
 
 // Changes to the active response message. They touch only the response's
@@ -42,7 +43,7 @@ export function applyToActiveResponse<M extends UIMessage>(
 }
 
 /** Applies chunks to a message that is not (or no longer) the active response. */
-export function applyToMessage<M extends UIMessage>(
+function applyToMessage<M extends UIMessage>(
   state: AIState<M>,
   messageId: string,
   chunks: readonly UIMessageChunk[],

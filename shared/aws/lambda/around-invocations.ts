@@ -1,5 +1,5 @@
 import { QUEUE_FUNCTION_NAMES } from '../pipeline-functions.ts'
-import type { PipelineHandlers } from './pipeline-handlers.ts'
+import type { PipelineHandlers } from './handlers-by-function.ts'
 import type { SqsHandler } from './visibility-lease.ts'
 
 /** Runs one invocation of the handler `name` (`run`), with something around it. */

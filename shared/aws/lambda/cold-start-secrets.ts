@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { messageOf } from '../../log/message-of.ts'
 import { ENVIRONMENT_VARIABLES, SECRET_VARIABLE } from '../environment-variables.ts'
 import { PipelineError } from '../errors.ts'
 
@@ -52,7 +53,7 @@ export async function loadSecrets(
       } catch (error) {
         throw new PipelineError(
           'SECRET_UNREADABLE',
-          `${name}: ${arn} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+          `${name}: ${arn} could not be read: ${messageOf(error)}`,
           { cause: error },
         )
       }

@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda'
+import type { APIGatewayProxyEvent } from 'aws-lambda'
 import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
 import type { FetchOptions } from '../../http/log-endpoint.ts'
-import { a2ErrorKind } from '../../log/error-brand.ts'
+import { hasA2Code } from '../../log/error-brand.ts'
+import { messageOf } from '../../log/message-of.ts'
 import { PipelineError } from '../errors.ts'
 import type { AwsLambdaGlobal, ResponseStream, StreamingHandler } from './awslambda.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
@@ -72,15 +73,15 @@ export function httpHandler(
         }
       } catch (error) {
         options.logger.warn('a2: bad HTTP event', { error: String(error) })
-        const pipelineError = a2ErrorKind(error) === 'pipeline'
+        const malformed = hasA2Code(error, 'MALFORMED_HTTP_EVENT')
         response = Response.json(
           {
             error: {
-              code: pipelineError ? (error as PipelineError).code : 'INTERNAL',
-              message: error instanceof Error ? error.message : String(error),
+              code: malformed ? error.code : 'INTERNAL',
+              message: messageOf(error),
             },
           },
-          { status: pipelineError ? 400 : 500 },
+          { status: malformed ? 400 : 500 },
         )
       }
       await writeResponse(response, responseStream, options.httpResponseStream)
@@ -184,5 +185,3 @@ async function writeResponse(
     if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error
   }
 }
-
-export type { Context }

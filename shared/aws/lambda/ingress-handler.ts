@@ -6,6 +6,7 @@ import {
 } from '@aws-lambda-powertools/batch'
 import type { SQSRecord } from 'aws-lambda'
 import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
+import { messageOf } from '../../log/message-of.ts'
 import { parseIngressMessage } from '../ingress-message.ts'
 import { parseTimerMessage } from '../timer-message.ts'
 import type { PipelineAgent, PipelineLogger } from './pipeline-agent.ts'
@@ -74,7 +75,7 @@ function loggingFailures(
         messageId: message.messageId,
         receiveCount: message.attributes?.ApproximateReceiveCount,
         code: (error as { code?: string }).code,
-        error: error instanceof Error ? error.message : String(error),
+        error: messageOf(error),
       })
       throw error
     }

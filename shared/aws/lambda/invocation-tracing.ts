@@ -1,5 +1,5 @@
 import { aroundEachInvocation } from './around-invocations.ts'
-import type { PipelineHandlers } from './pipeline-handlers.ts'
+import type { PipelineHandlers } from './handlers-by-function.ts'
 
 interface TraceSegment {
   addNewSubsegment(name: string): TraceSubsegment

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda'
 import { QUEUE_FUNCTION_NAMES } from '../pipeline-functions.ts'
-import type { PipelineHandlers } from './pipeline-handlers.ts'
+import type { PipelineHandlers } from './handlers-by-function.ts'
 import type { SqsHandler } from './visibility-lease.ts'
 
 /** What Powertools' Logger offers to tag every line of an invocation. */

@@ -2,7 +2,7 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambd
 import type { SQSRecord } from 'aws-lambda'
 import type { RunOptions } from '../../ai/server/agent.ts'
 import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
-import { hasA2Code } from '../../log/error-brand.ts'
+import { messageOf } from '../../log/message-of.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import { sleep } from '../../timing/sleep.ts'
 import { PipelineError } from '../errors.ts'
@@ -35,8 +35,8 @@ export interface LaneHandlerOptions {
  * run in order; after a failure the rest of that message group's records in
  * the batch fail too (and come back in order), other groups go on.
  *
- * Work claimed by an earlier attempt (`ClaimHeldError`) is waited for in the
- * invocation, until the claim expires: a message redelivered sooner than its
+ * Work held by an earlier attempt (a run's `held` outcome) is waited for in
+ * the invocation, until the claim expires: a message redelivered sooner than its
  * crashed attempt's claim expired then takes the work over in one receive,
  * instead of spending receives until it lands in the dead-letter queue.
  */
@@ -90,7 +90,7 @@ export function laneHandler(
             sessionId: wakeUp.sessionId,
             key: wakeUp.key,
             receiveCount,
-            error: error instanceof Error ? error.message : String(error),
+            error: messageOf(error),
           },
         )
         if (last) {
@@ -118,6 +118,11 @@ export function laneHandler(
   }
 }
 
+/**
+ * Runs the wake-up, waiting in the invocation while a live attempt holds the
+ * work, as long as the invocation has time. Work held past the deadline
+ * fails the record, so SQS brings it back when its visibility ends.
+ */
 async function runWaitingForClaims(
   agent: PipelineAgent,
   wakeUp: WakeUp,
@@ -125,14 +130,15 @@ async function runWaitingForClaims(
   runOptions: RunOptions,
 ): Promise<void> {
   for (;;) {
-    try {
-      return await agent.runtime.run(wakeUp, runOptions)
-    } catch (error) {
-      // Known by its code, not its class: the agent module may bring its own
-      // copy of a2-aws, whose classes are not this bundle's.
-      const retryAt = hasA2Code(error, 'CLAIM_HELD') && (error as { retryAt?: unknown }).retryAt
-      if (typeof retryAt !== 'number' || retryAt >= deadline) throw error
-      await sleep(Math.max(0, retryAt - Date.now()) + 5)
+    const outcome = await agent.runtime.run(wakeUp, runOptions)
+    // An agent built with an older a2-aws returns nothing: done.
+    if (outcome?.kind !== 'held') return
+    if (outcome.retryAt >= deadline) {
+      throw new PipelineError(
+        'WORK_HELD',
+        `The ${wakeUp.lane} work of session ${wakeUp.sessionId} is held by a live attempt until ${new Date(outcome.retryAt).toISOString()}, past this invocation's time: SQS delivers it again`,
+      )
     }
+    await sleep(Math.max(0, outcome.retryAt - Date.now()) + 5)
   }
 }

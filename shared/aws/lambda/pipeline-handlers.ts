@@ -1,20 +1,12 @@
-import type {
-  APIGatewayProxyEvent,
-  Context,
-  DynamoDBBatchResponse,
-  DynamoDBStreamEvent,
-} from 'aws-lambda'
 import { type AgentMetrics, safeMetrics } from '../../ai/server/agent-metrics.ts'
 import { QUEUE_LANES, type QueueLane } from '../../runtime/lanes.ts'
-import { type AwsEnvironment, awsClients } from '../agent-environment.ts'
-import {
-  type QueueFunction,
-  VISIBILITY_LEASE,
-  type VisibilityLease,
-} from '../pipeline-functions.ts'
+import { awsClients } from '../agent-environment.ts'
+import type { AwsEnvironment } from '../environment-variables.ts'
+import { VISIBILITY_LEASE, type VisibilityLease } from '../pipeline-functions.ts'
 import { aroundEachInvocation } from './around-invocations.ts'
-import type { AwsLambdaGlobal, StreamingHandler } from './awslambda.ts'
+import type { AwsLambdaGlobal } from './awslambda.ts'
 import type { InvocationMetrics } from './cloudwatch-metrics.ts'
+import type { PipelineHandlers } from './handlers-by-function.ts'
 import { type HttpAuth, httpAccess } from './http-access.ts'
 import { httpHandler } from './http-handler.ts'
 import { ingressHandler, timerHandler } from './ingress-handler.ts'
@@ -22,12 +14,6 @@ import { laneHandler } from './lane-handler.ts'
 import { agentFromModule, authorizeFromModule, type PipelineLogger } from './pipeline-agent.ts'
 import { routerHandler } from './router-handler.ts'
 import { leasingMessages, type SqsHandler } from './visibility-lease.ts'
-
-export interface PipelineHandlers extends Record<QueueFunction, SqsHandler> {
-  /** Unwrapped: Lambda needs `awslambda.streamifyResponse(http)`. */
-  http: StreamingHandler<APIGatewayProxyEvent>
-  router: (event: DynamoDBStreamEvent, context?: Context) => Promise<DynamoDBBatchResponse>
-}
 
 /**
  * Every function of the pipeline for one agent module: what the Lambda entry

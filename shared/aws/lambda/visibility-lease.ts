@@ -4,6 +4,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs'
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
+import { messageOf } from '../../log/message-of.ts'
 import { retryDelaySeconds, type VisibilityLease } from '../pipeline-functions.ts'
 import type { PipelineLogger } from './pipeline-agent.ts'
 
@@ -62,7 +63,7 @@ export function leasingMessages(handler: SqsHandler, options: LeaseOptions): Sqs
     } catch (error) {
       logger.warn('a2: could not change the visibility of a batch', {
         queueUrl: options.queueUrl,
-        error: error instanceof Error ? error.message : String(error),
+        error: messageOf(error),
       })
     }
   }

@@ -52,11 +52,20 @@ import {
 } from './table-keys.ts'
 import { transactionWriteUnits } from './write-units.ts'
 
+/** A live tail's rhythm: a streaming step's batches, then idle backoff to a second. */
+const DEFAULT_TAIL_POLL_MS = { min: 250, max: 1_000 }
+
 export interface DynamoDBEventStoreOptions {
   client: DynamoDBClient
   tableName: string
   now?: () => number
-  /** Live tails poll with backoff between these bounds (defaults 25 ms to 1 s). */
+  /**
+   * How often a live tail (an SSE stream) reads the session. After a read
+   * that found news it waits `min` (default 250 ms, the rhythm the progress
+   * batcher writes a streaming step at, `progress.maxWindowMs`), then backs
+   * off, doubling up to `max` (default 1 s) while nothing comes. Each read
+   * is a `Query`: a faster rhythm costs requests and shows the same batches.
+   */
   tailPollMs?: { min: number; max: number }
   /**
    * How long an append without `expectedIndex` keeps retrying after losing
@@ -81,7 +90,7 @@ const HEAD_CACHE_SIZE = 10_000
 export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventStore {
   const { client, tableName } = options
   const now = options.now ?? Date.now
-  const poll = options.tailPollMs ?? { min: 25, max: 1000 }
+  const poll = options.tailPollMs ?? DEFAULT_TAIL_POLL_MS
   const appendRetryMs = options.appendRetryMs ?? DEFAULT_APPEND_RETRY_MS
   // Only a hint: a wrong guess costs one cancelled transaction, never a wrong write.
   const knownHeads = new Map<string, number>()
@@ -323,7 +332,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           read: (cursor) => read(sessionId, { after: cursor }),
           waitForNews: (_cursor, idleRounds, abortSignal) =>
             sleep(
-              backoff(idleRounds - 1, { initial: poll.min, max: poll.max, jitter: 'none' }),
+              backoff(idleRounds, { initial: poll.min, max: poll.max, jitter: 'none' }),
               abortSignal,
             ),
         },

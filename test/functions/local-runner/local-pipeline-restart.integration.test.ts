@@ -120,7 +120,8 @@ describe('npm run local restarted against the same endpoint', () => {
     const waiting = await until(async () => {
       const { state } = (await (await stateOf(first.url, session)).json()) as { state: AIState }
       return state.pendingApprovals[0]
-    }, 30_000)
+      // Waits, not targets: a loaded machine's moto takes its time.
+    }, 90_000)
     await first.stop()
 
     const second = await startRunner()
@@ -144,7 +145,7 @@ describe('npm run local restarted against the same endpoint', () => {
       const { state } = (await (await stateOf(second.url, session)).json()) as { state: AIState }
       const last = state.messages.at(-1)
       return !state.active && last?.role === 'assistant' && last.parts.length > 0 && last
-    }, 30_000)
+    }, 90_000)
     expect(JSON.stringify(answer.parts)).toContain('Done. The tool answered')
     // Its owner's only: the key signs every token of the local sessions.
     expect(statSync(join(dir, '.a2-local', 'session-key')).mode & 0o777).toBe(0o600)

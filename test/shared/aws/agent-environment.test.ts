@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { agent } from '../../../shared/ai/server/index.ts'
 import {
-  type AwsEnvironment,
   awsAgentParts,
   ENVIRONMENT_VARIABLES,
   environmentVariables,
   readAwsEnvironment,
 } from '../../../shared/aws/agent-environment.ts'
-import { laneQueueUrlVariable } from '../../../shared/aws/environment-variables.ts'
+import {
+  type AwsEnvironment,
+  laneQueueUrlVariable,
+} from '../../../shared/aws/environment-variables.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
 import { fakeClient } from '../../support/fake-clients.ts'
 

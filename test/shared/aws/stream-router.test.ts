@@ -60,7 +60,7 @@ const route = (
   eraseExpired: (sessionId: string) => Promise<void> = async () => {},
 ) =>
   routeStreamRecords(records, {
-    wakeUpsFor: (events) => wakeUpsFor(events, new Set()),
+    wakeUpsFor: (events) => wakeUpsFor(events, { handledTypes: new Set() }),
     send,
     eraseExpired,
     logger: { warn: () => {}, error: () => {} },
@@ -132,7 +132,7 @@ describe('the stream router', () => {
     const result = await routeStreamRecords(
       [brokenCommit, eventRecord('s2', 1, 'ai.control.requested'), brokenRequest],
       {
-        wakeUpsFor: (events) => wakeUpsFor(events, new Set()),
+        wakeUpsFor: (events) => wakeUpsFor(events, { handledTypes: new Set() }),
         send: async (wakeUps) => {
           sent.push(...wakeUps)
         },

@@ -30,6 +30,15 @@ describe('hasA2Code(error, code): one way to recognise an error', () => {
     })
   })
 
+  it("answers another copy's HttpError with its own status and code, not a 500", async () => {
+    vi.resetModules()
+    const copy = await import('../../../shared/http/http-error.ts')
+    const response = errorResponse(new copy.HttpError(401, 'TOKEN_EXPIRED', 'expired'))
+    expect(copy.HttpError).not.toBe(HttpError)
+    expect(response.status).toBe(401)
+    expect(await response.json()).toMatchObject({ error: { code: 'TOKEN_EXPIRED' } })
+  })
+
   it('knows the codes of every family: the log, the HTTP edge, the AWS pipeline and the client', () => {
     expect(hasA2Code(new FencedOutError('s1', 'gen:r1', 2), 'FENCED_OUT')).toBe(true)
     expect(hasA2Code(new HttpError(403, 'FORBIDDEN', 'no'), 'FORBIDDEN')).toBe(true)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { inProcessDispatcher } from '../../../shared/runtime/in-process-dispatcher.ts'
-import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
+import { DONE, type WakeUp } from '../../../shared/runtime/wake-up.ts'
 
 const wake = (sessionId: string, lane = 'admission', key?: string): WakeUp => ({
   sessionId,
@@ -26,6 +26,7 @@ describe('the in-process dispatcher', () => {
           release = resolve
         })
         running--
+        return DONE
       },
     })
     await dispatcher.wake([wake('s')])
@@ -50,6 +51,7 @@ describe('the in-process dispatcher', () => {
       run: async (w) => {
         started.push(`${w.sessionId}/${w.lane}/${w.key ?? ''}`)
         await gate
+        return DONE
       },
     })
     await dispatcher.wake([
@@ -79,6 +81,7 @@ describe('the in-process dispatcher', () => {
         attempts.push(attempt)
         times.push(Date.now())
         if (attempt < 3) throw new Error('transient')
+        return DONE
       },
     })
     await dispatcher.wake([wake('s')])
@@ -108,5 +111,50 @@ describe('the in-process dispatcher', () => {
     await tick(20)
     expect(runs).toBe(3)
     expect(deadLetters).toEqual([[wake('s'), 'poison', 3]])
+  })
+
+  it("runs held work again when its holder's claim ends, without counting a failure", async () => {
+    const attempts: number[] = []
+    const deadLetters: number[] = []
+    let runs = 0
+    const dispatcher = inProcessDispatcher({
+      ...quiet,
+      retry: { baseDelayMs: 1, maxAttempts: 2 },
+      run: async (_w, attempt) => {
+        attempts.push(attempt)
+        runs++
+        // Held three times: more than maxAttempts, yet no dead letter.
+        return runs <= 3 ? { kind: 'held', retryAt: Date.now() + 10 } : DONE
+      },
+      onDeadLetter: (_w, _error, n) => {
+        deadLetters.push(n)
+      },
+    })
+    await dispatcher.wake([wake('s')])
+    await dispatcher.idle()
+    expect(runs).toBe(4)
+    expect(attempts).toEqual([1, 1, 1, 1])
+    expect(deadLetters).toEqual([])
+  })
+
+  it('dead-letters a failure that carries a numeric retryAt: only an outcome means held', async () => {
+    const deadLetters: string[] = []
+    let runs = 0
+    const dispatcher = inProcessDispatcher({
+      ...quiet,
+      retry: { baseDelayMs: 1, maxAttempts: 2 },
+      run: async () => {
+        runs++
+        // A user's error that happens to say when to try again.
+        throw Object.assign(new Error('rate limited'), { retryAt: Date.now() + 5 })
+      },
+      onDeadLetter: (_w, error) => {
+        deadLetters.push((error as Error).message)
+      },
+    })
+    await dispatcher.wake([wake('s')])
+    await dispatcher.idle()
+    expect(runs).toBe(2)
+    expect(deadLetters).toEqual(['rate limited'])
   })
 })

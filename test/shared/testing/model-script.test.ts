@@ -13,6 +13,6 @@ describe('stepStream()', () => {
     abort.abort(new Error('stopped by the user'))
     await expect(next).rejects.toThrow('stopped by the user')
     // The wait for the next part ended with the abort, not after the delay.
-    expect(Date.now() - started).toBeLessThan(1_000)
+    expect(Date.now() - started).toBeLessThan(5_000)
   })
 })

@@ -1,9 +1,12 @@
 import { hasA2Code } from '../../../log/error-brand.ts'
 import { admissionRound } from '../../controller/admission-round.ts'
-import { pausingToolCalls, toolInterrupted } from '../../controller/settle-work.ts'
+import {
+  type ClaimReading,
+  pauseSettlement,
+  pausingClaimKeys,
+} from '../../controller/pause-settlement.ts'
 import type { AIState } from '../../state/ai-state.ts'
-import type { LaneContext } from './lane-context.ts'
-import { pausedToolSettled } from './tool-settling.ts'
+import type { AdmissionPorts } from './lane-ports.ts'
 
 /** Rounds before the lane gives up and lets its wake-up be retried. */
 const MAX_ROUNDS = 200
@@ -14,7 +17,7 @@ const MAX_ROUNDS = 200
  * claims of the work it ends, and appends it at the index it read. Losing
  * that race to another writer costs one more round.
  */
-export async function runAdmissionLane(lane: LaneContext, sessionId: string): Promise<void> {
+export async function runAdmissionLane(lane: AdmissionPorts, sessionId: string): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const { state, index } = await lane.state(sessionId)
     if (
@@ -25,11 +28,11 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
     const { events, revoke } = admissionRound(state.ai, lane.config.controller)
     if (events.length === 0) return
     for (const key of revoke) {
-      await lane.store.revokeClaim(sessionId, key)
+      await lane.claims.revoke(sessionId, key)
       lane.work.abort(sessionId, key, 'revoked')
     }
     try {
-      await lane.appendAsA2(sessionId, events, { expectedIndex: index })
+      await lane.append(sessionId, events, { expectedIndex: index })
     } catch (error) {
       if (hasA2Code(error, 'APPEND_CONFLICT')) continue
       throw error
@@ -41,21 +44,35 @@ export async function runAdmissionLane(lane: LaneContext, sessionId: string): Pr
 }
 
 /**
- * Pause now's tool work: each running call of the pausing turn is stopped,
- * and settled here only when no worker can be running it (see
- * tool-settling.ts); a worker's own acknowledgement or its settle timer
- * settles the rest. Returns whether it recorded anything.
+ * Pause now's tool work: the controller's settlement plan
+ * (controller/pause-settlement.ts) over the calls' claims as read now,
+ * carried out: workers stopped, settle timers set, calls that no worker can
+ * be running recorded. Returns whether it recorded anything.
  */
 async function settlePausedTools(
-  lane: LaneContext,
+  lane: AdmissionPorts,
   sessionId: string,
   state: AIState,
 ): Promise<boolean> {
-  let settled = false
-  for (const tool of pausingToolCalls(state)) {
-    if (!(await pausedToolSettled(lane, sessionId, state, tool))) continue
-    await lane.appendAsA2(sessionId, [toolInterrupted(tool, state.active?.pausedBy ?? 'paused')])
-    settled = true
+  const keys = pausingClaimKeys(state)
+  if (keys.length === 0) return false
+  const claims = new Map<string, ClaimReading>()
+  for (const key of keys) claims.set(key, await lane.claims.read(sessionId, key))
+  const plan = pauseSettlement(state, claims, {
+    now: lane.config.now(),
+    claimTtlMs: lane.config.claimTtlMs,
+  })
+  for (const timer of plan.timers) {
+    await lane.timers.schedule({ sessionId, ...timer }).catch((error: unknown) => {
+      // Set already (at this deadline, or another for the same pause).
+      if (!hasA2Code(error, 'TIMER_CONFLICT')) throw error
+    })
   }
-  return settled
+  for (const key of plan.revoke) {
+    await lane.claims.revoke(sessionId, key)
+    lane.work.abort(sessionId, key, 'paused')
+  }
+  if (plan.settle.length === 0) return false
+  await lane.append(sessionId, plan.settle)
+  return true
 }

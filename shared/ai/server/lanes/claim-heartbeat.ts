@@ -1,33 +1,30 @@
 import { hasA2Code } from '../../../log/error-brand.ts'
-import type { Claim, EventStore } from '../../../log/event-store.ts'
+import type { Claim } from '../../../log/event-store.ts'
+import type { Claims } from './lane-ports.ts'
 
 /**
- * Keeps a claim alive while its work runs, renewing it every third of its
- * TTL. When a renewal is refused (Stop or Pause now revoked the claim, or a
+ * Keeps a claim alive while its work runs, renewing it `everyMs` (a third
+ * of its TTL). When a renewal is refused (Stop or Pause now revoked the claim, or a
  * newer attempt took over after an outage) it aborts the work, so a revoked
  * model call or tool stops on any host, not only the one that revoked it.
  */
 export function claimHeartbeat(
-  store: EventStore,
+  claims: Pick<Claims, 'renew'>,
   sessionId: string,
   claim: Claim,
-  ttlMs: number,
-  controller: AbortController,
+  { everyMs, controller }: { everyMs: number; controller: AbortController },
 ): () => void {
   let current = claim
-  const timer = setInterval(
-    () => {
-      store.renewClaim(sessionId, current, { ttlMs }).then(
-        (renewed) => {
-          current = renewed
-        },
-        (error: unknown) => {
-          if (hasA2Code(error, 'FENCED_OUT')) controller.abort(new Error('superseded'))
-        },
-      )
-    },
-    Math.max(50, Math.floor(ttlMs / 3)),
-  )
+  const timer = setInterval(() => {
+    claims.renew(sessionId, current).then(
+      (renewed) => {
+        current = renewed
+      },
+      (error: unknown) => {
+        if (hasA2Code(error, 'FENCED_OUT')) controller.abort(new Error('superseded'))
+      },
+    )
+  }, everyMs)
   const stop = (): void => clearInterval(timer)
   // Aborted work is over (and a closed process renews nothing).
   controller.signal.addEventListener('abort', stop, { once: true })

@@ -1,35 +1,36 @@
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { Claim } from '../../../log/event-store.ts'
 import { claimHeartbeat } from './claim-heartbeat.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { ClaimedWorkPorts } from './lane-ports.ts'
+
+/** Claimed work that was stopped or superseded before it finished. */
+export const CUT_SHORT = Symbol('cut short')
 
 /**
  * Runs work under a claim this worker holds: renews the claim while the work
  * runs, lets a local revocation abort it at once, and sorts out how it ended.
- * Fenced out or aborted (Stop, Pause now, a newer attempt): over, quietly.
- * Any other failure is A2's own (the store, say): the claim is given back so
- * a retry may run the work again, and the error propagates.
+ * Fenced out or aborted (Stop, Pause now, a newer attempt): over, quietly,
+ * answering `CUT_SHORT` instead of the work's value. Any other failure is
+ * A2's own (the store, say): the claim is given back so a retry may run the
+ * work again, and the error propagates.
  */
-export async function runClaimedWork(
-  lane: LaneContext,
+export async function runClaimedWork<T>(
+  lane: ClaimedWorkPorts,
   sessionId: string,
   claim: Claim,
-  work: (signal: AbortSignal) => Promise<void>,
-): Promise<void> {
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T | typeof CUT_SHORT> {
   const controller = new AbortController()
   const unregister = lane.work.register(sessionId, claim.key, controller)
-  const stopHeartbeat = claimHeartbeat(
-    lane.store,
-    sessionId,
-    claim,
-    lane.config.claimTtlMs,
+  const stopHeartbeat = claimHeartbeat(lane.claims, sessionId, claim, {
+    everyMs: Math.max(50, Math.floor(lane.config.claimTtlMs / 3)),
     controller,
-  )
+  })
   try {
-    await work(controller.signal)
+    return await work(controller.signal)
   } catch (error) {
-    if (hasA2Code(error, 'FENCED_OUT') || controller.signal.aborted) return
-    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
+    if (hasA2Code(error, 'FENCED_OUT') || controller.signal.aborted) return CUT_SHORT
+    await lane.claims.release(sessionId, claim).catch(() => undefined)
     throw error
   } finally {
     stopHeartbeat()

@@ -1,5 +1,6 @@
 import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { ModelMessage, TelemetryOptions, ToolSet, UIMessage } from 'ai'
+import { messageOf } from '../../../log/message-of.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
 import type { AIState } from '../../state/ai-state.ts'
@@ -129,12 +130,12 @@ export async function compactIfDue(
         payload: {
           compactionId,
           status: 'failed',
-          error: error instanceof Error ? error.message : String(error),
+          error: messageOf(error),
         },
       },
     ])
     return {
-      failed: `Compaction failed: ${error instanceof Error ? error.message : String(error)}`,
+      failed: `Compaction failed: ${messageOf(error)}`,
     }
   }
 }

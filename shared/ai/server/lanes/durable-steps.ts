@@ -1,19 +1,26 @@
-import { hasA2Code } from '../../../log/error-brand.ts'
-import { A2Error } from '../../../log/errors.ts'
+import { A2Error, hasA2Code } from '../../../log/error-brand.ts'
+import { messageOf } from '../../../log/message-of.ts'
 import type { HandlerContext } from '../../../runtime/handler-context.ts'
 import { encodeBatch } from '../../../stores/payload-codec.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId } from '../../ids.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { Fence, LanePorts } from './lane-ports.ts'
+
+declare module '../../../log/error-brand.ts' {
+  interface A2Codes {
+    /** A durable step's result too large to record (`ctx.step()`). */
+    STEP_RESULT_TOO_LARGE: true
+  }
+}
 
 /** A durable step's result does not fit an event; the step ran but was not recorded. */
-export class StepResultTooLargeError extends A2Error {
+export class StepResultTooLargeError extends A2Error<'STEP_RESULT_TOO_LARGE'> {
   readonly step: string
 
   constructor(step: string, cause: unknown) {
     super(
       'STEP_RESULT_TOO_LARGE',
-      `Step "${step}" returned a result too large to record (${cause instanceof Error ? cause.message : String(cause)}). Store large content elsewhere (S3, your database) and return a reference from the step`,
+      `Step "${step}" returned a result too large to record (${messageOf(cause)}). Store large content elsewhere (S3, your database) and return a reference from the step`,
       { cause },
     )
     this.name = 'StepResultTooLargeError'
@@ -39,12 +46,12 @@ export interface DurableSteps {
  * recorded (JSON), the same on the first run as on a replay.
  */
 export function durableSteps(
-  lane: LaneContext,
+  lane: Pick<LanePorts, 'append' | 'state'>,
   sessionId: string,
   work: {
     scope: string
     recorded: Readonly<Record<string, { output?: unknown }>> | undefined
-    fence: { claim: string; attempt: number }
+    fence: Fence
   },
 ): DurableSteps {
   const done = new Map<string, { output?: unknown }>(Object.entries(work.recorded ?? {}))
@@ -68,7 +75,7 @@ export function durableSteps(
       throw new StepResultTooLargeError(name, error)
     }
     try {
-      await lane.appendAsA2(sessionId, [event], { fence: work.fence })
+      await lane.append(sessionId, [event], { fence: work.fence })
     } catch (error) {
       // An earlier attempt's append landed after all (an unknown outcome):
       // its result is the step's, not this run's.

@@ -1,7 +1,9 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import { isContentRefusal } from '../../../log/content-refusal.ts'
 import type { StoredEvent } from '../../../log/event.ts'
+import { messageOf } from '../../../log/message-of.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
+import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { generationClaimKey } from '../../controller/claim-keys.ts'
 import {
   attemptGenerationId,
@@ -27,7 +29,7 @@ import { validatedToolInput } from '../validated-tool-input.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
-import type { LaneContext } from './lane-context.ts'
+import { type GenerationPorts, isHeld } from './lane-ports.ts'
 import { type ProgressWriter, progressWriter } from './progress-writer.ts'
 import { storedEventAt } from './stored-event.ts'
 
@@ -47,22 +49,26 @@ type RequestedEvent = StoredEvent<
  * write is fenced by the claim, so a superseded attempt's late writes are
  * refused.
  */
-export async function runGenerationLane(lane: LaneContext, sessionId: string): Promise<void> {
+export async function runGenerationLane(
+  lane: GenerationPorts,
+  sessionId: string,
+): Promise<RunOutcome> {
   const snapshot = await lane.state(sessionId)
   const state = snapshot.state.ai
   const serve = stepToServe(state)
-  if (!serve || !state.active) return
+  if (!serve || !state.active) return DONE
   const claimKey = generationClaimKey(serve.requestId)
-  // Held by another process: ClaimHeldError carries retryAt. When the holder
-  // died, its claim expires and the retried wake-up takes over.
-  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+  // Held by another process until its claim expires: when the holder died,
+  // the run that looks again then takes over.
+  const claim = await lane.claims.take(sessionId, claimKey)
+  if (isHeld(claim)) return claim
   const generationId = attemptGenerationId(serve.requestId, claim.attempt)
   const fence = { claim: claimKey, attempt: claim.attempt }
   const writer = progressWriter(lane, sessionId, { generationId, ...fence })
   // Everything but streamed progress is written fenced and guarded; the
   // progress writer goes on from where these left the log.
   const append: Append = async (events) => {
-    const stored = await lane.appendAsA2(sessionId, events, { fence })
+    const stored = await lane.append(sessionId, events, { fence })
     const last = stored.at(-1)
     if (last) writer.at(last.index)
     return stored
@@ -120,14 +126,18 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       tools: step.definitions,
       signal,
       settings: lane.config.generation,
-      telemetry: lane.telemetry,
+      telemetry: lane.invocation.telemetry,
     }
     // From the step being due to its first content: what a user waits for,
     // queueing and cold starts included. A later attempt's figure would be
     // the recovery's, not the model's, so only the first attempt records it.
     const firstContent =
       claim.attempt === 1
-        ? () => lane.metrics.record('TimeToFirstToken', lane.config.now() - requested.timestamp)
+        ? () =>
+            lane.invocation.metrics.record(
+              'TimeToFirstToken',
+              lane.config.now() - requested.timestamp,
+            )
         : () => {}
     const streamed = await streamStep(
       lane,
@@ -148,6 +158,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
       estimatedInputTokens: prompt.estimatedInputTokens,
     })
   })
+  return DONE
 }
 
 /**
@@ -155,7 +166,7 @@ export async function runGenerationLane(lane: LaneContext, sessionId: string): P
  * `generate` receive as `event`).
  */
 async function requestedEvent(
-  lane: LaneContext,
+  lane: GenerationPorts,
   sessionId: string,
   state: AIState,
   serve: StepToServe,
@@ -164,7 +175,7 @@ async function requestedEvent(
   if (at === undefined || at.id !== serve.requestId) {
     throw new Error(`a2: session ${sessionId} does not say where request ${serve.requestId} is`)
   }
-  return (await storedEventAt(lane.log, sessionId, at)) as RequestedEvent
+  return (await storedEventAt(lane.read, sessionId, at)) as RequestedEvent
 }
 
 type PreparedStep =
@@ -184,7 +195,7 @@ type PreparedStep =
  * does not see the output of the attempt it replaces.
  */
 async function prepareStep(
-  lane: LaneContext,
+  lane: GenerationPorts,
   snapshot: StateSnapshot<SessionState>,
   serve: StepToServe,
   event: RequestedEvent,
@@ -233,7 +244,7 @@ type Prompt = {
 
 /** The step's prompt: compacted first when that is due (see compact-if-due.ts). */
 async function promptOf(
-  lane: LaneContext,
+  lane: GenerationPorts,
   step: Exclude<PreparedStep, { failure: string }>,
   state: AIState,
   generationId: string,
@@ -262,7 +273,7 @@ async function promptOf(
     definitions: step.definitions,
     generationId,
     signal,
-    telemetry: lane.telemetry,
+    telemetry: lane.invocation.telemetry,
     append,
   })
   if (compacted === undefined) return prompt
@@ -277,7 +288,7 @@ async function promptOf(
  * ends the attempt, and the claim decides what happens next.
  */
 async function streamStep(
-  lane: LaneContext,
+  lane: GenerationPorts,
   context: GenerateContext,
   model: ResolvedModel,
   state: AIState,
@@ -381,10 +392,6 @@ function wantsMetadata(
   return (
     compaction?.on === true && model.gateway && !Object.hasOwn(state.modelMetadata, model.modelId)
   )
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }
 
 /** The reason a step fails with when the log refused what the model produced. */

@@ -1,11 +1,11 @@
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { handlerIdempotencyKey } from '../../ids.ts'
-import { agentSession } from '../session-api.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
-import type { LaneContext } from './lane-context.ts'
+import { type Fence, type HandlersPorts, isHeld } from './lane-ports.ts'
 
-export const HANDLERS_CURSOR = 'handlers'
+const HANDLERS_CURSOR = 'handlers'
 const PAGE = 100
 
 /**
@@ -16,19 +16,15 @@ const PAGE = 100
  * that throws stops the lane; the wake-up is retried with backoff and, after
  * the retry policy's attempts, dead-lettered.
  */
-export async function runHandlersLane(lane: LaneContext, sessionId: string): Promise<void> {
+export async function runHandlersLane(lane: HandlersPorts, sessionId: string): Promise<RunOutcome> {
   const handlers = lane.config.handlers
-  const log = lane.log.session(sessionId)
-  const move = (from: number, to: number, fence?: { claim: string; attempt: number }) =>
-    lane.store.append(sessionId, [], {
-      cursor: { name: HANDLERS_CURSOR, from, to },
-      ...(fence ? { fence } : {}),
-    })
+  const move = (from: number, to: number, fence?: Fence) =>
+    lane.cursors.move(sessionId, HANDLERS_CURSOR, { from, to }, fence)
   for (;;) {
-    let from = await lane.store.readCursor(sessionId, HANDLERS_CURSOR)
-    const events = await log.read({ after: from, limit: PAGE })
+    let from = await lane.cursors.read(sessionId, HANDLERS_CURSOR)
+    const events = await lane.read(sessionId, { after: from, limit: PAGE })
     const last = events.at(-1)
-    if (!last) return
+    if (!last) return DONE
     const event = events.find((candidate) => Object.hasOwn(handlers, candidate.type))
     const handler = event ? handlers[event.type] : undefined
     if (!event || !handler) {
@@ -41,10 +37,11 @@ export async function runHandlersLane(lane: LaneContext, sessionId: string): Pro
       from = event.index - 1
     }
     const claimKey = `handler:${event.id}`
-    // A held claim throws: a live worker runs it, and the wake-up is retried.
-    const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+    // A live worker runs it: the run looks again when its claim expires.
+    const claim = await lane.claims.take(sessionId, claimKey)
+    if (isHeld(claim)) return claim
     // Its timers count from the event, so a retried handler sets the same ones.
-    const session = agentSession(lane, sessionId, { from: () => event.timestamp })
+    const session = lane.session(sessionId, { from: () => event.timestamp })
     const fence = { claim: claimKey, attempt: claim.attempt }
     const { state } = await lane.state(sessionId)
     await runClaimedWork(lane, sessionId, claim, async (signal) => {

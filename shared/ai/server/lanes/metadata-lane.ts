@@ -1,7 +1,7 @@
 import { sessionScopedId } from '../../ids.ts'
 import { lookupGaveUp } from '../../state/model-lookups.ts'
 import { lookUpModel } from '../model-catalog.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { MetadataPorts } from './lane-ports.ts'
 
 /**
  * The model metadata lane: looks up a model whose metadata is pending and
@@ -13,7 +13,7 @@ import type { LaneContext } from './lane-context.ts'
  * model stays pending: no later turn or reader asks again.
  */
 export async function runMetadataLane(
-  lane: LaneContext,
+  lane: MetadataPorts,
   sessionId: string,
   key?: string,
 ): Promise<void> {
@@ -22,7 +22,7 @@ export async function runMetadataLane(
     if (metadata.status !== 'pending') continue
     if (key === undefined ? lookupGaveUp(state.ai, modelId) : key !== modelId) continue
     const limits = await lookUpModel(modelId, lane.config.modelCatalog)
-    await lane.appendAsA2(sessionId, [
+    await lane.append(sessionId, [
       {
         id: sessionScopedId('model-metadata-resolved', sessionId, modelId),
         type: 'ai.model.metadata.resolved',

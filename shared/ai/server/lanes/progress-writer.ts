@@ -3,7 +3,7 @@ import { hasA2Code } from '../../../log/error-brand.ts'
 import { FencedOutError } from '../../../log/errors.ts'
 import { isCurrentGeneration } from '../../controller/due-work.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
-import type { LaneContext } from './lane-context.ts'
+import type { LanePorts } from './lane-ports.ts'
 
 /**
  * How a model step writes its streamed progress: each event at the index
@@ -24,7 +24,7 @@ export interface ProgressWriter {
 }
 
 export function progressWriter(
-  lane: LaneContext,
+  lane: Pick<LanePorts, 'append' | 'read' | 'state'>,
   sessionId: string,
   attempt: { generationId: string; claim: string; attempt: number },
 ): ProgressWriter {
@@ -36,7 +36,7 @@ export function progressWriter(
     async write(event) {
       for (;;) {
         try {
-          const [stored] = await lane.appendAsA2(sessionId, [event], {
+          const [stored] = await lane.append(sessionId, [event], {
             expectedIndex: known,
             guardIds: false,
           })
@@ -45,7 +45,7 @@ export function progressWriter(
         } catch (error) {
           if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
         }
-        const since = await lane.log.session(sessionId).read({ after: known })
+        const since = await lane.read(sessionId, { after: known })
         const landed = since.find((stored) => stored.id === event.id)
         const { state, index } = await lane.state(sessionId)
         if (landed) {

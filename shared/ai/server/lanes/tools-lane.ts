@@ -1,22 +1,24 @@
-import { executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
+import { type ExecutableTool, executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
 import type { Tool, UIMessage } from 'ai'
 import { isContentRefusal } from '../../../log/content-refusal.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
+import type { Claim } from '../../../log/event-store.ts'
+import { messageOf } from '../../../log/message-of.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
+import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { SERIAL_TOOL_KEY, toolClaimKey } from '../../controller/claim-keys.ts'
 import { runnableTools } from '../../controller/due-work.ts'
+import { cutShortAcknowledgement } from '../../controller/pause-settlement.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId, toolCallKey, toolIdempotencyKey } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
-import { agentSession } from '../session-api.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
-import { runClaimedWork } from './claimed-work.ts'
+import { CUT_SHORT, runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
-import type { LaneContext } from './lane-context.ts'
+import { type Fence, isHeld, type ToolsPorts } from './lane-ports.ts'
 import { storedEventAt } from './stored-event.ts'
-import { acknowledgeCutShort } from './tool-settling.ts'
 
 const INTERRUPTED_REPORT =
   'The tool call was interrupted (a crash, a timeout, Stop or Pause now) and may have partly run. It was not run again.'
@@ -27,211 +29,264 @@ const INTERRUPTED_REPORT =
  * so calls start as soon as they are authorized and run concurrently.
  */
 export async function runToolsLane(
-  lane: LaneContext,
+  lane: ToolsPorts,
   sessionId: string,
   key: string | undefined,
-): Promise<void> {
+): Promise<RunOutcome> {
   const { state } = await lane.state(sessionId)
   const runnable = runnableTools(state.ai)
   if (key === undefined) {
-    if (runnable.length === 0) return
+    if (runnable.length === 0) return DONE
     await lane.wake(
       lane.config.serialTools
         ? [{ sessionId, lane: 'tools', key: SERIAL_TOOL_KEY }]
         : runnable.map((tool) => ({ sessionId, lane: 'tools', key: toolCallKey(tool) })),
     )
-    return
+    return DONE
   }
   const targets =
     key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => toolCallKey(tool) === key)
-  for (const tool of targets) await runTool(lane, sessionId, state.ai, tool)
+  for (const tool of targets) {
+    // The serial lane runs its calls in order: one held holds the rest.
+    const outcome = await runTool(lane, sessionId, state.ai, tool)
+    if (outcome.kind === 'held') return outcome
+  }
+  return DONE
 }
 
+/** A call opened for running: its claim taken, its definition and input found. */
+interface OpenedCall {
+  record: ToolRecord
+  claim: Claim
+  fence: Fence
+  definition: ExecutableTool<Tool>
+  input: unknown
+}
+
+/** How a tool's execution ended, before anything of it is recorded. */
+type Execution = { outcome: 'output'; output: unknown } | { outcome: 'error'; errorText: string }
+
+/**
+ * One call, in three steps: open it (claim it, or settle it without
+ * running: reported after an interruption, or an unknown tool), execute it
+ * under the claim, and record its result. A call cut short (Stop, Pause
+ * now, a newer attempt) records nothing of its own and acknowledges the
+ * stop instead, so a Pause now waiting on it can settle.
+ */
 async function runTool(
-  lane: LaneContext,
+  lane: ToolsPorts,
   sessionId: string,
   state: AIState,
   record: ToolRecord,
-): Promise<void> {
+): Promise<RunOutcome> {
+  const opened = await openCall(lane, sessionId, state, record)
+  // Held elsewhere, or settled without running.
+  if (!('definition' in opened)) return opened
+  const ended = await runClaimedWork(lane, sessionId, opened.claim, async (signal) => {
+    const execution = await executeCall(lane, sessionId, state, opened, signal)
+    if (execution === CUT_SHORT) return CUT_SHORT
+    return recordResult(lane, sessionId, opened, execution)
+  })
+  if (ended === CUT_SHORT) await acknowledgeCutShort(lane, sessionId, record)
+  return DONE
+}
+
+/**
+ * Claims the call and finds what it runs. A call whose earlier attempt was
+ * interrupted (its claim expired or was revoked) and whose tool says
+ * `toolRecovery: 'report'` is not run again: its result says so. So is an
+ * unknown tool or one without `execute`.
+ */
+async function openCall(
+  lane: ToolsPorts,
+  sessionId: string,
+  state: AIState,
+  record: ToolRecord,
+): Promise<OpenedCall | RunOutcome> {
   const claimKey = toolClaimKey(record)
-  // Held by another attempt: ClaimHeldError carries retryAt, and both the
-  // embedded dispatcher and the SQS lane handler look again then.
-  const claim = await lane.store.claim(sessionId, claimKey, { ttlMs: lane.config.claimTtlMs })
+  // Held by another attempt until its claim expires: the run looks again then.
+  const claim = await lane.claims.take(sessionId, claimKey)
+  if (isHeld(claim)) return claim
   const fence = { claim: claimKey, attempt: claim.attempt }
-  const result = (
-    id: string,
-    payload: Omit<
-      Extract<AIEventInput<UIMessage>, { type: 'ai.tool.result' }>['payload'],
-      'toolCallId' | 'generationId' | 'messageId'
-    >,
-  ): AIEventInput<UIMessage> => ({
+  const settle = async (errorText: string) => {
+    await lane.append(
+      sessionId,
+      [toolResult(record, resultId(record, claim), { outcome: 'error', errorText })],
+      {
+        fence,
+      },
+    )
+    return DONE
+  }
+  const interrupted = claim.previous === 'expired' || claim.previous === 'revoked'
+  if (interrupted && lane.config.toolRecovery(record.toolName) === 'report') {
+    return settle(INTERRUPTED_REPORT)
+  }
+  const tools = lane.config.tools
+  const definition: Tool | undefined = Object.hasOwn(tools, record.toolName)
+    ? tools[record.toolName]
+    : undefined
+  if (!definition || !isExecutableTool(definition)) {
+    return settle(
+      definition
+        ? `Tool "${record.toolName}" has no execute function`
+        : `Unknown tool "${record.toolName}"`,
+    )
+  }
+  return { record, claim, fence, definition, input: toolInput(state, record) }
+}
+
+/**
+ * Runs the tool with its context (`ctx.event`, the session, durable steps,
+ * the idempotency key) and streams its preliminary outputs into the log. A
+ * tool's own error is its result; a step that could not be recorded is A2's
+ * failure, which throws (the claim goes back and the call runs again,
+ * skipping recorded steps).
+ */
+async function executeCall(
+  lane: ToolsPorts,
+  sessionId: string,
+  state: AIState,
+  { record, claim, fence, definition, input }: OpenedCall,
+  signal: AbortSignal,
+): Promise<Execution | typeof CUT_SHORT> {
+  // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
+  // timers count from that event's time, so a retried call sets the same ones.
+  const calledEvent = await calledEventOf(lane, sessionId, record)
+  const idempotencyKey = toolIdempotencyKey(sessionId, record)
+  const session = lane.session(sessionId, {
+    from: () => calledEvent.timestamp,
+    call: idempotencyKey,
+  })
+  const steps = durableSteps(lane, sessionId, {
+    scope: fence.claim,
+    recorded: state.durableSteps[fence.claim],
+    fence,
+  })
+  const prompt = await wellFormedPrompt(
+    promptMessages(state),
+    warnLeftOut(lane.config.logger, sessionId),
+  )
+  const messages = await modelMessagesOf(prompt, toolDefinitions(lane.config.tools))
+  let execution: Execution | typeof CUT_SHORT
+  try {
+    const output = await runInHandlerContext(
+      {
+        event: calledEvent,
+        attempt: claim.attempt,
+        session,
+        signal,
+        agentName: lane.config.name,
+        idempotencyKey,
+        step: steps.step,
+      },
+      async () => {
+        let preliminary = 0
+        for await (const part of executeTool({
+          tool: definition,
+          input,
+          options: {
+            toolCallId: record.toolCallId,
+            messages,
+            abortSignal: signal,
+            // Tools here take no AI SDK context (handlerContext() carries
+            // ours); an untyped Tool infers its context type to be `never`.
+            context: {} as never,
+          },
+        })) {
+          if (part.type === 'final') return part.output
+          preliminary++
+          const id = derivedId(
+            'tool-preliminary',
+            record.generationId,
+            record.toolCallId,
+            claim.attempt,
+            preliminary,
+          )
+          await lane.append(
+            sessionId,
+            [toolResult(record, id, { outcome: 'output', output: part.output, preliminary: true })],
+            { fence },
+          )
+        }
+        return undefined
+      },
+    )
+    execution = { outcome: 'output', output: output ?? null }
+  } catch (error) {
+    execution =
+      hasA2Code(error, 'FENCED_OUT') || signal.aborted
+        ? CUT_SHORT
+        : { outcome: 'error', errorText: messageOf(error) }
+  }
+  if (steps.failure() !== undefined) throw steps.failure()
+  return signal.aborted ? CUT_SHORT : execution
+}
+
+/**
+ * Records the call's result under its fence. An output the log refuses (too
+ * large, not JSON) would be refused on every run: the call fails with the
+ * reason instead of running again.
+ */
+async function recordResult(
+  lane: ToolsPorts,
+  sessionId: string,
+  { record, claim, fence }: OpenedCall,
+  execution: Execution,
+): Promise<void> {
+  const id = resultId(record, claim)
+  try {
+    await lane.append(sessionId, [toolResult(record, id, execution)], { fence })
+  } catch (error) {
+    if (!isContentRefusal(error)) throw error
+    const errorText = `A2 could not store the tool's output: ${error.message}. Store large content elsewhere (S3, your database) and return a reference`
+    await lane.append(sessionId, [toolResult(record, id, { outcome: 'error', errorText })], {
+      fence,
+    })
+  }
+}
+
+/**
+ * The tool has returned after being cut short: a Pause now waiting for this
+ * call to settle can now record it (controller/pause-settlement.ts). Best
+ * effort: if it cannot be written, the pause's settle timer records it.
+ */
+async function acknowledgeCutShort(
+  lane: ToolsPorts,
+  sessionId: string,
+  record: ToolRecord,
+): Promise<void> {
+  try {
+    const { state } = await lane.state(sessionId)
+    const acknowledgement = cutShortAcknowledgement(state.ai, record)
+    if (acknowledgement) await lane.append(sessionId, [acknowledgement])
+  } catch (error) {
+    lane.config.logger.warn(
+      `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${messageOf(error)}`,
+    )
+  }
+}
+
+const resultId = (record: ToolRecord, claim: Claim): string =>
+  derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt)
+
+type ToolResultPayload = Extract<AIEventInput<UIMessage>, { type: 'ai.tool.result' }>['payload']
+
+/** The call's `ai.tool.result` event with this ID. */
+function toolResult(
+  record: ToolRecord,
+  id: string,
+  result: Omit<ToolResultPayload, 'toolCallId' | 'generationId' | 'messageId'>,
+): AIEventInput<UIMessage> {
+  return {
     id,
     type: 'ai.tool.result',
     payload: {
       toolCallId: record.toolCallId,
       generationId: record.generationId,
       messageId: record.messageId,
-      ...payload,
-    },
-  })
-  const interrupted = claim.previous === 'expired' || claim.previous === 'revoked'
-  if (interrupted && lane.config.toolRecovery(record.toolName) === 'report') {
-    await lane.appendAsA2(
-      sessionId,
-      [
-        result(derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt), {
-          outcome: 'error',
-          errorText: INTERRUPTED_REPORT,
-        }),
-      ],
-      { fence },
-    )
-    return
-  }
-
-  const tools = lane.config.tools
-  const definition: Tool | undefined = Object.hasOwn(tools, record.toolName)
-    ? tools[record.toolName]
-    : undefined
-  const input = toolInput(state, record)
-  if (!definition || !isExecutableTool(definition)) {
-    await lane.appendAsA2(
-      sessionId,
-      [
-        result(derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt), {
-          outcome: 'error',
-          errorText: definition
-            ? `Tool "${record.toolName}" has no execute function`
-            : `Unknown tool "${record.toolName}"`,
-        }),
-      ],
-      { fence },
-    )
-    return
-  }
-
-  // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
-  // timers count from that event's time, so a retried call sets the same ones.
-  const calledEvent = await calledEventOf(lane, sessionId, record)
-  const session = agentSession(lane, sessionId, {
-    from: () => calledEvent.timestamp,
-    call: toolIdempotencyKey(sessionId, record),
-  })
-  let preliminary = 0
-  // Stopped (Pause now, Stop) or superseded before its result was recorded.
-  let cutShort = false
-  const steps = durableSteps(lane, sessionId, {
-    scope: claimKey,
-    recorded: state.durableSteps[claimKey],
-    fence,
-  })
-  await runClaimedWork(lane, sessionId, claim, async (signal) => {
-    const prompt = await wellFormedPrompt(
-      promptMessages(state),
-      warnLeftOut(lane.config.logger, sessionId),
-    )
-    const messages = await modelMessagesOf(prompt, toolDefinitions(tools))
-    let final: unknown
-    let errorText: string | undefined
-    try {
-      await runInHandlerContext(
-        {
-          event: calledEvent,
-          attempt: claim.attempt,
-          session,
-          signal: signal,
-          agentName: lane.config.name,
-          idempotencyKey: toolIdempotencyKey(sessionId, record),
-          step: steps.step,
-        },
-        async () => {
-          for await (const output of executeTool({
-            tool: definition,
-            input,
-            options: {
-              toolCallId: record.toolCallId,
-              messages,
-              abortSignal: signal,
-              // Tools here take no AI SDK context (handlerContext() carries
-              // ours); an untyped Tool infers its context type to be `never`.
-              context: {} as never,
-            },
-          })) {
-            if (output.type === 'final') {
-              final = output.output
-              break
-            }
-            preliminary++
-            await lane.appendAsA2(
-              sessionId,
-              [
-                result(
-                  derivedId(
-                    'tool-preliminary',
-                    record.generationId,
-                    record.toolCallId,
-                    claim.attempt,
-                    preliminary,
-                  ),
-                  {
-                    outcome: 'output',
-                    output: output.output,
-                    preliminary: true,
-                  },
-                ),
-              ],
-              { fence },
-            )
-          }
-        },
-      )
-    } catch (error) {
-      if (hasA2Code(error, 'FENCED_OUT') || signal.aborted) {
-        cutShort = true
-        return
-      }
-      errorText = error instanceof Error ? error.message : String(error)
-    }
-    // A step that could not be recorded is A2's failure, not the tool's:
-    // the claim goes back and the call runs again, skipping recorded steps.
-    if (steps.failure() !== undefined) throw steps.failure()
-    if (signal.aborted) {
-      cutShort = true
-      return
-    }
-    const id = derivedId('tool-result', record.generationId, record.toolCallId, claim.attempt)
-    const outcome =
-      errorText === undefined
-        ? ({ outcome: 'output', output: final ?? null } as const)
-        : ({ outcome: 'error', errorText } as const)
-    try {
-      await lane.appendAsA2(sessionId, [result(id, outcome)], { fence })
-    } catch (error) {
-      if (hasA2Code(error, 'FENCED_OUT')) cutShort = true
-      // An output the log refuses (too large, not JSON) would be refused on
-      // every run: the call fails with the reason instead of running again.
-      if (!isContentRefusal(error)) throw error
-      await lane.appendAsA2(
-        sessionId,
-        [
-          result(id, {
-            outcome: 'error',
-            errorText: `A2 could not store the tool's output: ${error.message}. Store large content elsewhere (S3, your database) and return a reference`,
-          }),
-        ],
-        { fence },
-      )
-    }
-  })
-  // The tool has returned: a Pause now waiting for this call to settle can
-  // now record it (see tool-settling.ts).
-  // Best effort: if it cannot be written, the pause's settle timer records it.
-  if (cutShort) {
-    await acknowledgeCutShort(lane, sessionId, record).catch((error: unknown) =>
-      lane.config.logger.warn(
-        `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${error instanceof Error ? error.message : String(error)}`,
-      ),
-    )
+      ...result,
+    } as ToolResultPayload,
   }
 }
 
@@ -242,11 +297,11 @@ async function runTool(
  * record describes.
  */
 async function calledEventOf(
-  lane: LaneContext,
+  lane: Pick<ToolsPorts, 'read' | 'config'>,
   sessionId: string,
   record: ToolRecord,
 ): Promise<StoredEvent> {
-  if (record.called) return storedEventAt(lane.log, sessionId, record.called)
+  if (record.called) return storedEventAt(lane.read, sessionId, record.called)
   const { status: _status, ...payload } = record
   return {
     id: derivedId('tool-called', record.generationId, record.toolCallId),

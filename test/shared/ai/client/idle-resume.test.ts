@@ -94,8 +94,9 @@ describe('createAgentClient after the server ends a quiet stream', () => {
     const sentAt = Date.now()
     await sender.session('s1').sendMessage('Hi')
     await answered(session, 2, 'Hello from the agent')
-    // Within a check or two, not a quiet period's worth of streams.
-    expect(Date.now() - sentAt).toBeLessThan(2_000)
+    // Seen through a head check (every 100 ms): without them the idle tab
+    // would never see the turn. The bound leaves a loaded machine room.
+    expect(Date.now() - sentAt).toBeLessThan(10_000)
     expect([...connections]).toEqual(['connecting', 'open'])
   })
 
@@ -109,7 +110,8 @@ describe('createAgentClient after the server ends a quiet stream', () => {
     const sentAt = Date.now()
     await session.sendMessage('Hi')
     await answered(session, 2, 'Hello from the agent')
-    expect(Date.now() - sentAt).toBeLessThan(2_000)
+    // At once, not after the next idle check (60 s away).
+    expect(Date.now() - sentAt).toBeLessThan(10_000)
     expect(requests.filter((r) => r.kind === 'head')).toEqual([])
   })
 
@@ -143,6 +145,8 @@ describe('createAgentClient after the server ends a quiet stream', () => {
     const started = Date.now()
     await chat.sendMessage({ text: 'Count' })
     expect(textOf(chat.messages[1])).toBe('one two three')
-    expect(Date.now() - started).toBeLessThan(4_000)
+    // Three chunks 250 ms apart, through two quiet ends: seconds, not the
+    // idle check's minute. The bound leaves a loaded machine room.
+    expect(Date.now() - started).toBeLessThan(10_000)
   })
 })

@@ -141,7 +141,7 @@ describe('Pause and resume', () => {
       expect.objectContaining({ generationId: generation, outcome: 'interrupted' }),
     ])
     expect(session.state.active?.phase).toBe('pausing')
-    // Its worker acknowledges once `execute` has returned (tool-settling.ts).
+    // Its worker acknowledges once `execute` has returned (controller/pause-settlement.ts).
     const tool = session.state.tools.find((candidate) => candidate.toolCallId === 'call-1')
     session.fact(toolInterrupted(tool as ToolRecord, session.state.active?.pausedBy as string))
     expect(session.state.active?.phase).toBe('paused')

@@ -278,7 +278,7 @@ describe('a replacement attempt', () => {
 })
 
 describe('what a reader wakes', () => {
-  it('one admission wake-up that recovers; on an idle session it wakes nothing more', async () => {
+  it('wakes nothing for an idle, settled session: a reconnecting tab costs no wake-up', async () => {
     const woken: WakeUp[] = []
     const a = track(
       agent({
@@ -287,6 +287,36 @@ describe('what a reader wakes', () => {
         dispatcher: { wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps) },
       }),
     )
+    const read = async () => {
+      const controller = new AbortController()
+      await a.fetch(
+        new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
+      )
+      controller.abort()
+    }
+    // A session with nothing in it, then one whose passive message was decided.
+    await read()
+    expect(woken).toEqual([])
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi'), { generate: false }))
+    await a.runtime.run({ sessionId: 's', lane: 'admission' })
+    expect((await a.session('s').state()).state.messages).toHaveLength(1)
+    woken.length = 0
+    await read()
+    expect(woken).toEqual([])
+  })
+
+  it('one admission wake-up that recovers a session that may hold stuck work, then the lanes that hold it', async () => {
+    const woken: WakeUp[] = []
+    const a = track(
+      agent({
+        name: 'reader',
+        model: scriptedModel([]).model,
+        dispatcher: { wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps) },
+      }),
+    )
+    // A command nobody decided: the process that took it died.
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    woken.length = 0
     const controller = new AbortController()
     await a.fetch(
       new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
@@ -295,7 +325,8 @@ describe('what a reader wakes', () => {
     expect(woken).toEqual([{ sessionId: 's', lane: 'admission', key: 'recover' }])
     woken.length = 0
     await a.runtime.run({ sessionId: 's', lane: 'admission', key: 'recover' })
-    expect(woken).toEqual([])
+    // Decided now: the turn's model step is requested, and the active turn's lanes recovered.
+    expect(woken.map((wakeUp) => wakeUp.lane).sort()).toEqual(['generation', 'generation', 'tools'])
   })
 
   it('recovers generation and tools while a turn is active, handlers when the agent has them', () => {

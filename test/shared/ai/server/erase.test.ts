@@ -115,7 +115,8 @@ describe('session.erase(): an erasure request', () => {
   })
 
   it('cancels the timers the session set, counted in the receipt, so none fires into the erased session and starts it over', async () => {
-    const delayMs = 600
+    // Long enough that the turn which sets it ends first on a loaded machine.
+    const delayMs = 2_000
     const remind = tool({
       description: 'Remind the user later',
       inputSchema: z.object({}),

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { SERIAL_TOOL_KEY } from '../../../../shared/ai/controller/claim-keys.ts'
+import { toolCallKey } from '../../../../shared/ai/ids.ts'
 import { wakeUpsFor } from '../../../../shared/ai/server/wake-ups-for.ts'
 import type { StoredEvent } from '../../../../shared/log/event.ts'
 
@@ -14,7 +16,7 @@ const event = (type: string, payload: unknown = {}): StoredEvent => ({
 const committed = (...ops: string[]) =>
   event('ai.control.committed', { changes: ops.map((op) => ({ op })) })
 const lanes = (events: StoredEvent[], handled: string[] = []) =>
-  wakeUpsFor(events, new Set(handled)).map((wakeUp) => wakeUp.lane)
+  wakeUpsFor(events, { handledTypes: new Set(handled) }).map((wakeUp) => wakeUp.lane)
 
 describe('which lanes new events wake', () => {
   it('wakes tools for a new call, an approval or a resume, and for nothing else', () => {
@@ -26,15 +28,17 @@ describe('which lanes new events wake', () => {
     expect(lanes([event('ai.generation.completed')])).not.toContain('tools')
   })
 
-  it('wakes admission for everything but streamed chunks and dead letters, once per batch', () => {
+  it("wakes admission for everything but streamed chunks, dead letters and the controller's own events, once per batch", () => {
     expect(lanes([event('ai.generation.progress'), event('ai.handler.dead-lettered')])).toEqual([])
+    expect(lanes([event('ai.control.decided'), event('ai.message.created')])).toEqual([])
     expect(lanes([event('ai.generation.completed'), event('ai.message.completed')])).toEqual([
       'admission',
     ])
   })
 
   it('wakes generation for a request or a superseded attempt, handlers for handled types, metadata for a lookup', () => {
-    expect(lanes([event('ai.generation.requested')])).toEqual(['admission', 'generation'])
+    // The controller's own request: its lane needs no wake for it.
+    expect(lanes([event('ai.generation.requested')])).toEqual(['generation'])
     expect(lanes([event('ai.generation.superseded')])).toEqual(['admission', 'generation'])
     expect(lanes([event('order.shipped')], ['order.shipped'])).toEqual(['admission', 'handlers'])
     expect(lanes([event('ai.model.metadata.requested')])).toEqual(['admission', 'metadata'])
@@ -46,11 +50,33 @@ describe('which lanes new events wake', () => {
         event('ai.model.metadata.requested', { modelId: 'a/one' }),
         event('ai.model.metadata.requested', { modelId: 'b/two' }),
       ],
-      new Set(),
+      { handledTypes: new Set() },
     ).filter((wakeUp) => wakeUp.lane === 'metadata')
     expect(wakeUps).toEqual([
       { sessionId: 's', lane: 'metadata', key: 'a/one' },
       { sessionId: 's', lane: 'metadata', key: 'b/two' },
     ])
+  })
+
+  it("wakes a new call's own keyed tools run, not the scan that would wake it (one hop, not two)", () => {
+    const called = event('ai.tool.called', { generationId: 'g1', toolCallId: 'call_0' })
+    const tools = (serialTools: boolean) =>
+      wakeUpsFor([called], { handledTypes: new Set(), serialTools }).filter(
+        (wakeUp) => wakeUp.lane === 'tools',
+      )
+    expect(tools(false)).toEqual([
+      {
+        sessionId: 's',
+        lane: 'tools',
+        key: toolCallKey({ generationId: 'g1', toolCallId: 'call_0' }),
+      },
+    ])
+    expect(tools(true)).toEqual([{ sessionId: 's', lane: 'tools', key: SERIAL_TOOL_KEY }])
+    // An approval may concern any call: the scan finds the runnable ones.
+    expect(
+      wakeUpsFor([committed('approval.respond')], { handledTypes: new Set() }).filter(
+        (wakeUp) => wakeUp.lane === 'tools',
+      ),
+    ).toEqual([{ sessionId: 's', lane: 'tools' }])
   })
 })

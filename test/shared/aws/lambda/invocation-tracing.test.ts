@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import type { RunOptions } from '../../../../shared/ai/server/agent.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
+import type { PipelineHandlers } from '../../../../shared/aws/lambda/handlers-by-function.ts'
 import {
   type InvocationTracer,
   withTracing,
 } from '../../../../shared/aws/lambda/invocation-tracing.ts'
-import {
-  type PipelineHandlers,
-  pipelineHandlers,
-} from '../../../../shared/aws/lambda/pipeline-handlers.ts'
+import { pipelineHandlers } from '../../../../shared/aws/lambda/pipeline-handlers.ts'
+import { DONE, type RunOutcome } from '../../../../shared/runtime/wake-up.ts'
 import { scriptedModel } from '../../../../shared/testing/scripted-model.ts'
 import { fakeClient } from '../../../support/fake-clients.ts'
 import { environment, silent } from '../../../support/pipeline-fixture.ts'
@@ -40,7 +39,7 @@ function recordingTracer(enabled = true) {
 }
 
 function handlersRunning(
-  run: (wakeUp: unknown, options?: RunOptions) => Promise<void>,
+  run: (wakeUp: unknown, options?: RunOptions) => Promise<unknown>,
   modelTelemetry?: boolean,
 ) {
   const assistant = agent({
@@ -49,7 +48,13 @@ function handlersRunning(
     logger: silent,
     dispatcher: { wake: async () => {} },
   })
-  ;(assistant.runtime as { run: typeof run }).run = run
+  const runtime = assistant.runtime as {
+    run: (wakeUp: unknown, options?: RunOptions) => Promise<RunOutcome>
+  }
+  runtime.run = async (wakeUp, options) => {
+    await run(wakeUp, options)
+    return DONE
+  }
   return pipelineHandlers(
     { default: assistant },
     {

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger'
 import type { Context } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
+import type { PipelineHandlers } from '../../../../shared/aws/lambda/handlers-by-function.ts'
 import { withLambdaContext } from '../../../../shared/aws/lambda/lambda-context.ts'
-import type { PipelineHandlers } from '../../../../shared/aws/lambda/pipeline-handlers.ts'
 
 const context = {
   functionName: 'a2-generation',

@@ -12,7 +12,7 @@ import {
 } from '../../../../shared/aws/pipeline-functions.ts'
 import { timerMessageBody } from '../../../../shared/aws/timer-message.ts'
 import { ClaimHeldError } from '../../../../shared/log/errors.ts'
-import type { WakeUp } from '../../../../shared/runtime/wake-up.ts'
+import { DONE, type RunOutcome, type WakeUp } from '../../../../shared/runtime/wake-up.ts'
 import { scriptedModel } from '../../../../shared/testing/scripted-model.ts'
 import { userMessage } from '../../../support/conversation.ts'
 import { fakeClient } from '../../../support/fake-clients.ts'
@@ -20,7 +20,7 @@ import { environment, silent } from '../../../support/pipeline-fixture.ts'
 import { until } from '../../../support/until.ts'
 
 function setup(
-  run?: (wakeUp: WakeUp) => Promise<void>,
+  run?: (wakeUp: WakeUp) => Promise<RunOutcome | undefined>,
   logger: PipelineLogger = silent,
   lease?: VisibilityLease,
   agentLogger: PipelineLogger = silent,
@@ -33,7 +33,10 @@ function setup(
     logger: agentLogger,
     dispatcher: { wake: async (wakeUps) => void woken.push(...wakeUps) },
   })
-  if (run) (assistant.runtime as { run: typeof run }).run = run
+  if (run) {
+    const runtime = assistant.runtime as { run: (wakeUp: WakeUp) => Promise<RunOutcome> }
+    runtime.run = async (wakeUp) => (await run(wakeUp)) ?? DONE
+  }
   const metadata: { statusCode: number; headers?: Record<string, string> }[] = []
   const handlers = pipelineHandlers(
     { default: assistant },
@@ -148,9 +151,9 @@ describe('a lane handler', () => {
   it('waits for a claim held by an earlier attempt, then takes the work over in one receive', async () => {
     let runs = 0
     const expiresAt = Date.now() + 150
-    const { handlers } = setup(async (wakeUp) => {
+    const { handlers } = setup(async () => {
       runs++
-      if (Date.now() < expiresAt) throw new ClaimHeldError(wakeUp.sessionId, 'gen:r1', 1, expiresAt)
+      return Date.now() < expiresAt ? { kind: 'held', retryAt: expiresAt } : DONE
     })
     const result = await handlers.generation({
       Records: [sqsRecord(JSON.stringify({ sessionId: 's1', lane: 'generation' }), 's1')],
@@ -162,14 +165,27 @@ describe('a lane handler', () => {
 
   it('fails the message when the claim outlives the invocation', async () => {
     let runs = 0
-    const { handlers } = setup(async (wakeUp) => {
+    const { handlers } = setup(async () => {
       runs++
-      throw new ClaimHeldError(wakeUp.sessionId, 'gen:r1', 1, Date.now() + 60_000)
+      return { kind: 'held', retryAt: Date.now() + 60_000 }
     })
     const record = sqsRecord(JSON.stringify({ sessionId: 's1', lane: 'generation' }), 's1')
     const result = await handlers.generation({ Records: [record] }, {
       getRemainingTimeInMillis: () => 30_000,
     } as never)
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }])
+    expect(runs).toBe(1)
+  })
+
+  it('fails the message at once for an error that carries a retryAt: only an outcome means held', async () => {
+    let runs = 0
+    const { handlers } = setup(async (wakeUp) => {
+      runs++
+      // A claim error that escaped a lane is a bug, not a wait.
+      throw new ClaimHeldError(wakeUp.sessionId, 'gen:r1', 1, Date.now() + 50)
+    })
+    const record = sqsRecord(JSON.stringify({ sessionId: 's1', lane: 'generation' }), 's1')
+    const result = await handlers.generation({ Records: [record] })
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }])
     expect(runs).toBe(1)
   })

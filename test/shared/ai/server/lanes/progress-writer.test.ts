@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../../../../shared/ai/index.ts'
 import { agent } from '../../../../../shared/ai/server/index.ts'
-import type { LaneContext } from '../../../../../shared/ai/server/lanes/lane-context.ts'
+import type { LanePorts } from '../../../../../shared/ai/server/lanes/lane-ports.ts'
 import { progressWriter } from '../../../../../shared/ai/server/lanes/progress-writer.ts'
 import { stateCache } from '../../../../../shared/ai/server/state-cache.ts'
 import { sessionReducer } from '../../../../../shared/ai/state/session-state.ts'
@@ -91,13 +91,13 @@ describe('streamed progress', () => {
   it('is fenced out once its generation is no longer the current one, and a repeat finds its own event instead of writing twice', async () => {
     const store = memoryEventStore()
     const log = eventLog({ store })
-    const lane = {
-      log,
-      store,
-      state: stateCache(log, sessionReducer(undefined as never)),
-      appendAsA2: (sessionId: string, events: never[], options: object) =>
+    // Exactly the ports a progress writer is given: no cast, nothing else.
+    const lane: Pick<LanePorts, 'append' | 'read' | 'state'> = {
+      state: stateCache(log, sessionReducer(undefined)),
+      read: (sessionId, range) => log.session(sessionId).read(range),
+      append: (sessionId, events, options) =>
         log.session(sessionId).append(events, { ...options, author: 'a2' }),
-    } as unknown as LaneContext
+    }
     const writer = progressWriter(lane, 's', { generationId: 'g1', claim: 'gen:r1', attempt: 1 })
     const progress = (n: number) => ({
       id: `a2.ai:progress:g1:${n}`,

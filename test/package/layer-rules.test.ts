@@ -1,0 +1,140 @@
+import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, describe, expect, it } from 'vitest'
+import { repoRoot } from '../support/repo-root.ts'
+
+// `npm run lint:layers` passes on the real tree; these trees break each rule
+// on purpose and the same configurations must refuse them (and pass a tree
+// that keeps them). Each tree is written to a scratch folder laid out like
+// the repository (the rules match `shared/log/...`), and cruised there by
+// the same command.
+
+const depcruise = join(repoRoot, 'node_modules/dependency-cruiser/bin/dependency-cruiser.mjs')
+const scratch: string[] = []
+afterAll(() => {
+  for (const folder of scratch) rmSync(folder, { recursive: true, force: true })
+})
+
+interface Cruise {
+  /** Non-zero when the check fails, as `npm test` sees it. */
+  exitCode: number
+  /** What it refused, as `rule: from → to`. */
+  violations: string[]
+}
+
+/** Cruises `files` (path → source) with `config`, as `npm run lint:layers` does. */
+async function cruise(config: string, files: Record<string, string>): Promise<Cruise> {
+  const folder = mkdtempSync(join(tmpdir(), 'a2-layers-'))
+  scratch.push(folder)
+  writeFileSync(join(folder, 'tsconfig.json'), '{}')
+  // The packages a rule names resolve as they do in the repository.
+  symlinkSync(join(repoRoot, 'node_modules'), join(folder, 'node_modules'))
+  for (const [path, source] of Object.entries(files)) {
+    mkdirSync(dirname(join(folder, path)), { recursive: true })
+    writeFileSync(join(folder, path), source)
+  }
+  const roots = [...new Set(Object.keys(files).map((path) => path.split('/')[0] as string))]
+  const run = (output: string) =>
+    promisify(execFile)(
+      process.execPath,
+      [depcruise, '--config', join(repoRoot, config), '-T', output, ...roots],
+      { cwd: folder },
+    ).then(
+      ({ stdout }) => ({ stdout, code: 0 }),
+      (error: { stdout: string; code: number }) => error,
+    )
+  // `err` is the report `npm run lint:layers` prints, and the one whose exit
+  // code fails it; `json` lists the violations (and always exits 0).
+  const [check, json] = await Promise.all([run('err'), run('json')])
+  const report = JSON.parse(json.stdout) as {
+    summary: { violations: { rule: { name: string }; from: string; to: string }[] }
+  }
+  return {
+    exitCode: check.code,
+    violations: report.summary.violations.map(
+      ({ rule, from, to }) => `${rule.name}: ${from} → ${to}`,
+    ),
+  }
+}
+
+describe('the layer rules (.dependency-cruiser.cjs)', () => {
+  it('refuse the log importing another layer (a type too), a cycle, I/O in the pure core, server code in the client, an import that resolves to nothing', async () => {
+    const { exitCode, violations } = await cruise('.dependency-cruiser.cjs', {
+      'shared/log/errors.ts':
+        "import type { HttpCode } from '../http/codes.ts'\nexport type C = HttpCode\n",
+      'shared/http/codes.ts': "export type HttpCode = 'FORBIDDEN'\n",
+      'shared/log/a.ts': "import type { B } from './b.ts'\nexport type A = B\n",
+      'shared/log/b.ts': "import type { A } from './a.ts'\nexport type B = A | 1\n",
+      'shared/log/size.ts': "import { gzipSync } from 'node:zlib'\nexport const size = gzipSync\n",
+      'shared/ai/controller/decide.ts':
+        "import { readFileSync } from 'node:fs'\nimport { put } from '../../stores/put.ts'\nexport const decide = () => [readFileSync, put]\n",
+      'shared/stores/put.ts': 'export const put = 1\n',
+      'shared/ai/state/fold.ts':
+        "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'\nexport const fold = DynamoDBClient\n",
+      'shared/ai/client/session.ts':
+        "import type { Agent } from '../server/agent.ts'\nimport { run } from '../server/run.ts'\nexport const session = (agent: Agent) => [agent, run]\n",
+      'shared/ai/server/agent.ts': 'export interface Agent { name: string }\n',
+      'shared/ai/server/run.ts': "import { gone } from './gone.ts'\nexport const run = gone\n",
+    })
+    expect(exitCode).not.toBe(0)
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        'log-imports-only-itself: shared/log/errors.ts → shared/http/codes.ts',
+        'no-cycles: shared/log/a.ts → shared/log/b.ts',
+        'pure-core-no-io: shared/log/size.ts → zlib',
+        'pure-core-no-io: shared/ai/controller/decide.ts → fs',
+        'ai-core-imports-only-log: shared/ai/controller/decide.ts → shared/stores/put.ts',
+        // The scratch folder's node_modules is a link to the repository's.
+        expect.stringMatching(
+          /^pure-core-no-io-packages: shared\/ai\/state\/fold\.ts → .*node_modules\/@aws-sdk\/client-dynamodb\//,
+        ),
+        'ai-client-imports-only-types-of-http+ai-server: shared/ai/client/session.ts → shared/ai/server/run.ts',
+        'resolvable: shared/ai/server/run.ts → ./gone.ts',
+      ]),
+    )
+    // The client may name the server's types: that import loads nothing.
+    expect(violations.filter((line) => line.endsWith('shared/ai/server/agent.ts'))).toEqual([])
+  })
+
+  it('pass a tree that keeps them: the core on the log, the server on both and a store, the client on the server’s types', async () => {
+    const { exitCode, violations } = await cruise('.dependency-cruiser.cjs', {
+      'shared/log/event.ts': 'export interface StoredEvent { type: string }\n',
+      'shared/ai/state/fold.ts':
+        "import type { StoredEvent } from '../../log/event.ts'\nexport const fold = (event: StoredEvent) => event.type\n",
+      'shared/stores/memory.ts': 'export const memory = 1\n',
+      'shared/ai/server/agent.ts':
+        "import { fold } from '../state/fold.ts'\nimport { memory } from '../../stores/memory.ts'\nexport const agent = [fold, memory]\n",
+      'shared/ai/client/session.ts':
+        "import type { agent } from '../server/agent.ts'\nexport type Agent = typeof agent\n",
+    })
+    expect(violations).toEqual([])
+    expect(exitCode).toBe(0)
+  })
+})
+
+describe('the browser rules (.dependency-cruiser-browser.cjs)', () => {
+  it('refuse a browser entry that reaches node:* or the AWS SDK, but not a type-only import of them', async () => {
+    const { exitCode, violations } = await cruise('.dependency-cruiser-browser.cjs', {
+      'shared/ai/client/index.ts':
+        "export { read } from './read.ts'\nexport type { Hash } from './hash.ts'\n",
+      'shared/ai/client/read.ts':
+        "import { readFileSync } from 'node:fs'\nimport { SQSClient } from '@aws-sdk/client-sqs'\nexport const read = [readFileSync, SQSClient]\n",
+      'shared/ai/client/hash.ts': "import type { Hash } from 'node:crypto'\nexport type { Hash }\n",
+      'shared/ai/react/index.ts': "export const useAgent = () => 'fine'\n",
+    })
+    expect(exitCode).not.toBe(0)
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        'browser-loads-no-node: shared/ai/client/index.ts → fs',
+        expect.stringMatching(
+          /^browser-loads-no-aws-or-server: shared\/ai\/client\/index\.ts → .*node_modules\/@aws-sdk\/client-sqs\//,
+        ),
+      ]),
+    )
+    expect(violations.filter((line) => line.includes('crypto'))).toEqual([])
+    expect(violations.filter((line) => line.includes('shared/ai/react/'))).toEqual([])
+  })
+})
