@@ -18,7 +18,19 @@ export interface A2AgentAlarmsProps {
   turnFailureRate?: number
   /** How far behind the stream router may fall, in milliseconds, for five minutes (default 60,000). */
   routerIteratorAgeMs?: number
+  /**
+   * Which functions' throttles alarm (default `'api'`: the http and stream
+   * functions, where a throttle is a refused POST or GET). `'all'` adds the
+   * router and the queue functions, seven alarms, $0.70 a month at $0.10
+   * each: their throttles already show as the router falling behind (the
+   * iterator age alarm) and as messages that come back and end in a
+   * dead-letter queue (the DLQ alarms), later.
+   */
+  throttles?: 'api' | 'all'
 }
+
+/** The functions whose throttles alarm by default: a throttle there is a request refused. */
+const API_FUNCTIONS: readonly string[] = ['http', 'stream']
 
 const DEFAULT_TURN_FAILURE_RATE = 0.1
 const DEFAULT_ROUTER_ITERATOR_AGE_MS = 60_000
@@ -121,6 +133,7 @@ export class A2AgentAlarms extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         alarmDescription: `a2: the ${name} function failed an invocation (a crash or a timeout, not a failed record).`,
       })
+      if ((props.throttles ?? 'api') === 'api' && !API_FUNCTIONS.includes(name)) continue
       add(`${pascal(name)}Throttles`, {
         metric: fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
         threshold: 1,

@@ -29,6 +29,8 @@ export function acknowledgeFindings(
   parts: {
     /** Whether the functions send X-Ray traces (the `tracing` prop). */
     tracing: boolean
+    /** Whether the lanes may erase sessions (the `erase` prop). */
+    erase: boolean
     /** Every function bundled from functions/lambda.ts. */
     bundledFunctions: lambda.IFunction[]
     /** The lane functions, which alone set timers. */
@@ -42,13 +44,15 @@ export function acknowledgeFindings(
   const xray = parts.tracing
     ? ' xray:PutTraceSegments and xray:PutTelemetryRecords (active tracing) have no resource either.'
     : ''
+  const erase = parts.erase
+    ? " scheduler:ListSchedules (erase: true) has no resource type either; the schedules it lists are deleted only in the agent's group."
+    : ''
   for (const bundled of parts.bundledFunctions) {
     Validations.of(bundled).acknowledge(BASIC_EXECUTION_ROLE, PINNED_RUNTIME)
-    if (parts.tracing && bundled !== agent.functions.router) {
-      Validations.of(bundled).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: xray.trim(),
-      })
+    const lane = parts.laneFunctions.includes(bundled)
+    const reason = `${parts.tracing ? xray : ''}${lane ? erase : ''}`.trim()
+    if (reason && bundled !== agent.functions.router) {
+      Validations.of(bundled).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason })
     }
   }
   Validations.of(agent.functions.router).acknowledge({

@@ -16,6 +16,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
 import {
   DEFAULT_METRICS_TARGET,
+  ENVIRONMENT_VARIABLES,
   environmentVariables,
 } from '../shared/aws/environment-variables.ts'
 import {
@@ -26,11 +27,12 @@ import {
   QUEUE_FUNCTIONS,
   QUEUE_LANES,
   type QueueFunction,
+  type QueueFunctionSpec,
   type QueueLane,
   visibilityTimeoutSeconds,
 } from '../shared/aws/pipeline-functions.ts'
 import { ROUTER_FILTER_PATTERNS } from '../shared/aws/stream-filter.ts'
-import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfig } from '../shared/aws/verify-output.ts'
+import { VERIFY_OUTPUT_DESCRIPTION, type VerifyConfigInput } from '../shared/aws/verify-output.ts'
 import { PK, SK, TTL_ATTRIBUTE } from '../shared/stores/dynamodb/table-keys.ts'
 import {
   A2AgentAlarms,
@@ -39,10 +41,10 @@ import {
   type MonitoredParts,
 } from './a2-agent-monitoring.ts'
 import { acknowledgeFindings } from './a2-agent-nag.ts'
-import { agentUrlOutput } from './agent-url-output.ts'
+import { agentUrlOutput, constructOutput } from './agent-url-output.ts'
 import { type A2AgentAuth, apiAuth } from './api-auth.ts'
-import { type BedrockModel, bedrockInvokeStatements } from './bedrock-grants.ts'
-import { ReservedConcurrency } from './reserved-concurrency.ts'
+import { type BedrockModel, bedrockInvokeStatements, bedrockModelIds } from './bedrock-grants.ts'
+import { ReservedConcurrency, smallQuotaWarning } from './reserved-concurrency.ts'
 import { type AgentSecret, grantSecrets } from './secrets.ts'
 
 export type LaneName = QueueLane
@@ -59,6 +61,8 @@ const HTTP_TIMEOUT = Duration.seconds(30)
  * when Lambda never signals the disconnect. The GET integration matches it.
  */
 const STREAM_TIMEOUT = Duration.seconds(30)
+/** What every function that reads the log may do on the table. */
+const TABLE_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'] as const
 /** The stream function waits on the log, it does not compute: 256 MB. */
 const DEFAULT_STREAM_MEMORY_MB = 256
 
@@ -75,8 +79,10 @@ export interface A2AgentProps {
   /** What happens to the event log table when the stack goes (default RETAIN). */
   removalPolicy?: RemovalPolicy
   /**
-   * DynamoDB deletion protection on the event log table (default true): a
-   * `cdk destroy` or a stray delete cannot drop every session's history.
+   * DynamoDB deletion protection on the event log table: a `cdk destroy` or
+   * a stray delete cannot drop every session's history. Default: on, unless
+   * `removalPolicy` deletes the table (DESTROY, SNAPSHOT), which deletion
+   * protection would refuse; asking for both is an error at synth.
    */
   deletionProtection?: boolean
   /** More environment for every function (`A2_MODEL`, ...; never a secret: see `secrets`). */
@@ -119,12 +125,29 @@ export interface A2AgentProps {
    */
   retention?: string
   /**
-   * The most invocations each queue's event source mapping runs at once
-   * (`MaximumConcurrency`, 2 to 1,000; defaults in `QUEUE_FUNCTIONS`), so no
-   * queue can take the account's whole Lambda concurrency. Generation is
-   * better bounded by the model provider's rate limits.
+   * Let the agent's tools and handlers erase sessions (`session.erase()`,
+   * default false): the four lane functions, where they run, may list and
+   * delete the agent's schedules (`scheduler:ListSchedules`, which takes no
+   * resource, and `scheduler:DeleteSchedule` on the agent's group) and
+   * delete items (`dynamodb:DeleteItem`, `dynamodb:BatchWriteItem` on the
+   * table). Without it an erase in a deployed function fails at once with
+   * `ERASE_NOT_GRANTED`, naming this prop; an operator erases with their own
+   * credentials (`npx a2-aws erase`).
    */
-  maxConcurrency?: Partial<Record<QueueFunction, number>>
+  erase?: boolean
+  /**
+   * The most invocations each queue's event source mapping runs at once
+   * (`MaximumConcurrency`, 2 to 1,000), so no queue can take the account's
+   * whole Lambda concurrency; `false` sets none. By default generation (50),
+   * tools (50) and timers (5) are capped, and admission, handlers and
+   * ingress, FIFO queues of short invocations bounded by the sessions with
+   * work, are not (`QUEUE_FUNCTIONS`). A cap has an idle cost: Lambda keeps
+   * five pollers long-polling a capped queue, where an uncapped one scales
+   * down to two, about $0.19 a month more per FIFO queue and $0.16 per
+   * standard queue in empty receives (docs/deploy.md, "What an idle stack
+   * costs"). Generation is better bounded by the model provider's rate limits.
+   */
+  maxConcurrency?: Partial<Record<QueueFunction, number | false>>
   /**
    * Concurrency reserved for the function that serves GET streams (default
    * 100), which also caps how many SSE streams are open at once: each holds
@@ -135,6 +158,17 @@ export interface A2AgentProps {
    * reserves nothing.
    */
   streamConcurrency?: number | false
+  /**
+   * The account's Lambda concurrency quota, if you know it (`aws lambda
+   * get-account-settings --query AccountLimit.ConcurrentExecutions`):
+   * synthesizing is offline and cannot ask. At 100 or less (a new account's
+   * is often 10) nothing can be reserved for GET streams and they share the
+   * quota with the lanes, so synth warns. Whatever it says, the reservation
+   * is computed at deploy time from the real quota (the
+   * `<construct>StreamConcurrency` output says what it found), and
+   * `npm run verify` warns too.
+   */
+  lambdaConcurrencyQuota?: number
   /** The API stage's throttle (default 100 requests per second, bursts of 200). */
   throttle?: { rateLimit: number; burstLimit: number }
   /**
@@ -169,11 +203,17 @@ export interface A2AgentProps {
    */
   modelTelemetry?: boolean
   /**
-   * The agent's alarms (default: created, without actions): `{ topic }`
-   * notifies an SNS topic; `false` creates none.
+   * The agent's alarms (default: created, without actions; 21 alarms on 22
+   * metrics, $2.20 a month at $0.10 each): `{ topic }` notifies an SNS
+   * topic, `{ throttles: 'all' }` alarms on every function's throttles
+   * (+$0.70); `false` creates none.
    */
   alarms?: A2AgentAlarmsProps | false
-  /** A CloudWatch dashboard of the agent (default true). */
+  /**
+   * A CloudWatch dashboard of the agent (default false): $3.00 a month at
+   * list price (an account's first three dashboards of up to 50 metrics are
+   * free), the largest part of an idle stack's fixed cost.
+   */
   dashboard?: boolean
   /**
    * Who may open a session (default `'capability'`: the server opens
@@ -246,8 +286,7 @@ export class A2Agent extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       // Claim items expire through it; apps may set it to expire sessions.
       timeToLiveAttribute: TTL_ATTRIBUTE,
-      deletionProtection: props.deletionProtection ?? true,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      ...tableDeletion(props),
     })
 
     const queue = (name: string, options: sqs.QueueProps): sqs.Queue =>
@@ -450,21 +489,22 @@ export class A2Agent extends Construct {
       }),
     )
 
-    // Least privilege per function: everything that runs the agent reads and
-    // writes the log and wakes lanes (the fast path); only the lanes run
-    // tools and handlers, so only they set timers.
-    const agentFunctions = [
+    // Least privilege per function: everything that appends reads and writes
+    // the log and wakes lanes (the fast path); only the lanes run tools and
+    // handlers, so only they set timers. The GET function only reads: it
+    // streams the log, answers heads and claims, and wakes admission (a
+    // reader's recovery), so it may read the table and send to the
+    // admission queue, nothing else.
+    const appendingFunctions = [
       functions.http,
-      functions.stream,
       ...QUEUE_FUNCTION_NAMES.map((name) => functions[name]),
     ]
-    for (const agentFunction of agentFunctions) {
-      agentFunction.addToRolePolicy(
+    const agentFunctions = [functions.http, functions.stream, ...appendingFunctions.slice(1)]
+    for (const appending of appendingFunctions) {
+      appending.addToRolePolicy(
         new iam.PolicyStatement({
           actions: [
-            'dynamodb:GetItem',
-            'dynamodb:BatchGetItem',
-            'dynamodb:Query',
+            ...TABLE_READS,
             'dynamodb:PutItem',
             'dynamodb:UpdateItem',
             'dynamodb:ConditionCheckItem',
@@ -472,8 +512,35 @@ export class A2Agent extends Construct {
           resources: [this.table.tableArn],
         }),
       )
-      for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(agentFunction)
+      for (const lane of QUEUE_LANES) this.laneQueues[lane].grantSendMessages(appending)
     }
+    if (props.retention) {
+      // Retention's heal on append: an append that meets a session whose head
+      // TTL deleted erases what the session left, in transactions of Delete
+      // actions that check the head is still absent (eraseSession's headless
+      // mode), then starts the log over. A Delete in a transaction is
+      // authorized as dynamodb:DeleteItem ("Permissions for Put, Update,
+      // Delete, and Get actions are governed by the permissions used for the
+      // underlying PutItem, UpdateItem, DeleteItem, and GetItem operations",
+      // "Using IAM with DynamoDB transactions",
+      // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis-iam.html),
+      // so the appending functions may delete, but only inside a
+      // TransactWriteItems (dynamodb:EnclosingOperation): never a lone
+      // DeleteItem or a BatchWriteItem.
+      for (const appending of appendingFunctions) {
+        appending.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:DeleteItem'],
+            resources: [this.table.tableArn],
+            conditions: { StringEquals: { 'dynamodb:EnclosingOperation': 'TransactWriteItems' } },
+          }),
+        )
+      }
+    }
+    functions.stream.addToRolePolicy(
+      new iam.PolicyStatement({ actions: [...TABLE_READS], resources: [this.table.tableArn] }),
+    )
+    this.laneQueues.admission.grantSendMessages(functions.stream)
     const scheduleArn = Stack.of(this).formatArn({
       service: 'scheduler',
       resource: 'schedule',
@@ -497,26 +564,80 @@ export class A2Agent extends Construct {
       )
     }
 
+    // Erasing a session (eraseAgentSession): cancel its schedules, then
+    // delete every item of its partition and its ID guards (BatchWriteItem),
+    // its head (a conditional DeleteItem) and what lands after (Deletes in a
+    // transaction, authorized as DeleteItem). ListSchedules has no resource
+    // type, so it takes `*` (Service Authorization Reference, "Actions,
+    // resources, and condition keys for Amazon EventBridge Scheduler":
+    // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoneventbridgescheduler.html).
+    // Every function is told whether its role has it (A2_ERASE), so an erase
+    // without it fails before its first request instead of half-way.
+    const eraseGranted = props.erase === true
+    for (const [name, fn] of Object.entries(functions)) {
+      const lane = (QUEUE_LANES as readonly string[]).includes(name)
+      fn.addEnvironment(
+        ENVIRONMENT_VARIABLES.erase,
+        eraseGranted && lane ? 'granted' : 'not-granted',
+      )
+    }
+    if (eraseGranted) {
+      for (const lane of QUEUE_LANES) {
+        const laneFunction = functions[lane]
+        laneFunction.addToRolePolicy(
+          new iam.PolicyStatement({ actions: ['scheduler:ListSchedules'], resources: ['*'] }),
+        )
+        laneFunction.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['scheduler:DeleteSchedule'],
+            resources: [scheduleArn],
+          }),
+        )
+        laneFunction.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+            resources: [this.table.tableArn],
+          }),
+        )
+      }
+    }
+
     // Each queue feeds its function as deployed in QUEUE_FUNCTIONS (the
     // local runner plays the same settings). The event source grants
     // ChangeMessageVisibility, which the handlers use to lease their messages.
-    for (const name of QUEUE_FUNCTION_NAMES) {
+    const caps = QUEUE_FUNCTION_NAMES.map((name) => ({
+      name,
+      cap: queueCap(name, props.maxConcurrency?.[name]),
+    }))
+    for (const { name, cap } of caps) {
       const spec = QUEUE_FUNCTIONS[name]
       functions[name].addEventSource(
         new SqsEventSource(queues[name].main, {
           batchSize: spec.batchSize,
           reportBatchItemFailures: true,
-          maxConcurrency: props.maxConcurrency?.[name] ?? spec.maxConcurrency,
+          ...(cap === undefined ? {} : { maxConcurrency: cap }),
         }),
       )
     }
-
+    const laneConcurrency = {
+      capped: caps.reduce((total, { cap }) => total + (cap ?? 0), 0),
+      uncapped: caps.filter(({ cap }) => cap === undefined).map(({ name }) => name),
+    }
+    let reservation: ReservedConcurrency | undefined
     if (props.streamConcurrency !== false) {
-      this.streamConcurrency = new ReservedConcurrency(this, 'StreamConcurrency', {
+      reservation = new ReservedConcurrency(this, 'StreamConcurrency', {
         fn: functions.stream,
         requested: props.streamConcurrency ?? DEFAULT_STREAM_CONCURRENCY,
-      }).reserved
+        lanes: lanesText(laneConcurrency),
+      })
+      this.streamConcurrency = reservation.reserved
+      constructOutput(this, 'StreamConcurrency', {
+        description:
+          'GET stream concurrency reserved at this deploy (recomputed on every deploy), or why none was',
+        value: reservation.note,
+      })
     }
+    smallQuotaWarning(this, props.lambdaConcurrencyQuota, lanesText(laneConcurrency))
 
     const accessLogs = new logs.LogGroup(this, 'ApiAccessLogs', {
       retention: logs.RetentionDays.ONE_MONTH,
@@ -565,7 +686,7 @@ export class A2Agent extends Construct {
     agentUrlOutput(this, this.url)
 
     // What `npm run verify -- --stack` reads to check the deployment.
-    const verifyConfig: VerifyConfig = {
+    const verifyConfig: VerifyConfigInput = {
       path: this.node.path,
       url: this.url,
       region: Stack.of(this).region,
@@ -575,6 +696,20 @@ export class A2Agent extends Construct {
       timerQueueUrl: this.timerQueue.queueUrl,
       schedulerDeadLetterQueueArn: this.schedulerDeadLetterQueue.queueArn,
       streamLogGroup: functions.stream.logGroup.logGroupName,
+      ...(props.bedrockModels?.length
+        ? { bedrockModels: bedrockModelIds(props.bedrockModels) }
+        : {}),
+      concurrency: {
+        lanes: laneConcurrency.capped,
+        uncappedQueues: laneConcurrency.uncapped.length,
+        ...(reservation
+          ? {
+              streamsRequested: reservation.requested,
+              streamsReserved: reservation.reserved,
+              accountLimit: reservation.accountLimit,
+            }
+          : {}),
+      },
     }
     new CfnOutput(this, 'VerifyConfig', {
       description: VERIFY_OUTPUT_DESCRIPTION,
@@ -600,12 +735,13 @@ export class A2Agent extends Construct {
       props.alarms === false
         ? []
         : new A2AgentAlarms(this, 'Alarms', monitored, props.alarms ?? {}).alarms
-    if (props.dashboard !== false) {
+    if (props.dashboard === true) {
       this.dashboard = new A2AgentDashboard(this, 'Dashboard', monitored, this.alarms).dashboard
     }
 
     acknowledgeFindings(this, {
       tracing,
+      erase: eraseGranted,
       bundledFunctions: [...agentFunctions, functions.router],
       laneFunctions: QUEUE_LANES.map((lane) => functions[lane]),
       deadLetterQueues: [this.schedulerDeadLetterQueue, this.routerFailureQueue],
@@ -617,6 +753,53 @@ export class A2Agent extends Construct {
 
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1)
+}
+
+/** A queue's `MaximumConcurrency`: the prop's, or its default when capped by default; none for `false`. */
+function queueCap(name: QueueFunction, prop: number | false | undefined): number | undefined {
+  if (prop === false) return undefined
+  if (prop === undefined) {
+    const spec: QueueFunctionSpec = QUEUE_FUNCTIONS[name]
+    return spec.capped ? spec.maxConcurrency : undefined
+  }
+  if (!Number.isInteger(prop) || prop < 2 || prop > 1000) {
+    throw new Error(
+      `a2: maxConcurrency.${name} is an event source mapping's MaximumConcurrency, a whole number from 2 to 1,000 (or false for none), not ${prop}`,
+    )
+  }
+  return prop
+}
+
+/** How many invocations the queues' event sources may run, for people. */
+function lanesText({ capped, uncapped }: { capped: number; uncapped: string[] }): string {
+  return uncapped.length === 0
+    ? `${capped} invocations in all`
+    : `${capped} invocations in all on the capped queues, and one per session with work on ${uncapped.join(', ')}`
+}
+
+/**
+ * The table's removal policy and deletion protection, which must agree.
+ * DynamoDB refuses to delete a table while deletion protection is on,
+ * whatever asks ("Using deletion protection",
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithTables.Basics.html#WorkingWithTables.Basics.DeletionProtection),
+ * so a stack whose removal policy deletes the table (DESTROY, or SNAPSHOT,
+ * which deletes after its snapshot) would end `cdk destroy` in
+ * DELETE_FAILED with it on. moto does not enforce it; a template test pins
+ * the pairing.
+ */
+function tableDeletion(props: Pick<A2AgentProps, 'removalPolicy' | 'deletionProtection'>): {
+  removalPolicy: RemovalPolicy
+  deletionProtection: boolean
+} {
+  const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN
+  const deletes =
+    removalPolicy === RemovalPolicy.DESTROY || removalPolicy === RemovalPolicy.SNAPSHOT
+  if (deletes && props.deletionProtection === true) {
+    throw new Error(
+      `a2: removalPolicy ${removalPolicy.toUpperCase()} deletes the event log table when the stack goes, but deletionProtection: true makes DynamoDB refuse that delete, so cdk destroy would end in DELETE_FAILED. Leave deletionProtection out (it is off by default with ${removalPolicy.toUpperCase()}), or keep the table with RemovalPolicy.RETAIN.`,
+    )
+  }
+  return { removalPolicy, deletionProtection: props.deletionProtection ?? !deletes }
 }
 
 /** The functions' entry point, as source in the repo or compiled in the package. */

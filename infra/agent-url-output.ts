@@ -15,15 +15,26 @@ export const AGENT_URL_OUTPUT_DESCRIPTION =
  * construct; two agents in a stack have two paths, so two names.
  */
 export function agentUrlOutput(agent: Construct, url: string): CfnOutput {
-  const stack = Stack.of(agent)
-  const name = agent.node.scopes
-    .slice(agent.node.scopes.indexOf(stack) + 1)
+  return constructOutput(agent, 'Url', { description: AGENT_URL_OUTPUT_DESCRIPTION, value: url })
+}
+
+/**
+ * A stack output of a construct, named after its path below the stack and
+ * `id` (`SupportAgentStreamConcurrency`), without the hash CDK gives a
+ * nested construct's logical ID, so `cdk deploy` prints a name people read.
+ */
+export function constructOutput(
+  construct: Construct,
+  id: string,
+  props: { description: string; value: string },
+): CfnOutput {
+  const stack = Stack.of(construct)
+  const name = construct.node.scopes
+    .slice(construct.node.scopes.indexOf(stack) + 1)
     .map((scope) => scope.node.id.replace(/[^A-Za-z0-9]/g, ''))
     .join('')
-  const output = new CfnOutput(agent, 'Url', {
-    description: AGENT_URL_OUTPUT_DESCRIPTION,
-    value: url,
-  })
-  output.overrideLogicalId(`${name}Url`)
+  // The construct's own child may already be called `id`: the output's is apart.
+  const output = new CfnOutput(construct, id === 'Url' ? id : `${id}Output`, props)
+  output.overrideLogicalId(`${name}${id}`)
   return output
 }

@@ -117,6 +117,15 @@ export function bedrockInvokeStatements(
   return [new iam.PolicyStatement({ actions, resources: [...direct] }), ...throughProfiles]
 }
 
+/** The IDs the generation function calls the models by (the `bedrock:` prefix off), for `npm run verify`. */
+export function bedrockModelIds(models: readonly BedrockModel[]): string[] {
+  return [
+    ...new Set(
+      models.map((entry) => modelIdOf(typeof entry === 'string' ? entry : entry.inferenceProfile)),
+    ),
+  ]
+}
+
 type Profile = { id: string; model: string; regions: readonly string[] | 'global' }
 
 function inferenceProfileOf(entry: BedrockModel): Profile | undefined {

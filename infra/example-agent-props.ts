@@ -15,12 +15,15 @@ import type { A2AgentProps } from './a2-agent.ts'
  *   Gateway key, read at cold start into `AI_GATEWAY_API_KEY`.
  * - `A2_GATEWAY_URL`: another origin for AI Gateway (a proxy), passed to
  *   the functions as it is (`functions/example/gateway-origin.ts`).
+ * - `A2_LAMBDA_CONCURRENCY_QUOTA`: the account's Lambda concurrency quota,
+ *   when you know it (`lambdaConcurrencyQuota`: synth warns at 100 or less).
  * With neither model nor key, the example answers with its offline demo model.
  */
 export interface ExampleSettings {
   A2_MODEL?: string
   A2_GATEWAY_KEY_SECRET?: string
   A2_GATEWAY_URL?: string
+  A2_LAMBDA_CONCURRENCY_QUOTA?: string
 }
 
 /** The example agent's `A2Agent` props for these settings (the model, its grant, the key's secret). */
@@ -30,6 +33,7 @@ export function exampleAgentProps(
     A2_MODEL: model,
     A2_GATEWAY_KEY_SECRET: keySecret,
     A2_GATEWAY_URL: gatewayUrl,
+    A2_LAMBDA_CONCURRENCY_QUOTA: quota,
   }: ExampleSettings,
 ): A2AgentProps {
   const environment = {
@@ -43,7 +47,18 @@ export function exampleAgentProps(
     // The key is never in the template: the functions get the secret's ARN
     // and read its value at cold start.
     ...(keySecret ? { secrets: { AI_GATEWAY_API_KEY: gatewayKey(scope, keySecret) } } : {}),
+    ...(quota ? { lambdaConcurrencyQuota: concurrencyQuota(quota) } : {}),
   }
+}
+
+function concurrencyQuota(value: string): number {
+  const quota = Number(value)
+  if (!Number.isInteger(quota) || quota < 1) {
+    throw new Error(
+      `a2: A2_LAMBDA_CONCURRENCY_QUOTA is the account's Lambda concurrency quota, a whole number (aws lambda get-account-settings --query AccountLimit.ConcurrentExecutions), not "${value}"`,
+    )
+  }
+  return quota
 }
 
 function gatewayKey(scope: Construct, name: string) {

@@ -1,4 +1,4 @@
-import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib'
+import { Annotations, CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib'
 import * as iam from 'aws-cdk-lib/aws-iam'
 import * as lambda from 'aws-cdk-lib/aws-lambda'
 import * as logs from 'aws-cdk-lib/aws-logs'
@@ -19,29 +19,40 @@ const UNRESERVED_MINIMUM = 100
  * `Reserved: 0`: new accounts often have a concurrency quota of 10, where
  * any reservation fails ("decreases account's UnreservedConcurrentExecution
  * below its minimum value") and a plain `ReservedConcurrentExecutions` would
- * roll the first deploy back.
+ * roll the first deploy back. It answers the account's quota too
+ * (`AccountLimit`) and a `Note` for people, which the stack outputs: with a
+ * quota of 10 the GET streams share those 10 with the lanes, whose event
+ * source mappings may run `Lanes` (`140 invocations in all`).
  */
 export const RESERVED_CONCURRENCY_HANDLER = `
 const sdk = require('@aws-sdk/client-lambda');
 const UNRESERVED_MINIMUM = ${UNRESERVED_MINIMUM};
 
-async function reserve(client, functionName, requested) {
+async function reserve(client, functionName, requested, lanes) {
   const { AccountLimit } = await client.send(new sdk.GetAccountSettingsCommand({}));
   const { ReservedConcurrentExecutions: current = 0 } = await client.send(
     new sdk.GetFunctionConcurrencyCommand({ FunctionName: functionName }));
+  const limit = AccountLimit.ConcurrentExecutions;
   // The function's own reservation is not unreserved now, but is ours to move.
   const spare = AccountLimit.UnreservedConcurrentExecutions + current - UNRESERVED_MINIMUM;
   const reserved = Math.min(requested, spare);
   if (reserved >= 1) {
     await client.send(new sdk.PutFunctionConcurrencyCommand({
       FunctionName: functionName, ReservedConcurrentExecutions: reserved }));
-    return { reserved, reason: 'reserved' };
+    return {
+      reserved, limit, reason: 'reserved',
+      note: reserved + " of the account's " + limit + ' concurrent executions reserved for GET streams' +
+        (reserved < requested ? ' (' + requested + ' asked; raise the quota and redeploy for more)' : ''),
+    };
   }
   if (current > 0) await client.send(new sdk.DeleteFunctionConcurrencyCommand({ FunctionName: functionName }));
   return {
-    reserved: 0,
-    reason: 'the account has ' + AccountLimit.ConcurrentExecutions + ' concurrent executions in all; ' +
+    reserved: 0, limit,
+    reason: 'the account has ' + limit + ' concurrent executions in all; ' +
       'raise the Lambda concurrency quota to reserve ' + requested,
+    note: "none reserved: the account's Lambda concurrency quota is " + limit + ', and GET streams share it ' +
+      'with the lanes, whose event sources may run ' + lanes + '; a few open tabs throttle ' +
+      'the lanes. Raise the quota (Service Quotas, AWS Lambda, Concurrent executions) and redeploy.',
   };
 }
 
@@ -68,10 +79,11 @@ exports.handler = async (event, context) => {
     } else {
       if (event.RequestType === 'Update' && event.PhysicalResourceId !== props.FunctionName)
         await release(client, event.PhysicalResourceId);
-      const { reserved, reason } = await reserve(client, props.FunctionName, Number(props.Requested));
-      answer.Data = { Reserved: reserved };
+      const { reserved, limit, reason, note } = await reserve(
+        client, props.FunctionName, Number(props.Requested), props.Lanes);
+      answer.Data = { Reserved: reserved, AccountLimit: limit, Note: note };
       answer.Reason = reason;
-      console.log(JSON.stringify({ functionName: props.FunctionName, requested: props.Requested, reserved, reason }));
+      console.log(JSON.stringify({ functionName: props.FunctionName, requested: props.Requested, reserved, limit, reason }));
     }
   } catch (error) {
     answer.Status = 'FAILED';
@@ -88,16 +100,37 @@ export interface ReservedConcurrencyProps {
   fn: lambda.IFunction
   /** What to reserve when the account can spare it. */
   requested: number
+  /** How many invocations the queues' event sources may run at once, for the note (`140 invocations in all`). */
+  lanes: string
+  /**
+   * Changes on every synth (default: the synth's time), so CloudFormation
+   * updates the resource, and the handler recomputes, on every deploy.
+   */
+  nonce?: string
 }
 
 /**
  * Reserved concurrency for a function, applied at deploy time only when the
  * account's quota allows it (see `RESERVED_CONCURRENCY_HANDLER`), so a stack
  * deploys the same in a new account and in an established one.
+ *
+ * Recomputed on every deploy: CloudFormation runs a custom resource only
+ * when its properties change, so a reservation computed once would stay 0
+ * after the account's quota is raised, however often the stack is
+ * redeployed. Its `Nonce` property changes with every synth, so every
+ * deploy updates it and the handler reads the quota again. The cost: the
+ * resource shows in every `cdk diff`, and a deploy with nothing else to
+ * change still runs one stack update (a few seconds, one invocation).
  */
 export class ReservedConcurrency extends Construct {
   /** The concurrency reserved at deploy time: 0 when the account could not spare it. */
   readonly reserved: string
+  /** The account's Lambda concurrency quota at deploy time. */
+  readonly accountLimit: string
+  /** What was reserved and, when nothing was, why and what to do: for people (a stack output). */
+  readonly note: string
+  /** What was asked for. */
+  readonly requested: number
 
   constructor(scope: Construct, id: string, props: ReservedConcurrencyProps) {
     super(scope, id)
@@ -135,8 +168,34 @@ export class ReservedConcurrency extends Construct {
     const resource = new CustomResource(this, 'Resource', {
       serviceToken: handler.functionArn,
       resourceType: 'Custom::A2ReservedConcurrency',
-      properties: { FunctionName: props.fn.functionName, Requested: props.requested },
+      properties: {
+        FunctionName: props.fn.functionName,
+        Requested: props.requested,
+        Lanes: props.lanes,
+        Nonce: props.nonce ?? new Date().toISOString(),
+      },
     })
+    this.requested = props.requested
     this.reserved = resource.getAttString('Reserved')
+    this.accountLimit = resource.getAttString('AccountLimit')
+    this.note = resource.getAttString('Note')
   }
+}
+
+/**
+ * Warns at synth when the account's quota (as the props state it: synth is
+ * offline) leaves nothing to reserve: at 100 or less every GET stream holds
+ * one of the account's few units for up to 30 s, units the lanes' event
+ * sources (`lanes`) need too.
+ */
+export function smallQuotaWarning(
+  scope: Construct,
+  quota: number | undefined,
+  lanes: string,
+): void {
+  if (quota === undefined || quota > UNRESERVED_MINIMUM) return
+  Annotations.of(scope).addWarningV2(
+    'a2-aws:small-concurrency-quota',
+    `The account's Lambda concurrency quota is ${quota} (lambdaConcurrencyQuota): Lambda keeps ${UNRESERVED_MINIMUM} unreserved, so nothing can be reserved for GET streams, and each open stream holds one of the ${quota} units for up to 30 s while the lanes' event sources may run ${lanes}: a few open tabs throttle every lane. Ask for 1,000 (Service Quotas, AWS Lambda, "Concurrent executions") and redeploy: the reservation is recomputed on every deploy.`,
+  )
 }

@@ -1,8 +1,17 @@
-/** The checks, in the order they are reported. */
-export const CHECK_NAMES = ['answer', 'streaming', 'heartbeat', 'timer', 'closed'] as const
+/** The checks, in the order they are reported: the account's first, then the agent's. */
+export const CHECK_NAMES = [
+  'concurrency',
+  'models',
+  'answer',
+  'streaming',
+  'heartbeat',
+  'timer',
+  'closed',
+] as const
 export type CheckName = (typeof CHECK_NAMES)[number]
 
-type CheckStatus = 'PASS' | 'FAIL' | 'SKIP'
+/** `WARN`: it works, but something a team should change (it fails nothing). */
+type CheckStatus = 'PASS' | 'WARN' | 'FAIL' | 'SKIP'
 
 /** What a check found: a verdict, one line that says why, and its timings. */
 export interface CheckOutcome {
@@ -23,6 +32,11 @@ export const pass = (detail: string, figures: Record<string, number> = {}): Chec
 })
 export const fail = (detail: string, figures: Record<string, number> = {}): CheckOutcome => ({
   status: 'FAIL',
+  detail,
+  figures,
+})
+export const warn = (detail: string, figures: Record<string, number> = {}): CheckOutcome => ({
+  status: 'WARN',
   detail,
   figures,
 })

@@ -8,6 +8,6 @@ export function resultLine(result: CheckResult): string {
 
 /** The closing line: the verdict and the counts. */
 export function summaryLine(report: VerifyReport): string {
-  const counts = `${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped`
+  const counts = `${report.passed} passed, ${report.failed} failed, ${report.skipped} skipped${report.warned > 0 ? `, ${report.warned} warned` : ''}`
   return `${report.ok ? 'OK' : 'FAILED'}: ${counts} (session ${report.sessionId} at ${report.url})`
 }

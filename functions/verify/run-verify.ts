@@ -1,3 +1,4 @@
+import type { VerifyConfig } from '../../shared/aws/verify-output.ts'
 import type { Scheduler } from '../../shared/runtime/scheduler.ts'
 import { type AnswerRun, runAnswerCheck } from './answer-check.ts'
 import {
@@ -9,8 +10,10 @@ import {
 } from './check-result.ts'
 import { runClosedCheck } from './closed-check.ts'
 import { runHeartbeatCheck } from './heartbeat-check.ts'
+import { judgeConcurrency } from './judge-concurrency.ts'
 import { judgeStreaming } from './judge-streaming.ts'
 import type { LogSearch } from './log-search.ts'
+import { type InvokeModel, runModelsCheck } from './models-check.ts'
 import { runTimerCheck } from './timer-check.ts'
 import { verifySession } from './verify-session.ts'
 import type { VerifyTarget } from './verify-target.ts'
@@ -35,6 +38,12 @@ export interface VerifyOptions extends VerifyTarget {
   searchStreamLogs?: LogSearch
   /** How long after closing a stream its invocation's REPORT is looked for. */
   closedWaitMs?: number
+  /** The Bedrock models the agent is granted, by the stack (`bedrockModels`). */
+  bedrockModels?: readonly string[]
+  /** Makes the models check's one-token calls; without it the check is skipped. */
+  invokeModel?: InvokeModel
+  /** Lambda concurrency as the last deploy found it; without it the check is skipped. */
+  concurrency?: VerifyConfig['concurrency'] | 'unknown'
   /** Each result as soon as it and the ones before it are in. */
   onResult?: (result: CheckResult) => void
 }
@@ -44,6 +53,8 @@ export interface VerifyReport {
   sessionId: string
   results: CheckResult[]
   passed: number
+  /** Checks that passed with something to change (`WARN`): they fail nothing. */
+  warned: number
   failed: number
   skipped: number
   /** No check failed. */
@@ -71,9 +82,37 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     options.sessionId === undefined
       ? verifySession(options, `${named}${suffix}`)
       : Promise.resolve({ sessionId: `${named}${suffix}`, target: options })
-  const main = await session('')
+  // The account checks need no session: open one only for the agent's.
+  const sessionChecks: readonly CheckName[] = [
+    'answer',
+    'streaming',
+    'heartbeat',
+    'timer',
+    'closed',
+  ]
+  const main = checks.some((check) => sessionChecks.includes(check))
+    ? await session('')
+    : { sessionId: named, target: options }
   const sessionId = main.sessionId
   const outcomes = new Map<CheckName, Promise<CheckOutcome>>()
+  if (wanted('concurrency')) {
+    outcomes.set(
+      'concurrency',
+      Promise.resolve(
+        options.concurrency === undefined
+          ? skip(NEEDS_AWS)
+          : judgeConcurrency(options.concurrency === 'unknown' ? undefined : options.concurrency),
+      ),
+    )
+  }
+  if (wanted('models')) {
+    outcomes.set(
+      'models',
+      options.invokeModel
+        ? runModelsCheck(options.bedrockModels ?? [], options.invokeModel)
+        : Promise.resolve(skip(NEEDS_AWS)),
+    )
+  }
 
   if (wanted('timer')) {
     outcomes.set(
@@ -153,6 +192,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     sessionId,
     results,
     passed: count('PASS'),
+    warned: count('WARN'),
     failed: count('FAIL'),
     skipped: count('SKIP'),
     ok: count('FAIL') === 0,

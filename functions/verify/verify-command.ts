@@ -6,6 +6,7 @@ import { eventBridgeScheduler } from '../../shared/aws/eventbridge-scheduler.ts'
 import type { VerifyConfig } from '../../shared/aws/verify-output.ts'
 import { hasA2Code } from '../../shared/log/error-brand.ts'
 import { parseVerifyArgs, VERIFY_USAGE, type VerifyArgs } from './args.ts'
+import { bedrockInvoker } from './bedrock-invoke.ts'
 import { cloudWatchLogSearch } from './log-search.ts'
 import { resultLine, summaryLine } from './report.ts'
 import { runVerify, type VerifyOptions } from './run-verify.ts'
@@ -18,6 +19,8 @@ export interface CommandIo {
   cloudFormation?: (region: string | undefined) => Pick<CloudFormationClient, 'send'>
   /** Runs the checks (default `runVerify`). */
   run?: typeof runVerify
+  /** Another Bedrock Runtime endpoint for the models check (a double on loopback in tests). */
+  bedrockBaseURL?: string
 }
 
 /**
@@ -60,7 +63,7 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
     quietMs: args.quietSeconds * 1000,
     timerDelayMs: args.timerMinutes * 60_000,
     ...(args.message ? { message: args.message } : {}),
-    ...(config ? awsParts(config) : {}),
+    ...(config ? awsParts(config, io.bedrockBaseURL) : {}),
     onResult: (result) => {
       if (!args.json) io.stdout(resultLine(result))
     },
@@ -77,14 +80,29 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
   return report.ok ? 0 : 1
 }
 
-/** The timer and closed checks' access to the agent's AWS resources. */
-function awsParts(config: VerifyConfig): Pick<VerifyOptions, 'scheduler' | 'searchStreamLogs'> {
+/** The AWS checks' access to the agent's resources, and what the stack says of the account. */
+function awsParts(
+  config: VerifyConfig,
+  bedrockBaseURL?: string,
+): Pick<
+  VerifyOptions,
+  'scheduler' | 'searchStreamLogs' | 'bedrockModels' | 'invokeModel' | 'concurrency'
+> {
   const region = { region: config.region }
+  const sqs = new SQSClient(region)
   return {
+    bedrockModels: config.bedrockModels ?? [],
+    // The caller's credentials, as the SDK clients resolve them.
+    invokeModel: bedrockInvoker({
+      region: config.region,
+      credentials: () => sqs.config.credentials(),
+      ...(bedrockBaseURL ? { baseURL: bedrockBaseURL } : {}),
+    }),
+    concurrency: config.concurrency ?? 'unknown',
     scheduler: eventBridgeScheduler({
       scheduler: new SchedulerClient(region),
       // Only the SQS-delay path uses it, which forceScheduler turns off.
-      sqs: new SQSClient(region),
+      sqs,
       groupName: config.scheduleGroup,
       roleArn: config.schedulerRoleArn,
       timerQueueArn: config.timerQueueArn,

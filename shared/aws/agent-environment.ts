@@ -10,6 +10,8 @@ import {
   type AwsEnvironment,
   DEFAULT_METRICS_TARGET,
   ENVIRONMENT_VARIABLES,
+  ERASE_GRANTS,
+  type EraseGrant,
   laneQueueUrlVariable,
 } from './environment-variables.ts'
 import { PipelineError } from './errors.ts'
@@ -68,6 +70,11 @@ export function readAwsEnvironment(
     }
   }
   if (env[v.modelTelemetry] === 'true') environment.modelTelemetry = true
+  const erase = env[v.erase]
+  if (erase) {
+    if ((ERASE_GRANTS as readonly string[]).includes(erase)) environment.erase = erase as EraseGrant
+    else missing.push(`${v.erase} (${ERASE_GRANTS.join(' or ')}, not "${erase}")`)
+  }
   if (missing.length > 0) {
     throw new PipelineError(
       'MISSING_ENVIRONMENT',
@@ -117,30 +124,45 @@ export function awsAgentParts(
   const environment = options.environment ?? readAwsEnvironment()
   const clients = options.clients ?? awsClients(environment)
   const watermark = indexWatermark()
+  const store = watchedStore(
+    dynamoDBEventStore({ client: clients.dynamodb, tableName: environment.tableName }),
+    watermark,
+  )
+  const scheduler = eventBridgeScheduler({
+    scheduler: clients.scheduler,
+    sqs: clients.sqs,
+    groupName: environment.timers.scheduleGroup,
+    roleArn: environment.timers.schedulerRoleArn,
+    timerQueueArn: environment.timers.queueArn,
+    timerQueueUrl: environment.timers.queueUrl,
+    deadLetterQueueArn: environment.timers.deadLetterQueueArn,
+  })
+  const refused = environment.erase === 'not-granted'
   return {
-    store: watchedStore(
-      dynamoDBEventStore({ client: clients.dynamodb, tableName: environment.tableName }),
-      watermark,
-    ),
+    store: refused ? { ...store, erase: eraseNotGranted } : store,
     dispatcher: sqsDispatcher({
       client: clients.sqs,
       queueUrls: environment.queueUrls,
       watermark,
     }),
-    scheduler: eventBridgeScheduler({
-      scheduler: clients.scheduler,
-      sqs: clients.sqs,
-      groupName: environment.timers.scheduleGroup,
-      roleArn: environment.timers.schedulerRoleArn,
-      timerQueueArn: environment.timers.queueArn,
-      timerQueueUrl: environment.timers.queueUrl,
-      deadLetterQueueArn: environment.timers.deadLetterQueueArn,
-    }),
+    scheduler: refused ? { ...scheduler, cancel: eraseNotGranted } : scheduler,
     clients,
     watermark,
     environment,
     ...(environment.retention ? { retention: environment.retention } : {}),
   }
 }
+
+/**
+ * An erase in a function whose role may not erase: on AWS it would fail
+ * half-way with AccessDenied (after cancelling nothing, or before deleting
+ * the head), so it fails before the first request, naming the grant.
+ */
+async function eraseNotGranted(): Promise<never> {
+  throw new PipelineError('ERASE_NOT_GRANTED', ERASE_NOT_GRANTED_MESSAGE)
+}
+
+const ERASE_NOT_GRANTED_MESSAGE =
+  "session.erase() needs a role that may erase sessions, and this function's has no such grant: give the A2Agent the prop `erase: true`, which lets the lane functions (where tools and handlers run) call scheduler:ListSchedules and scheduler:DeleteSchedule on the agent's schedule group and dynamodb:DeleteItem and dynamodb:BatchWriteItem on its table. Nothing was erased."
 
 export { environmentVariables } from './environment-variables.ts'

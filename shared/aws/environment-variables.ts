@@ -25,6 +25,12 @@ export interface AwsEnvironment {
   modelTelemetry?: boolean
   /** The agent's `retention` (`'30 days'`), from the construct's `retention` prop. */
   retention?: string
+  /**
+   * Whether this function's role may erase sessions (the construct's
+   * `erase` prop). Unset (a local run, an operator's script): erase as the
+   * credentials allow.
+   */
+  erase?: EraseGrant
 }
 
 /** The variable holding a lane queue's URL, one per queue lane of the lane table. */
@@ -59,7 +65,17 @@ export const ENVIRONMENT_VARIABLES = {
   secrets: 'A2_SECRETS',
   /** Optional: the agent's retention (`'30 days'`): idle sessions expire whole. */
   retention: 'A2_RETENTION',
+  /**
+   * Optional: `granted` or `not-granted`, whether the function's role may
+   * erase sessions (the construct's `erase` prop). `not-granted` makes
+   * `erase()` fail at once, naming the prop, before it changes anything.
+   */
+  erase: 'A2_ERASE',
 } as const
+
+/** The values of `A2_ERASE`. */
+export const ERASE_GRANTS = ['granted', 'not-granted'] as const
+export type EraseGrant = (typeof ERASE_GRANTS)[number]
 
 /** A variable a secret may fill (the construct's `secrets`): an environment variable name outside A2's own. */
 export const SECRET_VARIABLE = /^(?!A2_)[A-Za-z_][A-Za-z0-9_]*$/
@@ -89,5 +105,6 @@ export function environmentVariables(environment: AwsEnvironment): Record<string
       : {}),
     ...(environment.modelTelemetry ? { [v.modelTelemetry]: 'true' } : {}),
     ...(environment.retention ? { [v.retention]: environment.retention } : {}),
+    ...(environment.erase ? { [v.erase]: environment.erase } : {}),
   }
 }

@@ -15,6 +15,8 @@ export type PipelineErrorCode =
   | 'SECRET_UNREADABLE'
   /** A lane's work is held by a live attempt past the invocation's time: delivered again later. */
   | 'WORK_HELD'
+  /** `erase()` in a function whose role may not erase sessions (the construct's `erase` prop). */
+  | 'ERASE_NOT_GRANTED'
 
 declare module '../log/error-brand.ts' {
   interface A2Codes extends Record<PipelineErrorCode, true> {}

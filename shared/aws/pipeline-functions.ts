@@ -17,11 +17,24 @@ export interface QueueFunctionSpec {
   /** The function's timeout. */
   readonly timeoutSeconds: number
   /**
-   * The event source mapping's `MaximumConcurrency` (2 to 1,000): the most
-   * invocations the queue may hold at once, so a burst on one queue cannot
-   * take the account's whole Lambda concurrency from the others.
+   * The most invocations the queue may hold at once: the event source
+   * mapping's `MaximumConcurrency` (2 to 1,000) when `capped`, so a burst on
+   * one queue cannot take the account's whole Lambda concurrency from the
+   * others; the local runner plays it either way.
    */
   readonly maxConcurrency: number
+  /**
+   * Whether the construct sets `MaximumConcurrency` by default. A cap costs
+   * money on an idle stack: with it set, Lambda keeps five pollers on the
+   * queue, where an uncapped mapping scales down to as few as two when
+   * traffic is low (Lambda developer guide, "Configuring scaling behavior
+   * for SQS event source mappings"), and every empty long poll is an SQS
+   * request. So the caps stay where a burst is not bounded otherwise: the
+   * long lanes (a model step, a tool: minutes each) and the standard timer
+   * queue (a burst of due timers has no bound); a FIFO queue of short
+   * invocations runs at most one per session with work anyway.
+   */
+  readonly capped: boolean
 }
 
 /**
@@ -39,6 +52,7 @@ export const QUEUE_FUNCTIONS = {
     batchSize: 10,
     timeoutSeconds: 60,
     maxConcurrency: 20,
+    capped: false,
   },
   // One model step, streamed: long outputs take minutes. One per invocation,
   // so a batch does not hold other sessions' work behind it. Its concurrency
@@ -49,6 +63,7 @@ export const QUEUE_FUNCTIONS = {
     batchSize: 1,
     timeoutSeconds: 600,
     maxConcurrency: 50,
+    capped: true,
   },
   tools: {
     handler: 'toolsLane',
@@ -56,6 +71,7 @@ export const QUEUE_FUNCTIONS = {
     batchSize: 1,
     timeoutSeconds: 300,
     maxConcurrency: 50,
+    capped: true,
   },
   handlers: {
     handler: 'handlersLane',
@@ -63,9 +79,24 @@ export const QUEUE_FUNCTIONS = {
     batchSize: 1,
     timeoutSeconds: 300,
     maxConcurrency: 10,
+    capped: false,
   },
-  ingress: { handler: 'ingress', fifo: true, batchSize: 10, timeoutSeconds: 60, maxConcurrency: 5 },
-  timers: { handler: 'timers', fifo: false, batchSize: 10, timeoutSeconds: 60, maxConcurrency: 5 },
+  ingress: {
+    handler: 'ingress',
+    fifo: true,
+    batchSize: 10,
+    timeoutSeconds: 60,
+    maxConcurrency: 5,
+    capped: false,
+  },
+  timers: {
+    handler: 'timers',
+    fifo: false,
+    batchSize: 10,
+    timeoutSeconds: 60,
+    maxConcurrency: 5,
+    capped: true,
+  },
 } as const satisfies Record<QueueLane | 'ingress' | 'timers', QueueFunctionSpec>
 
 export type QueueFunction = keyof typeof QUEUE_FUNCTIONS

@@ -20,6 +20,30 @@ export const verifyConfigSchema = z.object({
   schedulerDeadLetterQueueArn: z.string().min(1),
   /** The log group of the function that serves GET streams. */
   streamLogGroup: z.string().min(1),
+  /**
+   * The Bedrock model and inference profile IDs the generation function is
+   * granted (`bedrockModels`), for the models check. Absent: none, or a
+   * stack deployed before it.
+   */
+  bedrockModels: z.array(z.string().min(1)).optional(),
+  /**
+   * Lambda concurrency as the last deploy found it: the most invocations the
+   * capped queues' event sources may run (`lanes`), and with a stream reservation
+   * what was asked, what was reserved and the account's quota. Absent from
+   * stacks deployed before it.
+   */
+  concurrency: z
+    .object({
+      lanes: z.coerce.number(),
+      /** Queues whose event sources have no cap (their invocations are not in `lanes`). */
+      uncappedQueues: z.coerce.number().optional(),
+      streamsRequested: z.coerce.number().optional(),
+      streamsReserved: z.coerce.number().optional(),
+      accountLimit: z.coerce.number().optional(),
+    })
+    .optional(),
 })
 
 export type VerifyConfig = z.output<typeof verifyConfigSchema>
+/** What the construct writes (deploy-time values are tokens, read back as numbers). */
+export type VerifyConfigInput = z.input<typeof verifyConfigSchema>

@@ -9,6 +9,12 @@
  * dispatcher (no SQS, no Lambda, no router), driven through `agent.fetch`.
  * What the pipeline adds is the difference.
  *
+ * First, what the stack costs a month while nothing happens (issue 26):
+ * priced from the synthesized template (alarms, dashboards, secrets, the
+ * empty receives of Lambda's SQS pollers), for the defaults, the defaults
+ * before issue 26 (the baseline, synthesized in the same run) and each
+ * option's difference.
+ *
  * Then a browser tab left open (issue 12): what an idle tab costs in an hour
  * (the quiet end of its stream, then head checks, counted over a shortened
  * period and priced per hour at the client's defaults), and how long the GET
@@ -28,12 +34,14 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
 import { SQSClient } from '@aws-sdk/client-sqs'
 import { tool } from 'ai'
+import { App, Stack } from 'aws-cdk-lib'
 import { createParser } from 'eventsource-parser'
 import { z } from 'zod'
 import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
 import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
 import { createLocalResources } from '../../functions/local-runner/resources.ts'
 import { streamingShim } from '../../functions/local-runner/streaming-shim.ts'
+import { A2Agent, type A2AgentProps } from '../../infra/index.ts'
 import { createAgentClient, DEFAULT_IDLE_CHECK_MS } from '../../shared/ai/client/index.ts'
 import { HIDDEN_CHECK_MS } from '../../shared/ai/client/sse-subscription.ts'
 import { inputs } from '../../shared/ai/index.ts'
@@ -49,6 +57,12 @@ import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.t
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { itemBytes } from '../../shared/stores/dynamodb/write-units.ts'
 import { scriptedModel, text, toolCalls } from '../../shared/testing/scripted-model.ts'
+import {
+  DEFAULTS_BEFORE_ISSUE_26,
+  IDLE_POLLERS,
+  idleMonthlyCost,
+  LONG_POLL_SECONDS,
+} from '../support/idle-stack-cost.ts'
 
 /**
  * Sessions per case, each on fresh resources, and turns per session: moto's
@@ -425,7 +439,65 @@ interface Measured {
   seconds: number
 }
 
+/** The idle stack's monthly cost, synthesized now: the defaults, the defaults before, each option. */
+function reportIdleStack(): void {
+  const idle = (props: Partial<A2AgentProps>) => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Idle')
+    new A2Agent(stack, 'Agent', { entry: 'functions/example-agent.ts', ...props })
+    return idleMonthlyCost(stackTemplate(stack))
+  }
+  const now = idle({})
+  const before = idle(DEFAULTS_BEFORE_ISSUE_26)
+  const dollars = (usd: number) => `$${usd.toFixed(2)}`
+  console.log(
+    `An idle stack, a month (us-east-1 list prices, free tiers ignored; Lambda's SQS pollers: ${IDLE_POLLERS.capped} per queue with a MaximumConcurrency, ${IDLE_POLLERS.uncapped} without, a receive every ${LONG_POLL_SECONDS} s each):`,
+  )
+  console.log(`  ${'item'.padEnd(76)}${pad('now', 14)}${pad('before', 14)}`)
+  const items = [...new Set([...now.lines, ...before.lines].map((line) => line.item))]
+  const cell = (line: { count: number; usd: number } | undefined) =>
+    pad(`${line?.count ?? 0} ${dollars(line?.usd ?? 0)}`, 14)
+  for (const item of items) {
+    const a = now.lines.find((line) => line.item === item)
+    const b = before.lines.find((line) => line.item === item)
+    console.log(`  ${item.padEnd(76)}${cell(a)}${cell(b)}`)
+  }
+  console.log(
+    `  ${'total'.padEnd(76)}${pad(dollars(now.usd), 14)}${pad(dollars(before.usd), 14)}  (${(now.usd / before.usd).toFixed(2)}x; target at most $4: ${now.usd <= 4 ? 'met' : 'MISSED'})`,
+  )
+  const options: [string, Partial<A2AgentProps>][] = [
+    ['dashboard: true', { dashboard: true }],
+    ["alarms: { throttles: 'all' }", { alarms: { throttles: 'all' } }],
+    ['alarms: false', { alarms: false }],
+    [
+      'maxConcurrency: { admission: 20 } (a FIFO queue capped)',
+      { maxConcurrency: { admission: 20 } },
+    ],
+    [
+      'maxConcurrency: { generation: false } (a FIFO queue uncapped)',
+      { maxConcurrency: { generation: false } },
+    ],
+    [
+      'maxConcurrency: { timers: false } (the standard queue uncapped)',
+      { maxConcurrency: { timers: false } },
+    ],
+  ]
+  const differences = options.map(([name, props]) => [name, idle(props).usd - now.usd] as const)
+  console.log(
+    `  options, against the default: ${differences.map(([name, usd]) => `${name} ${usd >= 0 ? '+' : '-'}${dollars(Math.abs(usd))}`).join(', ')}`,
+  )
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests-idle-stack', usdPerMonth: now.usd, usdPerMonthBefore: before.usd, lines: now.lines, linesBefore: before.lines, options: Object.fromEntries(differences) })}\n`,
+  )
+}
+
+/** A stack's template, as `cdk synth` writes it. */
+function stackTemplate(stack: Stack): Record<string, unknown> {
+  const assembly = (stack.node.root as App).synth()
+  return assembly.getStackByName(stack.stackName).template as Record<string, unknown>
+}
+
 async function main(): Promise<void> {
+  reportIdleStack()
   const moto = await startMotoServer()
   try {
     const config = moto.clientConfig
@@ -1217,10 +1289,16 @@ async function measureTabs(
     }
   }
   try {
+    // Sessions as the chat page opens them under the deployed default auth
+    // (session tokens): `POST {}` answers a session and its token, and every
+    // GET and POST carries the token. The tab's and the busy one's.
+    const tabSession = await openSession(pipeline.url)
+    const busySession = await openSession(pipeline.url)
     // The tab: a client as the chat page holds it, checking every RUN_CHECK_MS.
     const requests: TabRequest[] = []
     const tab = createAgentClient({
       api: pipeline.url,
+      token: tabSession.token,
       idleCheckMs: RUN_CHECK_MS,
       fetch: async (input, init) => {
         const url = new URL(String(input))
@@ -1245,10 +1323,10 @@ async function measureTabs(
       },
     })
     const answeredChecks = () => requests.filter((r) => r.kind === 'head' && r.endedAt).length
-    const session = tab.session('tab')
+    const session = tab.session(tabSession.sessionId)
     session.subscribe(() => {})
     await session.sendMessage('Where is my order A-42?')
-    await helpers.finishedTurn(resources.environment.tableName, 'tab', 1)
+    await helpers.finishedTurn(resources.environment.tableName, tabSession.sessionId, 1)
     const answered = Date.now()
     const fromAnswer = calls.length
     await until(() => requests.some((r) => r.kind === 'stream' && r.endedAt !== undefined), 30_000)
@@ -1273,12 +1351,14 @@ async function measureTabs(
     }
 
     // News from elsewhere: another client appends a message that starts no turn.
-    const other = createAgentClient({ api: pipeline.url })
+    const other = createAgentClient({ api: pipeline.url, token: tabSession.token })
     const news: TabFigures['news'] = []
     for (let trial = 1; trial <= 2; trial++) {
       const before = session.getSnapshot().messages.length
       const sentAt = Date.now()
-      await other.session('tab').sendMessage(`A note from elsewhere, ${trial}`, { generate: false })
+      await other
+        .session(tabSession.sessionId)
+        .sendMessage(`A note from elsewhere, ${trial}`, { generate: false })
       await until(() => session.getSnapshot().messages.length > before, 30_000)
       const seenAt = Date.now()
       const check = requests.findLast((r) => r.kind === 'head' && r.at <= seenAt)
@@ -1314,15 +1394,20 @@ async function measureTabs(
     let ticking = true
     const ticker = (async () => {
       for (let n = 1; ticking; n++) {
-        await store.append('busy', [{ id: `tick-${n}`, type: 'bench.tick', payload: { n } }])
+        await store.append(busySession.sessionId, [
+          { id: `tick-${n}`, type: 'bench.tick', payload: { n } },
+        ])
         await sleep(1_000)
       }
     })()
     const [idle, busy, signalledMs, todayClosed] = await Promise.all([
-      closedUnsignalled(pipeline.handlers.http, 'tab'),
-      closedUnsignalled(pipeline.handlers.http, 'busy'),
-      closedSignalled(pipeline.url, 'tab', streamEnds),
-      closedUnsignalled(todayHttp, 'tab', { timeoutMs: TODAY_TIMEOUT_MS, watchMs: TODAY_WATCH_MS }),
+      closedUnsignalled(pipeline.handlers.http, tabSession),
+      closedUnsignalled(pipeline.handlers.http, busySession),
+      closedSignalled(pipeline.url, tabSession, streamEnds),
+      closedUnsignalled(todayHttp, tabSession, {
+        timeoutMs: TODAY_TIMEOUT_MS,
+        watchMs: TODAY_WATCH_MS,
+      }),
     ])
     ticking = false
     await ticker
@@ -1358,7 +1443,7 @@ async function measureTabs(
  */
 async function closedUnsignalled(
   http: Awaited<ReturnType<typeof startLocalPipeline>>['handlers']['http'],
-  sessionId: string,
+  { sessionId, token }: OpenedTabSession,
   options: { timeoutMs?: number; watchMs?: number } = {},
 ): Promise<{ closedAt: number; endedMs?: number }> {
   const timeoutMs = options.timeoutMs ?? STREAM_TIMEOUT_MS
@@ -1376,7 +1461,11 @@ async function closedUnsignalled(
     httpMethod: 'GET',
     path: '/agent',
     resource: '/agent',
-    headers: { host: 'bench.local', accept: 'text/event-stream' },
+    headers: {
+      host: 'bench.local',
+      accept: 'text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
     multiValueHeaders: {},
     queryStringParameters: { sessionId },
     multiValueQueryStringParameters: null,
@@ -1393,28 +1482,36 @@ async function closedUnsignalled(
   const invocation = http(event as never, sink as never, lambdaContext as never).finally(() => {
     ended = true
   })
+  const unopened = () =>
+    new Error(`the closed tab's stream never sent its head: ${text.slice(0, 200) || '(nothing)'}`)
   if (options.watchMs !== undefined) {
     await until(() => closedAt !== undefined || ended, 30_000)
+    if (closedAt === undefined) throw unopened()
     const watchEnd = (closedAt ?? started) + options.watchMs
     while (!ended && Date.now() < watchEnd) await sleep(100)
     if (!ended) {
       sink.destroy()
       await invocation
-      return { closedAt: closedAt ?? started }
+      return { closedAt }
     }
   }
   await invocation
-  return { closedAt: closedAt ?? started, endedMs: Date.now() - (closedAt ?? started) }
+  if (closedAt === undefined) throw unopened()
+  return { closedAt, endedMs: Date.now() - closedAt }
 }
 
 /** A client that leaves a stream over HTTP (the runner's server sees the socket close). */
 async function closedSignalled(
   url: string,
-  sessionId: string,
+  { sessionId, token }: OpenedTabSession,
   ends: { at: number; sessionId: string }[],
 ): Promise<number> {
   const leave = new AbortController()
-  const response = await fetch(`${url}?sessionId=${sessionId}`, { signal: leave.signal })
+  const response = await fetch(`${url}?sessionId=${sessionId}`, {
+    signal: leave.signal,
+    headers: { authorization: `Bearer ${token}` },
+  })
+  if (response.status !== 200) throw new Error(`the closed tab's GET answered ${response.status}`)
   const reader = (response.body as ReadableStream<Uint8Array>).getReader()
   let text = ''
   while (!text.includes(': head ')) {
@@ -1428,6 +1525,28 @@ async function closedSignalled(
   await until(() => ends.slice(seen).some((end) => end.sessionId === sessionId), 30_000)
   const end = ends.slice(seen).find((candidate) => candidate.sessionId === sessionId)
   return (end?.at ?? closedAt) - closedAt
+}
+
+interface OpenedTabSession {
+  sessionId: string
+  token: string
+}
+
+/**
+ * Opens a session as the chat page does under session tokens (the deployed
+ * default): `POST {}`, answered with the session's ID and token. Without
+ * the token every GET and POST of it answers 401 TOKEN_MISSING.
+ */
+async function openSession(url: string): Promise<OpenedTabSession> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  })
+  if (response.status !== 201) {
+    throw new Error(`POST {} answered ${response.status}: ${await response.text()}`)
+  }
+  return (await response.json()) as OpenedTabSession
 }
 
 async function until<T>(check: () => T, timeoutMs: number): Promise<T> {

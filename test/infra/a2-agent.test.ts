@@ -28,19 +28,34 @@ const customAgent = new A2Agent(customStack, 'Agent', {
   metrics: { namespace: 'Acme/Agents', service: 'support-prod' },
   tracing: true,
   modelTelemetry: true,
-  alarms: { topic: onCall, turnFailureRate: 0.25, routerIteratorAgeMs: 120_000 },
+  alarms: {
+    topic: onCall,
+    turnFailureRate: 0.25,
+    routerIteratorAgeMs: 120_000,
+    throttles: 'all',
+  },
+  dashboard: true,
   removalPolicy: RemovalPolicy.DESTROY,
   deletionProtection: false,
   apiGatewayCloudWatchRole: false,
   throttle: { rateLimit: 5, burstLimit: 10 },
   streamConcurrency: false,
-  maxConcurrency: { generation: 7 },
+  maxConcurrency: { generation: 7, tools: false },
   memorySize: 2048,
   streamMemorySize: 128,
   retention: '30 days',
+  erase: true,
 })
 const custom = templateOf(customStack)
 const customized = custom.template
+
+// The defaults but for the dashboard (off by default: $3.00 a month), for its tests.
+const dashboardStack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test')
+const dashboarded = new A2Agent(dashboardStack, 'Agent', {
+  entry: 'functions/example-agent.ts',
+  dashboard: true,
+})
+const withDashboard = templateOf(dashboardStack)
 
 /**
  * cfn-lint's findings for the default template, the same with one property
@@ -149,14 +164,24 @@ describe('the A2Agent template', () => {
           (mapping.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency,
         ]),
     )
+    // The long lanes and the standard timer queue (a burst of due timers has
+    // no bound). Admission, handlers and ingress are FIFO queues of short
+    // invocations, one per session with work: uncapped, Lambda's pollers
+    // scale down to two when idle, where a cap keeps five (an idle cost).
     expect(caps).toEqual({
-      [logicalId(agent.functions.admission)]: 20,
       [logicalId(agent.functions.generation)]: 50,
       [logicalId(agent.functions.tools)]: 50,
-      [logicalId(agent.functions.handlers)]: 10,
-      [logicalId(agent.functions.ingress)]: 5,
       [logicalId(agent.functions.timers)]: 5,
     })
+    expect(() => {
+      const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Bad')
+      new A2Agent(stack, 'Agent', {
+        entry: 'functions/example-agent.ts',
+        maxConcurrency: { admission: 1 },
+      })
+    }).toThrow(
+      /maxConcurrency\.admission .* a whole number from 2 to 1,000 \(or false for none\), not 1/,
+    )
   })
 
   it('routes the stream with parallelization 1, bisect on error, partial failures and an on-failure queue', () => {
@@ -305,6 +330,128 @@ describe('the A2Agent template', () => {
     customized.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       ScalingConfig: { MaximumConcurrency: 7 },
     })
+    // The cap on tools lifted (false), and none set on the others.
+    expect(
+      custom
+        .ofType('AWS::Lambda::EventSourceMapping')
+        .filter(([, mapping]) => mapping.Properties.ScalingConfig)
+        .map(([, mapping]) => (mapping.Properties.FunctionName as { Ref: string }).Ref),
+    ).toEqual(
+      expect.arrayContaining([
+        custom.logicalId(customAgent.functions.generation),
+        custom.logicalId(customAgent.functions.timers),
+      ]),
+    )
+    expect(
+      JSON.stringify(
+        custom
+          .ofType('AWS::Lambda::EventSourceMapping')
+          .find(
+            ([, mapping]) =>
+              (mapping.Properties.FunctionName as { Ref: string }).Ref ===
+              custom.logicalId(customAgent.functions.tools),
+          )?.[1].Properties,
+      ),
+    ).not.toContain('ScalingConfig')
+  })
+
+  it('with retention, lets every appending function delete inside a TransactWriteItems only (the heal on append), and no function by default', () => {
+    const deletes = (tmpl: ReturnType<typeof templateOf>, fn: { role?: unknown }): Statement[] =>
+      tmpl
+        .ofType('AWS::IAM::Policy')
+        .filter(([, policy]) =>
+          (policy.Properties.Roles as { Ref: string }[]).some(
+            (role) => role.Ref === tmpl.logicalId(fn.role as never),
+          ),
+        )
+        .flatMap(
+          ([, policy]) =>
+            (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+        )
+        .filter(
+          (statement) =>
+            actions(statement).includes('dynamodb:DeleteItem') &&
+            (statement as { Condition?: unknown }).Condition !== undefined,
+        )
+    for (const name of [
+      'http',
+      'admission',
+      'generation',
+      'tools',
+      'handlers',
+      'ingress',
+      'timers',
+    ] as const) {
+      expect(deletes(custom, customAgent.functions[name]), name).toEqual([
+        {
+          Action: 'dynamodb:DeleteItem',
+          Effect: 'Allow',
+          Resource: { 'Fn::GetAtt': [custom.logicalId(customAgent.table), 'Arn'] },
+          // A Delete in a transaction is authorized as DeleteItem; the condition
+          // keeps a lone DeleteItem or BatchWriteItem denied.
+          Condition: { StringEquals: { 'dynamodb:EnclosingOperation': 'TransactWriteItems' } },
+        },
+      ])
+      expect(deletes(byDefault, agent.functions[name]), name).toEqual([])
+    }
+    expect(deletes(custom, customAgent.functions.stream)).toEqual([])
+  })
+
+  it('lets no function erase a session by default, and tells each so (A2_ERASE); with erase: true the lanes may', () => {
+    const policyOf = (tmpl: ReturnType<typeof templateOf>, fn: { role?: unknown }) =>
+      tmpl
+        .ofType('AWS::IAM::Policy')
+        .filter(([, policy]) =>
+          (policy.Properties.Roles as { Ref: string }[]).some(
+            (role) => role.Ref === tmpl.logicalId(fn.role as never),
+          ),
+        )
+        .flatMap(
+          ([, policy]) =>
+            (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+        )
+    // What an erase needs; a DeleteItem conditioned on a transaction (retention's) is not it.
+    const eraseActions = (statements: (Statement & { Condition?: unknown })[]) =>
+      statements
+        .filter((statement) => statement.Condition === undefined)
+        .flatMap((statement) => actions(statement).map((action) => [action, statement.Resource]))
+        .filter(([action]) =>
+          [
+            'scheduler:ListSchedules',
+            'scheduler:DeleteSchedule',
+            'dynamodb:BatchWriteItem',
+            'dynamodb:DeleteItem',
+          ].includes(action as string),
+        )
+    // (The router's DeleteItem is retention's sweep: it erases only headless sessions.)
+    for (const [name, fn] of Object.entries(agent.functions)) {
+      expect(variablesOf(resources[logicalId(fn)]).A2_ERASE, name).toBe('not-granted')
+      if (name !== 'router') expect(eraseActions(policyOf(byDefault, fn)), name).toEqual([])
+    }
+    const lanes = ['admission', 'generation', 'tools', 'handlers']
+    for (const [name, fn] of Object.entries(customAgent.functions)) {
+      const lane = lanes.includes(name)
+      expect(variablesOf(custom.resources[custom.logicalId(fn)]).A2_ERASE, name).toBe(
+        lane ? 'granted' : 'not-granted',
+      )
+      if (!lane) {
+        if (name !== 'router') expect(eraseActions(policyOf(custom, fn)), name).toEqual([])
+        continue
+      }
+      const granted = eraseActions(policyOf(custom, fn))
+      expect(granted.map(([action]) => action).sort(), name).toEqual([
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'scheduler:DeleteSchedule',
+        'scheduler:ListSchedules',
+      ])
+      // ListSchedules takes no resource; DeleteSchedule only the agent's group.
+      expect(granted.find(([action]) => action === 'scheduler:ListSchedules')?.[1], name).toBe('*')
+      expect(
+        JSON.stringify(granted.find(([action]) => action === 'scheduler:DeleteSchedule')?.[1]),
+        name,
+      ).toContain(':schedule/')
+    }
   })
 
   it('passes retention to every function as A2_RETENTION, and sets none by default', () => {
@@ -366,14 +513,14 @@ describe('the A2Agent template', () => {
     template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1)
   })
 
-  it('scopes each function to what it does: the table and the lane queues for all, timers for the lanes only', () => {
+  it('scopes each function to what it does: the table and the lane queues for those that append, timers for the lanes only', () => {
     const table = { 'Fn::GetAtt': [logicalId(agent.table), 'Arn'] }
     const laneQueueArns = Object.values(agent.laneQueues).map((queue) => ({
       'Fn::GetAtt': [logicalId(queue), 'Arn'],
     }))
     const timerQueue = { 'Fn::GetAtt': [logicalId(agent.timerQueue), 'Arn'] }
     const lanes = ['admission', 'generation', 'tools', 'handlers'] as const
-    for (const name of [...lanes, 'http', 'stream', 'ingress', 'timers'] as const) {
+    for (const name of [...lanes, 'http', 'ingress', 'timers'] as const) {
       const lane = (lanes as readonly string[]).includes(name)
       const statements = policyStatementsOf(logicalId(agent.functions[name].role as never))
       const dynamo = statements.filter((statement) =>
@@ -416,6 +563,22 @@ describe('the A2Agent template', () => {
       }
       for (const statement of statements) expect(statement.Resource, name).not.toBe('*')
     }
+    // GET only reads: it streams the log, answers heads and claims, and wakes
+    // admission for a reader's recovery. No writes, no other lane.
+    const stream = policyStatementsOf(logicalId(agent.functions.stream.role as never))
+    const streamDynamo = stream.filter((statement) =>
+      actions(statement).some((action) => action.startsWith('dynamodb:')),
+    )
+    expect(
+      streamDynamo.map((statement) => [actions(statement).sort(), statement.Resource]),
+    ).toEqual([[['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], table]])
+    expect(
+      stream
+        .filter((statement) => actions(statement).some((action) => action.startsWith('sqs:')))
+        .map((statement) => statement.Resource),
+    ).toEqual([{ 'Fn::GetAtt': [logicalId(agent.laneQueues.admission), 'Arn'] }])
+    expect(stream.flatMap(actions).filter((action) => /^(scheduler|iam):/.test(action))).toEqual([])
+
     const router = policyStatementsOf(logicalId(agent.functions.router.role as never))
     const routerActions = router.flatMap(actions)
     expect(routerActions).toContain('dynamodb:GetRecords')
@@ -511,6 +674,14 @@ describe('the A2Agent template', () => {
       timerQueueUrl: `<Ref ${id(agent.timerQueue)}>`,
       schedulerDeadLetterQueueArn: `<${id(agent.schedulerDeadLetterQueue)}.Arn>`,
       streamLogGroup: `<Ref ${stack.getLogicalId(agent.functions.stream.logGroup.node.defaultChild as never)}>`,
+      // Lambda concurrency as the deploy found it (verify warns on a small quota).
+      concurrency: {
+        lanes: 105,
+        uncappedQueues: 3,
+        streamsRequested: 100,
+        streamsReserved: expect.stringMatching(/^<AgentStreamConcurrency.*\.Reserved>$/),
+        accountLimit: expect.stringMatching(/^<AgentStreamConcurrency.*\.AccountLimit>$/),
+      },
     })
     // The log group is the one the GET method's function writes to.
     expect(propertiesOf(agent.functions.stream).LoggingConfig).toMatchObject({
@@ -648,16 +819,27 @@ describe('the A2Agent alarms', () => {
     expect(slower?.Threshold).toBe(120_000)
   })
 
-  it('alarms on any Lambda error and any throttle, per function', () => {
-    for (const metric of ['Errors', 'Throttles']) {
-      const functions = alarms
+  it("alarms on any Lambda error per function, and on the API functions' throttles (every function's with throttles: 'all')", () => {
+    const alarmed = (from: Alarm[], metric: string) =>
+      from
         .filter((alarm) => alarm.MetricName === metric && alarm.Namespace === 'AWS/Lambda')
         .map((alarm) => alarm.Dimensions?.[0]?.Value)
-      expect(functions, metric).toHaveLength(9)
-      expect(functions, metric).toEqual(
-        expect.arrayContaining(Object.values(agent.functions).map((fn) => ref(byDefault, fn))),
-      )
-    }
+    const errors = alarmed(alarms, 'Errors')
+    expect(errors).toHaveLength(9)
+    expect(errors).toEqual(
+      expect.arrayContaining(Object.values(agent.functions).map((fn) => ref(byDefault, fn))),
+    )
+    // A throttle of the http or stream function is a refused POST or GET; the
+    // others' show as the router's iterator age and as dead letters.
+    expect(alarmed(alarms, 'Throttles')).toEqual([
+      ref(byDefault, agent.functions.http),
+      ref(byDefault, agent.functions.stream),
+    ])
+    const everyThrottle = alarmed(alarmsOf(custom), 'Throttles')
+    expect(everyThrottle).toHaveLength(9)
+    expect(everyThrottle).toEqual(
+      expect.arrayContaining(Object.values(customAgent.functions).map((fn) => ref(custom, fn))),
+    )
   })
 
   it("alarms on failed model steps per turn above a rate, from the functions' own EMF metrics", () => {
@@ -690,12 +872,13 @@ describe('the A2Agent alarms', () => {
     expect(JSON.stringify(customFailures?.Metrics)).toContain('"Namespace":"Acme/Agents"')
   })
 
-  it('creates 28 alarms without actions by default; with a topic every alarm notifies it, going off and recovering', () => {
-    expect(alarms).toHaveLength(8 + 1 + 9 * 2 + 1)
+  it('creates 21 alarms without actions by default; with a topic every alarm notifies it, going off and recovering', () => {
+    // Every DLQ, the router's iterator age, errors per function, the API functions' throttles, turn failures.
+    expect(alarms).toHaveLength(8 + 1 + 9 + 2 + 1)
     expect(agent.alarms).toHaveLength(alarms.length)
     for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined()
     const notified = alarmsOf(custom)
-    expect(notified).toHaveLength(alarms.length)
+    expect(notified).toHaveLength(8 + 1 + 9 * 2 + 1)
     for (const alarm of notified) {
       expect(alarm.AlarmActions).toEqual([ref(custom, onCall)])
       expect(alarm.OKActions).toEqual([ref(custom, onCall)])
@@ -725,7 +908,7 @@ describe('the A2Agent alarms', () => {
 describe('the A2Agent dashboard', () => {
   /** The dashboard body, references rendered as <Ref Id> and <Id.Attribute>. */
   const body = (): { widgets: { type: string; properties: Record<string, unknown> }[] } => {
-    const [[, dashboard] = []] = byDefault.ofType('AWS::CloudWatch::Dashboard')
+    const [[, dashboard] = []] = withDashboard.ofType('AWS::CloudWatch::Dashboard')
     const joined = dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] }
     const [, parts] = joined['Fn::Join']
     const render = (part: unknown): string => {
@@ -737,7 +920,10 @@ describe('the A2Agent dashboard', () => {
   }
 
   it('graphs every figure the functions report, in their namespace and service, beside the AWS health figures', () => {
-    expect(byDefault.ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1)
+    // None by default: a dashboard is $3.00 a month, the most of an idle stack.
+    expect(byDefault.ofType('AWS::CloudWatch::Dashboard')).toHaveLength(0)
+    expect(agent.dashboard).toBeUndefined()
+    expect(withDashboard.ofType('AWS::CloudWatch::Dashboard')).toHaveLength(1)
     const lines = body()
       .widgets.filter((widget) => widget.type === 'metric')
       .flatMap((widget) => widget.properties.metrics as unknown[][])
@@ -765,7 +951,7 @@ describe('the A2Agent dashboard', () => {
     const [first] = body().widgets
     expect(first?.type).toBe('alarm')
     expect(first?.properties.alarms).toEqual(
-      agent.alarms.map((alarm) => `<${byDefault.logicalId(alarm)}.Arn>`),
+      dashboarded.alarms.map((alarm) => `<${withDashboard.logicalId(alarm)}.Arn>`),
     )
   })
 })

@@ -131,6 +131,21 @@ describe('A2Agent on Amazon Bedrock (bedrockModels)', () => {
     }
   })
 
+  it('names the granted models in the verify output, as the generation function calls them, for the one-token calls of npm run verify', () => {
+    const outputs = Object.values(template.toJSON().Outputs ?? {}) as {
+      Description?: string
+      Value: unknown
+    }[]
+    const verify = JSON.stringify(
+      outputs.find((output) => output.Description?.startsWith('a2-aws verify'))?.Value,
+    )
+    expect(verify).toContain(
+      JSON.stringify(
+        `"bedrockModels":${JSON.stringify([HAIKU, `us.${SONNET}`, `global.${SONNET}`, `ca.${HAIKU}`])}`,
+      ).slice(1, -1),
+    )
+  })
+
   it('refuses what it cannot grant exactly: an ARN, an empty ID, a profile without regions', () => {
     const attempt = (bedrockModels: A2AgentProps['bedrockModels']) => () =>
       new A2Agent(new Stack(unbundled(), 'Bad'), 'Agent', {

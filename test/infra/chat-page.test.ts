@@ -238,6 +238,30 @@ describe('the A2ChatPage template', () => {
     ).toBe(page)
   })
 
+  it('lets the deployment invalidate this distribution only, not every distribution of the account', () => {
+    const roleId = logicalId(chatPage.deployment.handlerRole as never)
+    const statements = ofType('AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        (policy.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId),
+      )
+      .flatMap(
+        ([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+      )
+    const invalidations = statements.filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('cloudfront:')),
+    )
+    expect(invalidations).toHaveLength(1)
+    expect([invalidations[0]?.Action].flat().sort()).toEqual([
+      'cloudfront:CreateInvalidation',
+      'cloudfront:GetInvalidation',
+    ])
+    // arn:<partition>:cloudfront::<account>:distribution/<id>: both actions
+    // take the distribution as their resource (Service Authorization Reference).
+    expect(JSON.stringify(invalidations[0]?.Resource)).toContain(':distribution/')
+    expect(JSON.stringify(invalidations[0]?.Resource)).toContain(`{"Ref":"${distributionId}"}`)
+    for (const statement of statements) expect(statement.Resource).not.toBe('*')
+  })
+
   it('writes the bucket access logs and the distribution logs to a private log bucket for 30 days', () => {
     const logBucketId = logicalId(chatPage.logBucket)
     expect(propertiesOf(chatPage.bucket).LoggingConfiguration).toEqual({

@@ -42,6 +42,15 @@ describe('the example stack (infra/app.ts) settings', () => {
     })
   })
 
+  it("passes the account's Lambda concurrency quota, when stated, for synth's small-quota warning, and refuses one that is not a whole number", () => {
+    expect(exampleAgentProps(stack(), { A2_LAMBDA_CONCURRENCY_QUOTA: '10' })).toMatchObject({
+      lambdaConcurrencyQuota: 10,
+    })
+    expect(() => exampleAgentProps(stack(), { A2_LAMBDA_CONCURRENCY_QUOTA: 'ten' })).toThrow(
+      /A2_LAMBDA_CONCURRENCY_QUOTA is the account's Lambda concurrency quota, a whole number .* not "ten"/,
+    )
+  })
+
   it('without settings deploys the offline demo: no model, no grant, no secret', () => {
     expect(exampleAgentProps(stack(), {})).toEqual({ entry: 'functions/example-agent.ts' })
   })

@@ -43,6 +43,7 @@ describe('the published build (npm run build)', () => {
     expect(built).toContain('functions/agent-module.d.ts')
     expect([...built].filter((file) => file.startsWith('functions/example'))).toEqual([])
     expect(built).not.toContain('infra/app.ts')
+    expect(built).not.toContain('infra/example-app.ts')
     expect(
       [...built].filter((file) => file.startsWith('test/') || file.endsWith('.test.ts')),
     ).toEqual([])

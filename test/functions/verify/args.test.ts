@@ -9,7 +9,7 @@ describe('verify arguments', () => {
     expect(parseVerifyArgs(['--stack', 'Support'])).toEqual({
       stack: 'Support',
       headers: [],
-      checks: ['answer', 'streaming', 'heartbeat', 'timer', 'closed'],
+      checks: ['concurrency', 'models', 'answer', 'streaming', 'heartbeat', 'timer', 'closed'],
       quietSeconds: 75,
       timerMinutes: 2,
       answerSeconds: 120,
@@ -58,7 +58,7 @@ describe('verify arguments', () => {
     expect(
       parseVerifyArgs(['--stack', 'S', '--skip', 'closed', '--agent', 'S/Agent']),
     ).toMatchObject({
-      checks: ['answer', 'streaming', 'heartbeat', 'timer'],
+      checks: ['concurrency', 'models', 'answer', 'streaming', 'heartbeat', 'timer'],
       agent: 'S/Agent',
     })
   })
@@ -75,7 +75,12 @@ describe('verify arguments', () => {
       usageError(/no check named latency/),
     )
     expect(() =>
-      parseVerifyArgs(['--stack', 'S', '--skip', 'answer,streaming,heartbeat,timer,closed']),
+      parseVerifyArgs([
+        '--stack',
+        'S',
+        '--skip',
+        'concurrency,models,answer,streaming,heartbeat,timer,closed',
+      ]),
     ).toThrow(usageError(/No check left/))
     expect(() => parseVerifyArgs(['--stack', 'S', '--header', 'no colon'])).toThrow(
       usageError(/'name: value'/),

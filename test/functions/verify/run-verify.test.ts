@@ -89,9 +89,18 @@ describe('verify against an agent (in process)', () => {
       scheduler: inProcessScheduler({ fire: assistant.runtime.fireTimer }),
       searchStreamLogs: fakeLogs,
       closedWaitMs: 1_000,
+      concurrency: { lanes: 140, streamsRequested: 100, streamsReserved: 100, accountLimit: 1000 },
+      bedrockModels: ['us.anthropic.claude-sonnet-4-5-20250929-v1:0'],
+      invokeModel: async () => {},
       onResult: (result) => lines.push(result),
     })
     expect(report.results.map((result) => [result.check, result.status, result.detail])).toEqual([
+      [
+        'concurrency',
+        'PASS',
+        "100 of the account's 1000 concurrent executions reserved for GET streams at the last deploy",
+      ],
+      ['models', 'PASS', expect.stringMatching(/^one-token calls answered: us\.anthropic\./)],
       ['answer', 'PASS', expect.stringMatching(/^answered: first frame after/)],
       ['streaming', 'PASS', expect.stringMatching(/ frames written over \d+\.\d s arrived over/)],
       [
@@ -109,8 +118,10 @@ describe('verify against an agent (in process)', () => {
       ],
     ])
     expect(lines).toEqual(report.results)
-    expect(Number.isInteger(report.results[0]?.figures.completedMs)).toBe(true)
-    expect(report).toMatchObject({ ok: true, passed: 5, failed: 0, skipped: 0 })
+    expect(
+      Number.isInteger(report.results.find((r) => r.check === 'answer')?.figures.completedMs),
+    ).toBe(true)
+    expect(report).toMatchObject({ ok: true, passed: 7, warned: 0, failed: 0, skipped: 0 })
     // The timer's event is on the verify session; the quiet session stayed empty.
     const events = await assistant.runtime.log.session('verify-direct').read()
     expect(events.some((event) => event.type === 'a2-verify.timer.fired')).toBe(true)

@@ -45,6 +45,7 @@ function command(outputs: unknown[], report?: Partial<VerifyReport>) {
         sessionId: 'a2-verify-x',
         results,
         passed: 1,
+        warned: 0,
         failed: 1,
         skipped: 0,
         ok: false,
@@ -70,12 +71,15 @@ describe('a2-aws verify', () => {
     expect(regions).toEqual(['eu-west-1'])
     expect(runs[0]).toMatchObject({
       url: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/agent',
-      checks: ['answer', 'streaming', 'heartbeat', 'timer'],
+      checks: ['concurrency', 'models', 'answer', 'streaming', 'heartbeat', 'timer'],
       quietMs: 75_000,
       timerDelayMs: 120_000,
     })
     expect(runs[0]?.scheduler).toBeDefined()
     expect(runs[0]?.searchStreamLogs).toBeDefined()
+    // A stack deployed before the figures: the account checks say so (SKIP).
+    expect(runs[0]).toMatchObject({ bedrockModels: [], concurrency: 'unknown' })
+    expect(runs[0]?.invokeModel).toBeDefined()
     expect(out).toEqual([
       'PASS answer    answered',
       'FAIL timer     never fired',
