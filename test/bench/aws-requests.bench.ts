@@ -91,8 +91,10 @@ const SQS_CHUNK_BYTES = 64 * 1024
 /** Lambda requests, and Arm duration (first 7.5 billion GB-s a month): https://aws.amazon.com/lambda/pricing/ */
 const USD_PER_LAMBDA_REQUEST = 0.2 / 1e6
 const USD_PER_ARM_GB_SECOND = 0.0000133334
-/** Memory of every function but the stream function: the construct's default (`memorySize` 1024 MB, Arm). */
+/** Memory of every function but the stream and generation functions: the construct's default (`memorySize` 1024 MB, Arm). */
 const LAMBDA_GB = 1
+/** The generation function as deployed: 512 MB (`generationMemorySize`, sized by lane-memory.bench.ts). */
+const GENERATION_GB = 0.5
 /** The stream function (GET: streams and head checks) as deployed: 256 MB (`streamMemorySize`). */
 const STREAM_GB = 0.25
 /** EventBridge Scheduler, per invocation after 14 million free a month: https://aws.amazon.com/eventbridge/pricing/ */
@@ -907,7 +909,7 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
           1000,
         generation:
           measured.kind === 'turn'
-            ? (LAMBDA_GB *
+            ? (GENERATION_GB *
                 (MODEL_MS +
                   (lambda.generation ?? 0) * ASSUMED_INVOCATION_MS +
                   (requestsOf((fn) => fn === 'lane:generation') - progressAppends) *

@@ -287,10 +287,12 @@ describe('the A2Agent template', () => {
     expect(integrationOf('POST')).not.toContain(logicalId(agent.functions.stream))
   })
 
-  it('gives the stream function 256 MB and 30 s (a closed tab ends within 30 s), every other function 1024 MB', () => {
+  it('gives the stream function 256 MB and 30 s (a closed tab ends within 30 s), the generation function 512 MB (it waits on the model), every other function 1024 MB', () => {
     expect(propertiesOf(agent.functions.stream)).toMatchObject({ MemorySize: 256, Timeout: 30 })
+    expect(propertiesOf(agent.functions.generation).MemorySize).toBe(512)
     for (const [name, fn] of Object.entries(agent.functions)) {
-      if (name !== 'stream') expect(propertiesOf(fn).MemorySize, name).toBe(1024)
+      if (name !== 'stream' && name !== 'generation')
+        expect(propertiesOf(fn).MemorySize, name).toBe(1024)
     }
     expect(propertiesOf(agent.functions.http).Timeout).toBe(30)
     const sizes = Object.entries(customized.findResources('AWS::Lambda::Function'))
@@ -298,6 +300,8 @@ describe('the A2Agent template', () => {
       .map(([id, fn]) => [id.replace(/[0-9A-F]{8}$/, ''), fn.Properties.MemorySize])
     expect(sizes).toContainEqual(['AgentStreamFunction', 128])
     expect(sizes).toContainEqual(['AgentHttpFunction', 2048])
+    // memorySize set and generationMemorySize not: the generation function follows it.
+    expect(sizes).toContainEqual(['AgentGenerationFunction', 2048])
   })
 
   it("creates the account's API Gateway CloudWatch role before the stage that logs, so a fresh account deploys", () => {

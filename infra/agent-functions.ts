@@ -1,0 +1,141 @@
+import { existsSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Duration, RemovalPolicy } from 'aws-cdk-lib'
+import * as lambda from 'aws-cdk-lib/aws-lambda'
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs'
+import * as logs from 'aws-cdk-lib/aws-logs'
+import type { Construct } from 'constructs'
+import {
+  QUEUE_FUNCTION_NAMES,
+  QUEUE_FUNCTIONS,
+  type QueueFunction,
+} from '../shared/aws/pipeline-functions.ts'
+import type { A2AgentProps } from './a2-agent-props.ts'
+import { pascal } from './pascal.ts'
+
+/** POST appends and wakes lanes; API Gateway gives it 29 s anyway. */
+const HTTP_TIMEOUT = Duration.seconds(30)
+/**
+ * A GET stream ends when its session has been quiet for 10 s, and the HTTP
+ * handler ends it 10 s before the deadline anyway (so at most 20 s, then the
+ * client resumes): an invocation whose client left ends within 30 s even
+ * when Lambda never signals the disconnect. The GET integration matches it.
+ */
+export const STREAM_TIMEOUT = Duration.seconds(30)
+/** The stream function waits on the log, it does not compute: 256 MB. */
+const DEFAULT_STREAM_MEMORY_MB = 256
+/**
+ * The generation function waits on the model: a step of a 200-chunk answer
+ * peaked at 160 MB resident, 36 ms of CPU (test/bench/lane-memory.bench.ts),
+ * so 512 MB leaves three times that, and its CPU share (Lambda's scales
+ * with memory) does a turn's work in about 120 ms.
+ */
+const DEFAULT_GENERATION_MEMORY_MB = 512
+
+export type AgentFunctions = Record<
+  'http' | 'stream' | 'router' | QueueFunction,
+  nodejs.NodejsFunction
+>
+
+/**
+ * The agent's functions, one bundle of the agent module with a handler per
+ * function: `http` (POST), `stream` (GET), the router, and one per queue
+ * function of the lane table. Created in the agent's scope with the IDs they
+ * always had.
+ */
+export function agentFunctions(
+  scope: Construct,
+  props: A2AgentProps,
+  options: {
+    environment: Record<string, string>
+    tracing: boolean
+    timeoutOf: (name: QueueFunction | 'router') => Duration
+  },
+): AgentFunctions {
+  const projectRoot = resolve(props.projectRoot ?? process.cwd())
+  const agentEntry = resolve(projectRoot, props.entry)
+  const aliasTarget = `./${relative(projectRoot, agentEntry).split('\\').join('/')}`
+  const fn = (
+    name: string,
+    handler: string,
+    timeout: Duration,
+    memorySize = props.memorySize ?? 1024,
+  ): nodejs.NodejsFunction =>
+    new nodejs.NodejsFunction(scope, name, {
+      entry: lambdaEntry(),
+      handler,
+      projectRoot,
+      depsLockFilePath: lockFile(projectRoot),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize,
+      timeout,
+      environment: options.environment,
+      tracing: options.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      logGroup: new logs.LogGroup(scope, `${name}Logs`, {
+        retention: logs.RetentionDays.ONE_MONTH,
+        removalPolicy: RemovalPolicy.DESTROY,
+      }),
+      bundling: {
+        format: nodejs.OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        // Stack traces name our files and lines; the sources themselves
+        // stay out of the map, which would make every cold start (INIT is
+        // billed) parse megabytes of them.
+        sourceMap: true,
+        sourcesContent: false,
+        bundleAwsSDK: true,
+        mainFields: ['module', 'main'],
+        // Some bundled dependencies still `require()` Node built-ins.
+        banner:
+          "import { createRequire as __a2CreateRequire } from 'node:module'; const require = __a2CreateRequire(import.meta.url);",
+        esbuildArgs: { '--alias:a2-aws-agent-module': aliasTarget },
+      },
+    })
+
+  const queueFunctions = Object.fromEntries(
+    QUEUE_FUNCTION_NAMES.map((name) => [
+      name,
+      fn(
+        `${pascal(name)}Function`,
+        QUEUE_FUNCTIONS[name].handler,
+        options.timeoutOf(name),
+        name === 'generation'
+          ? (props.generationMemorySize ?? props.memorySize ?? DEFAULT_GENERATION_MEMORY_MB)
+          : undefined,
+      ),
+    ]),
+  ) as Record<QueueFunction, nodejs.NodejsFunction>
+  return {
+    http: fn('HttpFunction', 'http', HTTP_TIMEOUT),
+    stream: fn(
+      'StreamFunction',
+      'http',
+      STREAM_TIMEOUT,
+      props.streamMemorySize ?? DEFAULT_STREAM_MEMORY_MB,
+    ),
+    router: fn('RouterFunction', 'router', options.timeoutOf('router')),
+    ...queueFunctions,
+  }
+}
+
+/** The functions' entry point, as source in the repo or compiled in the package. */
+function lambdaEntry(): string {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const candidates = ['lambda.ts', 'lambda.js'].map((file) => join(here, '..', 'functions', file))
+  const found = candidates.find((candidate) => existsSync(candidate))
+  if (!found)
+    throw new Error(`a2: the Lambda entry point is missing (looked for ${candidates.join(', ')})`)
+  return found
+}
+
+function lockFile(projectRoot: string): string {
+  for (const name of ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lockb']) {
+    const candidate = join(projectRoot, name)
+    if (existsSync(candidate)) return candidate
+  }
+  throw new Error(`a2: no lock file in ${projectRoot}; set projectRoot to your package's directory`)
+}
