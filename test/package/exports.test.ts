@@ -185,6 +185,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'Lane',
       'MessageMetadataContext',
       'ModelChoice',
+      'PiContent',
       'PiHarnessOptions',
       'PiMessage',
       'PiTool',
