@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import { inputs } from '../../../../../shared/ai/index.ts'
+import { agent } from '../../../../../shared/ai/server/index.ts'
+import {
+  describeHarnessConformance,
+  reasoning,
+  text,
+  toolCalls,
+} from '../../../../../shared/testing/index.ts'
+import { acpPeerCommand, acpPeerDir, acpSubject } from '../../../../support/acp-subject.ts'
+import { textOf, track, until, userMessage } from '../../../../support/agent-log.ts'
+
+describeHarnessConformance('fx over ACP', acpSubject(), { describe, it, expect })
+
+/** The session's state once its turn has ended. */
+async function settled(a: ReturnType<typeof agent>) {
+  return until(async () => {
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    return state.active === null ? state : undefined
+  })
+}
+
+describe('the FX harness', () => {
+  it('streams a real ACP agent process: its reasoning and text as progress, its own tool call with its result', async () => {
+    const peer = acpPeerDir([
+      [
+        ...reasoning('Look first.', 'Listed.').slice(0, 4),
+        ...toolCalls({ toolCallId: 'c1', toolName: 'list', input: { what: 'files' } }).slice(1, -1),
+        ...text('Listed.').slice(1),
+      ],
+    ])
+    try {
+      const a = track(
+        agent({
+          name: 'fx',
+          model: 'openai/gpt-5.6-terra',
+          harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
+        }),
+      )
+      await a.session('s').append(...inputs.message(userMessage('m1', 'What is here?')))
+      const state = await settled(a)
+      const answer = state.messages.at(-1)
+      expect(answer?.role).toBe('assistant')
+      expect(answer?.parts.map((part) => part.type)).toEqual([
+        'step-start',
+        'reasoning',
+        'tool-list',
+        'text',
+      ])
+      expect(answer?.parts[2]).toMatchObject({
+        state: 'output-available',
+        providerExecuted: true,
+        input: { what: 'files' },
+        output: { done: 'files' },
+      })
+      expect(textOf(answer)).toBe('Listed.')
+      expect(peer.calls().map((call) => call.messages.at(-1)?.text)).toEqual(['What is here?'])
+    } finally {
+      peer.remove()
+    }
+  })
+
+  it("denied, the agent's permission request tells it so, and the call stays denied", async () => {
+    const peer = acpPeerDir(
+      [
+        [
+          ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'rm -r /' } }).slice(
+            0,
+            -1,
+          ),
+          ...text('Not removed.').slice(1),
+        ],
+      ],
+      ['act'],
+    )
+    try {
+      const a = track(
+        agent({
+          name: 'fx',
+          model: 'openai/gpt-5.6-terra',
+          harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
+        }),
+      )
+      await a.session('s').append(...inputs.message(userMessage('m1', 'Clean up')))
+      const waiting = await until(
+        async () => (await a.session('s').state()).state.pendingApprovals[0],
+      )
+      await a
+        .session('s')
+        .append(...inputs.approval(waiting, { approved: false, reason: 'No', id: 'no' }))
+      const state = await settled(a)
+      expect(state.messages.at(-1)?.parts).toContainEqual(
+        expect.objectContaining({ type: 'tool-act', state: 'output-denied' }),
+      )
+      expect(textOf(state.messages.at(-1))).toBe('Not removed.')
+    } finally {
+      peer.remove()
+    }
+  })
+
+  it('refuses nothing of its own options at agent(): the command is an option, `fx acp` by default', () => {
+    expect(() =>
+      agent({ name: 'fx', model: 'openai/gpt-5.6-terra', harness: { type: 'fx' } }),
+    ).not.toThrow()
+  })
+})
