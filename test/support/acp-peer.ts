@@ -3,7 +3,8 @@
 // the FX harness's peer in tests. DIR holds `script.json` ({ steps,
 // approvals }: the model-script steps it plays, one per prompt turn, and the
 // tools it asks permission for); it appends each prompt to `calls.jsonl`
-// (which also says which step comes next, across processes) and plays a
+// (which also says which step comes next, across processes), each answer
+// to its permission requests to `permissions.jsonl`, and plays a
 // hanging step's rest once `released` exists.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -97,6 +98,7 @@ acp
                 { optionId: 'no', name: 'Reject', kind: 'reject_once' },
               ],
             })
+            appendFileSync(join(dir, 'permissions.jsonl'), `${JSON.stringify(answer.outcome)}\n`)
             if (answer.outcome.outcome === 'cancelled') return
             allowed = answer.outcome.optionId === 'yes'
           }

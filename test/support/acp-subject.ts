@@ -26,6 +26,17 @@ export function acpPeerDir(script: unknown[], approvals: readonly string[] = [])
         return []
       }
     },
+    /** The answers the agent got to its permission requests. */
+    permissions(): unknown[] {
+      try {
+        return readFileSync(join(dir, 'permissions.jsonl'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as unknown)
+      } catch {
+        return []
+      }
+    },
     release() {
       writeFileSync(join(dir, 'released'), '')
     },

@@ -110,6 +110,12 @@ export interface FxHarnessOptions {
   cwd?: string
   /** Extra environment variables for the agent's process. */
   env?: Readonly<Record<string, string>>
+  /**
+   * How long a session's agent process stays up after its last turn (default
+   * 5 minutes); the next turn after that starts a new ACP session and hands
+   * it the conversation so far from the log.
+   */
+  idleMs?: number
   /** How `session/update`s become progress events (see `generation.progress`). */
   generation?: Pick<GenerationSettings, 'progress'>
 }

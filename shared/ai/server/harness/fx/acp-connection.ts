@@ -26,6 +26,8 @@ export interface AcpConnection {
   /** Settles when the turn under way (a cancelled one included) has ended. */
   idle: Promise<void>
   readonly closed: Promise<void>
+  /** Whether the process keeps Node running: during a turn it does, idle it does not. */
+  hold(busy: boolean): void
   close(): void
 }
 
@@ -60,6 +62,12 @@ export async function openAcpConnection(options: FxHarnessOptions): Promise<AcpC
   exited.then(() => process.off('exit', kill))
   const stdin = child.stdin as NonNullable<ChildProcess['stdin']>
   const stdout = child.stdout as NonNullable<ChildProcess['stdout']>
+  const hold = (busy: boolean) => {
+    for (const handle of [child, stdin, stdout] as { ref?(): void; unref?(): void }[]) {
+      if (busy) handle.ref?.()
+      else handle.unref?.()
+    }
+  }
   // A closed pipe surfaces as the connection closing, not as an uncaught error.
   stdin.on('error', () => undefined)
   const stream = acp.ndJsonStream(
@@ -96,6 +104,7 @@ export async function openAcpConnection(options: FxHarnessOptions): Promise<AcpC
       turn: undefined,
       idle: Promise.resolve(),
       closed: Promise.race([open.closed.catch(() => undefined), exited]),
+      hold,
       close() {
         open.close()
         kill()

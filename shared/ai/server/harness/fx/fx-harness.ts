@@ -23,7 +23,9 @@ import { type AcpConnection, openAcpConnection } from './acp-connection.ts'
  * so far from the log.
  */
 export function fxHarness(options: FxHarnessOptions): Harness {
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS
   const connections = new Map<string, Promise<AcpConnection>>()
+  const timers = new Map<string, ReturnType<typeof setTimeout>>()
   const connectionFor = (sessionId: string): Promise<AcpConnection> => {
     let connection = connections.get(sessionId)
     if (connection === undefined) {
@@ -43,13 +45,30 @@ export function fxHarness(options: FxHarnessOptions): Harness {
     tools: {},
     compactsByDefault: false,
     async step(context) {
-      const connection = await connectionFor(context.sessionId)
+      const { sessionId } = context
+      clearTimeout(timers.get(sessionId))
+      const connection = await connectionFor(sessionId)
       // A cancelled turn ends before the next one starts (ACP: one turn at a time).
       await connection.idle
-      return { stream: promptTurn(connection, context) }
+      clearTimeout(timers.get(sessionId))
+      connection.hold(true)
+      const stream = promptTurn(connection, context)
+      connection.idle.then(() => {
+        if (connection.turn !== undefined) return
+        connection.hold(false)
+        const timer = setTimeout(() => {
+          connections.delete(sessionId)
+          connection.close()
+        }, idleMs)
+        timer.unref()
+        timers.set(sessionId, timer)
+      })
+      return { stream }
     },
   }
 }
+
+const DEFAULT_IDLE_MS = 5 * 60 * 1000
 
 /** One prompt turn as the step's chunks, in the order the lane consumes them. */
 function promptTurn(connection: AcpConnection, context: HarnessStepContext) {

@@ -94,6 +94,35 @@ describe('the FX harness', () => {
         expect.objectContaining({ type: 'tool-act', state: 'output-denied' }),
       )
       expect(textOf(state.messages.at(-1))).toBe('Not removed.')
+      expect(peer.permissions()).toEqual([{ outcome: 'selected', optionId: 'no' }])
+    } finally {
+      peer.remove()
+    }
+  })
+
+  it("an idle session's agent process is closed; the next turn starts a new ACP session that gets the conversation so far", async () => {
+    const peer = acpPeerDir([text('First answer.'), text('Second answer.')])
+    try {
+      const a = track(
+        agent({
+          name: 'fx',
+          model: 'openai/gpt-5.6-terra',
+          harness: { type: 'fx', command: acpPeerCommand(peer.dir), idleMs: 20 },
+        }),
+      )
+      await a.session('s').append(...inputs.message(userMessage('m1', 'One')))
+      await until(async () => textOf((await settled(a)).messages.at(-1)) === 'First answer.')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await a.session('s').append(...inputs.message(userMessage('m2', 'Two')))
+      await until(async () => textOf((await settled(a)).messages.at(-1)) === 'Second answer.')
+      const [first, second] = peer.calls()
+      const sessionOf = (call: typeof first) =>
+        (call?.body as { sessionId?: string } | undefined)?.sessionId
+      expect(sessionOf(first)).not.toBe(sessionOf(second))
+      expect(second?.messages.map((message) => message.text)).toEqual([
+        'The conversation so far:\nuser: One\nassistant: First answer.',
+        'Two',
+      ])
     } finally {
       peer.remove()
     }
