@@ -128,6 +128,28 @@ describe('the FX harness', () => {
     }
   })
 
+  it('a command that does not start fails the turn with the spawn error; retry() runs it again once it does', async () => {
+    const peer = acpPeerDir([text('Up now.')])
+    try {
+      const command = ['a2-no-such-acp-agent']
+      const a = track(
+        agent({ name: 'fx', model: 'openai/gpt-5.6-terra', harness: { type: 'fx', command } }),
+      )
+      await a.session('s').append(...inputs.message(userMessage('m1', 'Hello?')))
+      const failed = await until(async () => {
+        await a.runtime.idle()
+        const { active } = (await a.session('s').state()).state
+        return active?.phase === 'failed' ? active : undefined
+      })
+      expect(failed.error).toContain('ENOENT')
+      command.splice(0, 1, ...acpPeerCommand(peer.dir))
+      await a.session('s').append(...inputs.retry({ turnId: failed.turnId, retryId: 'r1' }))
+      expect(textOf((await settled(a)).messages.at(-1))).toBe('Up now.')
+    } finally {
+      peer.remove()
+    }
+  })
+
   it('refuses nothing of its own options at agent(): the command is an option, `fx acp` by default', () => {
     expect(() =>
       agent({ name: 'fx', model: 'openai/gpt-5.6-terra', harness: { type: 'fx' } }),
