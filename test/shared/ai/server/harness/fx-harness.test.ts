@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../../../../shared/ai/index.ts'
 import { agent } from '../../../../../shared/ai/server/index.ts'
+import { memoryEventStore } from '../../../../../shared/index.ts'
 import {
   describeHarnessConformance,
   reasoning,
@@ -145,6 +146,79 @@ describe('the FX harness', () => {
       command.splice(0, 1, ...acpPeerCommand(peer.dir))
       await a.session('s').append(...inputs.retry({ turnId: failed.turnId, retryId: 'r1' }))
       expect(textOf((await settled(a)).messages.at(-1))).toBe('Up now.')
+    } finally {
+      peer.remove()
+    }
+  })
+
+  it("the agent's permission request is answered from the log: another process's approval reaches the waiting turn", async () => {
+    const peer = acpPeerDir(
+      [
+        [
+          ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'deploy' } }).slice(
+            0,
+            -1,
+          ),
+          ...text('Deployed.').slice(1),
+        ],
+      ],
+      ['act'],
+    )
+    try {
+      const store = memoryEventStore()
+      const options = {
+        name: 'fx',
+        model: 'openai/gpt-5.6-terra',
+        store,
+        harness: { type: 'fx' as const, command: acpPeerCommand(peer.dir) },
+      }
+      const running = track(agent(options))
+      const other = track(agent(options))
+      await running.session('s').append(...inputs.message(userMessage('m1', 'Ship it')))
+      const waiting = await until(
+        async () => (await other.session('s').state()).state.pendingApprovals[0],
+      )
+      await other.session('s').append(...inputs.approval(waiting, { approved: true, id: 'yes' }))
+      expect(textOf((await settled(running)).messages.at(-1))).toBe('Deployed.')
+      expect(peer.permissions()).toEqual([{ outcome: 'selected', optionId: 'yes' }])
+    } finally {
+      peer.remove()
+    }
+  })
+
+  it("Stop while the agent waits for permission answers it 'cancelled' and ends the turn", async () => {
+    const peer = acpPeerDir(
+      [
+        [
+          ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'deploy' } }).slice(
+            0,
+            -1,
+          ),
+          ...text('Deployed.').slice(1),
+        ],
+      ],
+      ['act'],
+    )
+    try {
+      const a = track(
+        agent({
+          name: 'fx',
+          model: 'openai/gpt-5.6-terra',
+          harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
+        }),
+      )
+      await a.session('s').append(...inputs.message(userMessage('m1', 'Ship it')))
+      const seen = await until(async () => {
+        const snapshot = await a.session('s').state()
+        return snapshot.state.pendingApprovals[0] ? snapshot : undefined
+      })
+      const turnId = seen.state.active?.turnId as string
+      await a.session('s').append(...inputs.stop({ turnId, frontier: seen.index }))
+      const state = await settled(a)
+      expect(state.stoppedResponseIds).toHaveLength(1)
+      await until(() => peer.permissions().length > 0)
+      expect(peer.permissions()).toEqual([{ outcome: 'cancelled' }])
+      expect(textOf(state.messages.at(-1))).not.toContain('Deployed.')
     } finally {
       peer.remove()
     }
