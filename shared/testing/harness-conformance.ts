@@ -31,7 +31,24 @@ export interface HarnessUnderTest {
 /** A harness as the suite runs it. */
 export interface HarnessSubject {
   /** Sets the harness up to answer each model step with the script's next step. */
-  setUp(script: readonly Step[]): HarnessUnderTest | Promise<HarnessUnderTest>
+  setUp(script: readonly Step[], setup?: HarnessSetUp): HarnessUnderTest | Promise<HarnessUnderTest>
+  /**
+   * Whether the loop's tool calls run in A2's tools lane (the AI SDK's, Pi's
+   * loop). An external loop that runs its own tools (FX over ACP) says
+   * `false`, and the suite checks its calls arrive as provider-executed
+   * calls with their results, and its permission requests as approvals.
+   */
+  a2Tools: boolean
+}
+
+/** What a test asks of the loop beyond its script. */
+export interface HarnessSetUp {
+  /**
+   * The tools whose calls need the user's approval. A2 asks for the calls
+   * it runs (the suite sets `toolApproval`); a loop that runs its own tools
+   * asks through its own protocol (an ACP permission request).
+   */
+  approvals: readonly string[]
 }
 
 export interface HarnessConformanceOptions {
@@ -60,6 +77,7 @@ const CLAIM_TTL_MS = 30_000
  * import { describeHarnessConformance, scriptedModel } from 'a2-aws/test'
  *
  * describeHarnessConformance('ai-sdk', {
+ *   a2Tools: true,
  *   setUp(script) {
  *     const model = scriptedModel([...script])
  *     return { model: model.model, harness: { type: 'ai-sdk' }, calls: () => [], release: model.release }
@@ -79,7 +97,7 @@ export function describeHarnessConformance(
     let time = Date.UTC(2026, 0, 1)
     const now = () => time
     const store = await (options.store ?? ((clock) => memoryEventStore({ now: clock })))(now)
-    const sut = await subject.setUp(script)
+    const sut = await subject.setUp(script, { approvals: approval ? ['act'] : [] })
     const agents: Agent[] = []
     const start = (): Agent => {
       const a = agent({
@@ -88,7 +106,7 @@ export function describeHarnessConformance(
         ...(Object.keys(tools).length > 0 ? { tools } : {}),
         harness: {
           ...sut.harness,
-          ...(approval
+          ...(approval && subject.a2Tools
             ? {
                 generation: {
                   ...(sut.harness as { generation?: object }).generation,
@@ -204,87 +222,155 @@ export function describeHarnessConformance(
         expect(w.sut.calls().map(lastUserText)).toEqual(['Hi'])
       })
     })
-    it("a tool call is recorded as soon as its input is ready, and A2's tools lane runs it while the step still streams", async () => {
-      const ran: string[] = []
-      let stepOpen: boolean | undefined
-      const tools = {
-        act: tool({
-          inputSchema: z.object({ what: z.string() }),
-          execute: async ({ what }) => {
-            ran.push(what)
-            return { done: what }
-          },
-        }),
-      }
-      const script = [
-        hang(toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'refund' } })),
-        text('Refunded.'),
-      ]
-      await withWorld(
-        script,
-        async (w) => {
-          const a = w.start()
-          await send(a, w.sessionId, 'm1', 'Refund me')
-          await waitFor('the tool to run', async () => ran.length > 0)
-          stepOpen = (await state(a, w.sessionId)).activeGeneration?.status === 'running'
-          w.sut.release()
-          const current = await settled(a, w.sessionId)
-          expect(stepOpen).toBe(true)
-          expect(ran).toEqual(['refund'])
-          expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Refunded.' })
-          const results = (await events(a, w.sessionId)).filter(
-            (event) => event.type === 'ai.tool.result',
-          )
-          expect(results.map((event) => event.payload)).toMatchObject([
-            { toolCallId: 'c1', outcome: 'output', output: { done: 'refund' } },
-          ])
-          expect(w.sut.calls()).toHaveLength(2)
-          expect(w.sut.calls()[1]?.messages.at(-1)).toMatchObject({ role: 'tool' })
-        },
-        tools,
-      )
-    })
 
-    it('an approval waits durably: answered a day later by another process, the tool runs once and the turn goes on', async () => {
-      const ran: string[] = []
-      const tools = {
-        act: tool({
-          inputSchema: z.object({ what: z.string() }),
-          execute: async ({ what }) => {
-            ran.push(what)
-            return { done: what }
+    if (subject.a2Tools) {
+      it("a tool call is recorded as soon as its input is ready, and A2's tools lane runs it while the step still streams", async () => {
+        const ran: string[] = []
+        let stepOpen: boolean | undefined
+        const tools = {
+          act: tool({
+            inputSchema: z.object({ what: z.string() }),
+            execute: async ({ what }) => {
+              ran.push(what)
+              return { done: what }
+            },
+          }),
+        }
+        const script = [
+          hang(toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'refund' } })),
+          text('Refunded.'),
+        ]
+        await withWorld(
+          script,
+          async (w) => {
+            const a = w.start()
+            await send(a, w.sessionId, 'm1', 'Refund me')
+            await waitFor('the tool to run', async () => ran.length > 0)
+            stepOpen = (await state(a, w.sessionId)).activeGeneration?.status === 'running'
+            w.sut.release()
+            const current = await settled(a, w.sessionId)
+            expect(stepOpen).toBe(true)
+            expect(ran).toEqual(['refund'])
+            expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Refunded.' })
+            const results = (await events(a, w.sessionId)).filter(
+              (event) => event.type === 'ai.tool.result',
+            )
+            expect(results.map((event) => event.payload)).toMatchObject([
+              { toolCallId: 'c1', outcome: 'output', output: { done: 'refund' } },
+            ])
+            expect(w.sut.calls()).toHaveLength(2)
+            expect(w.sut.calls()[1]?.messages.at(-1)).toMatchObject({ role: 'tool' })
           },
-        }),
-      }
-      const script = [
-        toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'close T-1' } }),
-        text('Closed.'),
-      ]
-      await withWorld(
-        script,
-        async (w) => {
-          const first = w.start()
-          await send(first, w.sessionId, 'm1', 'Close it')
-          const waiting = await waitFor('the approval request', async () => {
-            await first.runtime.idle()
-            const current = await state(first, w.sessionId)
-            return current.pendingApprovals[0]
-          })
-          expect(ran).toEqual([])
-          first.runtime.close()
-          w.advance(DAY_MS)
-          const later = w.start()
-          await later
-            .session(w.sessionId)
-            .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
-          const current = await settled(later, w.sessionId)
-          expect(ran).toEqual(['close T-1'])
-          expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Closed.' })
-        },
-        tools,
-        true,
-      )
-    })
+          tools,
+        )
+      })
+
+      it('an approval waits durably: answered a day later by another process, the tool runs once and the turn goes on', async () => {
+        const ran: string[] = []
+        const tools = {
+          act: tool({
+            inputSchema: z.object({ what: z.string() }),
+            execute: async ({ what }) => {
+              ran.push(what)
+              return { done: what }
+            },
+          }),
+        }
+        const script = [
+          toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'close T-1' } }),
+          text('Closed.'),
+        ]
+        await withWorld(
+          script,
+          async (w) => {
+            const first = w.start()
+            await send(first, w.sessionId, 'm1', 'Close it')
+            const waiting = await waitFor('the approval request', async () => {
+              await first.runtime.idle()
+              const current = await state(first, w.sessionId)
+              return current.pendingApprovals[0]
+            })
+            expect(ran).toEqual([])
+            first.runtime.close()
+            w.advance(DAY_MS)
+            const later = w.start()
+            await later
+              .session(w.sessionId)
+              .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
+            const current = await settled(later, w.sessionId)
+            expect(ran).toEqual(['close T-1'])
+            expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Closed.' })
+          },
+          tools,
+          true,
+        )
+      })
+    } else {
+      it("the loop's own tool call arrives as a provider-executed call with its result, in the step that made it", async () => {
+        const script = [
+          [
+            ...toolCalls({
+              toolCallId: 'c1',
+              toolName: 'act',
+              input: { what: 'list files' },
+            }).slice(0, -1),
+            ...text('Listed.').slice(1),
+          ],
+        ]
+        await withWorld(script, async (w) => {
+          const a = w.start()
+          await send(a, w.sessionId, 'm1', 'List them')
+          const current = await settled(a, w.sessionId)
+          const all = await events(a, w.sessionId)
+          expect(
+            all.filter((event) => event.type === 'ai.tool.called').map((event) => event.payload),
+          ).toMatchObject([{ toolCallId: 'c1', toolName: 'act', providerExecuted: true }])
+          expect(
+            all.filter((event) => event.type === 'ai.tool.result').map((event) => event.payload),
+          ).toMatchObject([{ toolCallId: 'c1', outcome: 'output' }])
+          expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Listed.' })
+          expect(w.sut.calls()).toHaveLength(1)
+        })
+      })
+
+      it("the loop's permission request is an approval in the log: allowed, the loop runs the call and the turn completes", async () => {
+        const script = [
+          [
+            ...toolCalls({
+              toolCallId: 'c1',
+              toolName: 'act',
+              input: { what: 'rm -r build' },
+            }).slice(0, -1),
+            ...text('Removed.').slice(1),
+          ],
+        ]
+        await withWorld(
+          script,
+          async (w) => {
+            const a = w.start()
+            await send(a, w.sessionId, 'm1', 'Clean up')
+            const waiting = await waitFor('the approval request', async () => {
+              const current = await state(a, w.sessionId)
+              return current.pendingApprovals[0]
+            })
+            await a
+              .session(w.sessionId)
+              .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
+            const current = await settled(a, w.sessionId)
+            const all = await events(a, w.sessionId)
+            expect(
+              all.filter((event) => event.type === 'ai.tool.called').map((event) => event.payload),
+            ).toMatchObject([{ toolCallId: 'c1', toolName: 'act', providerExecuted: true }])
+            expect(
+              all.filter((event) => event.type === 'ai.tool.result').map((event) => event.payload),
+            ).toMatchObject([{ toolCallId: 'c1', outcome: 'output' }])
+            expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Removed.' })
+          },
+          undefined,
+          true,
+        )
+      })
+    }
 
     it('Stop at the frontier the user saw keeps that text, ends the turn and aborts the model call', async () => {
       const script: Step[] = [
@@ -479,6 +565,7 @@ export function describeHarnessConformance(
  */
 export function scriptedSubject(harness: HarnessOptions): HarnessSubject {
   return {
+    a2Tools: true,
     setUp(script) {
       const scripted = scriptedModel([...script])
       return {
@@ -503,8 +590,9 @@ export function scriptedSubject(harness: HarnessOptions): HarnessSubject {
  * @example
  * describeHarnessConformance('pi', gatewaySubject({ type: 'pi' }), { describe, it, expect })
  */
-export function gatewaySubject(harness: HarnessOptions): HarnessSubject {
+export function gatewaySubject(harness: Exclude<HarnessOptions, { type: 'fx' }>): HarnessSubject {
   return {
+    a2Tools: true,
     async setUp(script) {
       const gateway = await gatewayDouble({ script: [...script] })
       const undo = gateway.install()

@@ -63,6 +63,7 @@ export {
   describeHarnessConformance,
   gatewaySubject,
   type HarnessConformanceOptions,
+  type HarnessSetUp,
   type HarnessSubject,
   type HarnessUnderTest,
   scriptedSubject,

@@ -14,7 +14,7 @@ import type {
 import { type StepCompaction, stepCompaction } from './compaction.ts'
 import type { Harness } from './harness/harness.ts'
 import { harnessOf } from './harness/harness-of.ts'
-import type { HarnessOptions } from './harness/harness-options.ts'
+import type { FxHarnessOptions, HarnessOptions } from './harness/harness-options.ts'
 import type { ModelCatalogOptions } from './model-catalog.ts'
 import type { ModelChoice } from './resolve-model.ts'
 
@@ -138,7 +138,7 @@ export function resolveAgentConfig<
 function settingsOf(options: HarnessOptions): {
   generation?: GenerationSettings
   maxSteps?: number
-  compaction?: HarnessOptions['compaction']
+  compaction?: Exclude<HarnessOptions, FxHarnessOptions>['compaction']
 } {
   return options
 }

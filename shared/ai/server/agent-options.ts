@@ -16,6 +16,7 @@ import type { Resolvable } from './step-context.ts'
 
 export type {
   AiSdkHarnessOptions,
+  FxHarnessOptions,
   HarnessOptions,
   PiContent,
   PiHarnessOptions,

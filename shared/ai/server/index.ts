@@ -24,6 +24,7 @@ export { AGENT_METRICS, type AgentMetric, type AgentMetrics } from './agent-metr
 export type {
   AgentOptions,
   AiSdkHarnessOptions,
+  FxHarnessOptions,
   GenerateContext,
   GenerationSettings,
   HarnessOptions,

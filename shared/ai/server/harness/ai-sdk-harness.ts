@@ -24,6 +24,6 @@ export function aiSdkHarness(options: AiSdkHarnessOptions): Harness {
 
 /** The context a custom `generate` receives: the step's, without the port's own fields. */
 function generateContext(context: HarnessStepContext) {
-  const { resolved: _resolved, turnInputIds: _inputs, ...rest } = context
+  const { resolved: _resolved, turnInputIds: _inputs, approvals: _approvals, ...rest } = context
   return rest
 }

@@ -39,8 +39,8 @@ export class UnknownHarnessError extends A2Error<'UNKNOWN_HARNESS'> {
 
 /**
  * A harness's package is not installed (`@mariozechner/pi-agent-core` for
- * `{ type: 'pi' }`): the step fails with this message, and `retry()` runs
- * it again once it is.
+ * `{ type: 'pi' }`, `@agentclientprotocol/sdk` for `{ type: 'fx' }`): the
+ * step fails with this message, and `retry()` runs it again once it is.
  */
 export class HarnessUnavailableError extends A2Error<'HARNESS_UNAVAILABLE'> {
   readonly harnessType: string

@@ -1,5 +1,6 @@
 import type { ToolSet } from 'ai'
 import { aiSdkHarness } from './ai-sdk-harness.ts'
+import { fxHarness } from './fx/fx-harness.ts'
 import type { Harness } from './harness.ts'
 import { UnknownHarnessError } from './harness-errors.ts'
 import type { HarnessOptions } from './harness-options.ts'
@@ -19,6 +20,8 @@ export function harnessOf(options: HarnessOptions | undefined, tools: ToolSet): 
       return aiSdkHarness(harness as Extract<HarnessOptions, { type: 'ai-sdk' }>)
     case 'pi':
       return piHarness(harness as Extract<HarnessOptions, { type: 'pi' }>, tools)
+    case 'fx':
+      return fxHarness(harness as Extract<HarnessOptions, { type: 'fx' }>)
     default:
       throw new UnknownHarnessError(type)
   }

@@ -14,8 +14,8 @@ import type { ResolvedModel } from '../resolve-model.ts'
  * Pause (the step's `signal`), failure and retry, recovery from the log.
  *
  * A loop that makes several model calls of its own per turn is re-entered
- * once per step from the log (Pi's). A loop that runs a whole turn with its
- * own tools would be one step, its calls provider-executed (docs/harnesses.md).
+ * once per step from the log (Pi's); a loop that runs a whole turn with its
+ * own tools (FX over ACP) is one step, its tool calls provider-executed.
  */
 export interface Harness {
   readonly type: string
@@ -46,6 +46,8 @@ export interface HarnessStepContext extends GenerateContext {
    * step (`event.payload.step === 1`).
    */
   turnInputIds: readonly string[]
+  /** Durable approvals for calls a loop runs itself (an ACP permission request). */
+  approvals: HarnessApprovals
 }
 
 /** One step as a harness streams it. */
@@ -54,4 +56,24 @@ interface HarnessStep {
   stream: ReadableStream<UIMessageChunk> | AsyncIterable<UIMessageChunk>
   /** The step's token usage, when the loop reports it (read after the stream ends). */
   usage?: PromiseLike<unknown>
+}
+
+/** A call a loop asks the user to allow before it runs it itself. */
+interface HarnessApprovalRequest {
+  toolCallId: string
+  toolName: string
+  input: unknown
+}
+
+/** The user's answer, from the log: `approved`, or a denial with its reason. */
+export type HarnessApprovalDecision = { approved: true } | { approved: false; reason?: string }
+
+export interface HarnessApprovals {
+  /**
+   * Records `ai.approval.requested` for a call the stream has already
+   * announced (`tool-input-available` with `providerExecuted: true`) and
+   * resolves with the user's answer once the log has it; rejects when the
+   * step's signal aborts (Stop, Pause now, a lost claim).
+   */
+  request(call: HarnessApprovalRequest): Promise<HarnessApprovalDecision>
 }

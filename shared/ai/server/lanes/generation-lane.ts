@@ -28,6 +28,7 @@ import { validatedToolInput } from '../validated-tool-input.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
+import { harnessApprovals } from './harness-approvals.ts'
 import { type GenerationPorts, isHeld } from './lane-ports.ts'
 import { type ProgressWriter, progressWriter } from './progress-writer.ts'
 import { storedEventAt } from './stored-event.ts'
@@ -309,6 +310,17 @@ async function streamStep(
   )
   const identity = { generationId, turnId: active.turnId, messageId: active.responseMessageId }
   const factsOf = stepFacts(lane.config.tools, lane.config.toolApproval, identity, state)
+  // Pending chunks go first, so the call the approval is for is recorded before it.
+  const approvals = harnessApprovals(
+    lane,
+    context.sessionId,
+    identity,
+    async (events) => {
+      const pending = await batcher.drain()
+      await append([...(pending.length > 0 ? [progress(pending)] : []), ...events])
+    },
+    signal,
+  )
   const harness = lane.config.harness
   let finishReason: string | undefined
   let error: string | undefined
@@ -320,6 +332,7 @@ async function streamStep(
       ...context,
       resolved: model,
       turnInputIds: [...active.contextInputIds, active.inputId],
+      approvals,
     })
     usage = generated.usage
     for await (const streamed of generated.stream) {

@@ -16,7 +16,10 @@ describe('harness.type', () => {
         caught = error
       }
       expect(hasA2Code(caught, 'UNKNOWN_HARNESS')).toBe(true)
-      expect(caught).toMatchObject({ name: 'UnknownHarnessError', supported: ['ai-sdk', 'pi'] })
+      expect(caught).toMatchObject({
+        name: 'UnknownHarnessError',
+        supported: ['ai-sdk', 'pi', 'fx'],
+      })
       expect((caught as Error).message).toMatch(
         /agent\(\) has no harness of type .*: use \{ type: 'ai-sdk' \}/,
       )

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { dynamoDBEventStore } from '../../../../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { describeHarnessConformance, scriptedSubject } from '../../../../../shared/testing/index.ts'
+import { acpSubject } from '../../../../support/acp-subject.ts'
 import { eventLogTableForSuite } from '../../../../support/aws.ts'
 
 // The harness suite on the DynamoDB store (the moto server): every harness's
@@ -12,6 +13,13 @@ const store = (now: () => number) =>
 describeHarnessConformance(
   'ai-sdk on DynamoDB',
   scriptedSubject({ type: 'ai-sdk' }),
+  { describe, it, expect },
+  { store, timeoutMs: 30_000 },
+)
+
+describeHarnessConformance(
+  'fx over ACP on DynamoDB',
+  acpSubject(),
   { describe, it, expect },
   { store, timeoutMs: 30_000 },
 )
