@@ -252,3 +252,9 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     response: null,
   }
 }
+
+/**
+ * `AIState`'s keys, read off `initialAIState()` (which the compiler holds to
+ * the interface), so no list of them is kept by hand.
+ */
+export const AI_STATE_KEYS: ReadonlySet<string> = new Set(Object.keys(initialAIState()))
