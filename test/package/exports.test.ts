@@ -147,6 +147,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'PendingInput',
       'ReasoningLevel',
       'RejectionReason',
+      'RequestedGeneration',
       'SessionStatus',
       'StateChange',
       'TimelineLine',
