@@ -330,6 +330,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'CrashPointsReport',
       'CrashTestAgent',
       'EffectLedger',
+      'EventStoreConformanceOptions',
+      'EventStoreFeature',
       'EventStoreHarness',
       'GatewayDouble',
       'GatewayDoubleOptions',
