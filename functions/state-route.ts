@@ -1,3 +1,4 @@
+import type { Agent } from '../shared/ai/server/index.ts'
 import { errorResponse } from '../shared/http/http-error.ts'
 
 /**
@@ -6,7 +7,7 @@ import { errorResponse } from '../shared/http/http-error.ts'
  * (the deployed API serves the agent's endpoint only).
  */
 export function stateRoute(
-  agent: { session(id: string): { state(): Promise<unknown> } },
+  agent: Pick<Agent, 'session'>,
   /** Checks the caller may read the session (its token), throwing an HTTP error if not. */
   verify?: (request: Request, sessionId: string) => Promise<unknown>,
 ): (request: Request) => Promise<Response> {

@@ -69,6 +69,7 @@ export {
   type ModelMetadata,
   type PendingApproval,
   type PendingInput,
+  type RequestedGeneration,
   type ToolRecord,
   type ToolStatus,
   type TurnPhase,

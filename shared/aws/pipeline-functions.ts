@@ -1,4 +1,4 @@
-import { backoff } from '../timing/backoff.ts'
+import { backoff, type RetryPolicy } from '../timing/backoff.ts'
 
 // Pure data, no SDK imports: the CDK construct reads this at synth time, the
 // local runner plays it, and the Lambda handlers take their lease settings
@@ -137,15 +137,17 @@ export const DEAD_LETTER_RETENTION_SECONDS = 14 * 24 * 3600
  * it starts and renews it every `renewEverySeconds` while it runs (never past
  * its own deadline): a killed container's messages come back within
  * `seconds`. A failed record comes back after a short backoff instead
- * (`retryDelaySeconds`), and on its last receive at once, so a poison message
- * reaches the dead-letter queue within a minute.
+ * (`retry`), and on its last receive at once, so a poison message reaches
+ * the dead-letter queue within a minute.
  */
 export interface VisibilityLease {
   seconds: number
   renewEverySeconds: number
-  /** The first retry's delay; each receive doubles it, up to `maxRetryDelaySeconds`. */
-  retryDelaySeconds: number
-  maxRetryDelaySeconds: number
+  /**
+   * A failed record's waits before it is received again, doubling per
+   * receive (its attempts are the queue's `maxReceiveCount`).
+   */
+  retry: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>
 }
 
 export const VISIBILITY_LEASE: VisibilityLease = {
@@ -153,13 +155,13 @@ export const VISIBILITY_LEASE: VisibilityLease = {
   // its claim come free at about the same time.
   seconds: 30,
   renewEverySeconds: 10,
-  retryDelaySeconds: 2,
-  maxRetryDelaySeconds: 60,
+  retry: { baseDelayMs: 2_000, maxDelayMs: 60_000 },
 }
 
 /**
- * The delay before a failed record is received again: doubling per receive
- * from `retryDelaySeconds`, capped, with jitter (between half and all of it)
+ * The delay before a failed record is received again, in whole seconds (as
+ * SQS takes a visibility): doubling per receive from the lease's first
+ * wait, capped, with jitter (between half and all of it)
  * so sessions that failed together (a throttled table) do not retry together.
  * On the last receive it is 0: the next receive moves it to the dead-letter
  * queue.
@@ -171,7 +173,5 @@ export function retryDelaySeconds(
   random: () => number = Math.random,
 ): number {
   if (receiveCount >= maxReceiveCount) return 0
-  const initial = lease.retryDelaySeconds
-  const max = lease.maxRetryDelaySeconds
-  return Math.ceil(backoff(receiveCount - 1, { initial, max, jitter: 'equal' }, random))
+  return Math.ceil(backoff(receiveCount - 1, { ...lease.retry, jitter: 'equal' }, random) / 1000)
 }

@@ -1,24 +1,12 @@
-import { backoff } from '../timing/backoff.ts'
+import { backoff, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../timing/backoff.ts'
 import { type Dispatcher, type RunOutcome, type WakeUp, wakeUpGroup } from './wake-up.ts'
-
-export interface RetryPolicy {
-  /** Runs of one wake-up group that may fail in a row before it is dead-lettered. */
-  maxAttempts: number
-  baseDelayMs: number
-  maxDelayMs: number
-}
-
-const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxAttempts: 5,
-  baseDelayMs: 100,
-  maxDelayMs: 30_000,
-}
 
 export interface InProcessDispatcherOptions {
   /** Runs a wake-up's work: done, or held elsewhere until `retryAt`; a failure throws. */
   run: (wakeUp: WakeUp, attempt: number) => Promise<RunOutcome>
   /** Called once a group failed `maxAttempts` times in a row; it is not retried again until woken. */
   onDeadLetter?: (wakeUp: WakeUp, error: unknown, attempts: number) => Promise<void> | void
+  /** How a group's failed runs are retried (default `DEFAULT_RETRY_POLICY`): `maxAttempts` runs in a row. */
   retry?: Partial<RetryPolicy>
   /** Where failures that are retried are reported (default: console.warn). */
   onRetry?: (wakeUp: WakeUp, error: unknown, attempt: number, delayMs: number) => void
@@ -94,11 +82,7 @@ export function inProcessDispatcher(options: InProcessDispatcherOptions): Dispat
           finish(id, group)
           return
         }
-        const delay = backoff(group.failures - 1, {
-          initial: policy.baseDelayMs,
-          max: policy.maxDelayMs,
-          jitter: 'equal',
-        })
+        const delay = backoff(group.failures - 1, { ...policy, jitter: 'equal' })
         ;(options.onRetry ?? defaultOnRetry)(group.wakeUp, error, group.failures, delay)
         group.running = false
         group.retryTimer = setTimeout(() => {

@@ -22,7 +22,8 @@
 //   often as without a crash), naming the point and invariant that broke.
 // - `describeEventStoreConformance()`: the suite every store of this package
 //   passes, to run on your own `EventStore` (vitest; pass its
-//   `describe`/`it`/`expect`, so importing this entry loads no test runner).
+//   `describe`/`it`/`expect`, so importing this entry loads no test runner),
+//   all of it or only some of its features.
 // - `describeHarnessConformance()` / `scriptedSubject()`: the seed rules
 //   every agent loop keeps (docs/harnesses.md), to run on a harness.
 
@@ -51,6 +52,8 @@ export {
 export {
   type ConformanceTestApi,
   describeEventStoreConformance,
+  type EventStoreConformanceOptions,
+  type EventStoreFeature,
   type EventStoreHarness,
 } from './event-store-conformance.ts'
 export {

@@ -84,7 +84,7 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
 
     it(`npm run local with ${name}=${value}: the same line, before it starts a moto server`, async () => {
       // A Python that is not there: a run that got as far as moto would say so instead.
-      const run = await runCommand('functions/local-pipeline.ts', {
+      const run = await runCommand('functions/local-aws-server.ts', {
         PORT: '0',
         ...env,
         A2_PYTHON: '/nonexistent/python3',
@@ -96,7 +96,7 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
   }
 
   it('npm run local without Python: says the moto server needs it and how to install moto', async () => {
-    const run = await runCommand('functions/local-pipeline.ts', {
+    const run = await runCommand('functions/local-aws-server.ts', {
       A2_PYTHON: '/nonexistent/python3',
       A2_AWS_ENDPOINT: '',
     })
@@ -112,7 +112,7 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
     const python = join(dir, 'python-without-moto')
     writeFileSync(python, '#!/bin/sh\nexec python3 -S "$@"\n')
     chmodSync(python, 0o755)
-    const run = await runCommand('functions/local-pipeline.ts', {
+    const run = await runCommand('functions/local-aws-server.ts', {
       A2_PYTHON: python,
       A2_AWS_ENDPOINT: '',
     })

@@ -24,7 +24,11 @@ import type { SoakTarget, TargetContext } from './targets.ts'
 // container takes the work over from the log.
 
 /** Leases on a scaled clock (deployed: 30 s, renewed every 10 s): a killed turn comes back in seconds. */
-const LEASE = { seconds: 3, renewEverySeconds: 1, retryDelaySeconds: 1, maxRetryDelaySeconds: 2 }
+const LEASE = {
+  seconds: 3,
+  renewEverySeconds: 1,
+  retry: { baseDelayMs: 1_000, maxDelayMs: 2_000 },
+}
 /** A dead container's claims block its work this long. */
 const CLAIM_TTL_MS = 5_000
 const silent = { info() {}, warn() {}, error() {} }

@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
 import { expect, onTestFinished } from 'vitest'
-import type { Agent, AgentRuntime } from '../../shared/ai/server/index.ts'
+import type { Agent } from '../../shared/ai/server/index.ts'
 import type { StoredEvent } from '../../shared/index.ts'
 
 import { textOf } from './conversation.ts'
@@ -15,13 +15,13 @@ export function track<A extends Pick<Agent, 'runtime'>>(a: A): A {
 }
 
 export async function eventsOf(
-  a: { runtime: AgentRuntime },
+  a: Pick<Agent, 'runtime'>,
   sessionId: string,
 ): Promise<StoredEvent[]> {
   return a.runtime.log.session(sessionId).read()
 }
 
-export async function typesOf(a: { runtime: AgentRuntime }, sessionId: string): Promise<string[]> {
+export async function typesOf(a: Pick<Agent, 'runtime'>, sessionId: string): Promise<string[]> {
   return (await eventsOf(a, sessionId))
     .map((event) => event.type)
     .filter((type) => type !== 'ai.generation.progress')

@@ -32,7 +32,10 @@ export interface AgentClientOptions {
   token?: SessionToken
   /** Makes event and message IDs; default `crypto.randomUUID()`. */
   generateId?: () => string
-  /** Stream reconnect and push retry backoff. The first delay defaults to the server's `retry:` hint. */
+  /**
+   * Stream reconnect and push retry waits: the first 500 ms (a stream's is
+   * the server's `retry:` hint when it sent one), doubling to at most 30 s.
+   */
   reconnect?: BackoffOptions
   /**
    * After the server ended a session's stream for quiet, how often the

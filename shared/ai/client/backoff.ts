@@ -1,15 +1,20 @@
-import type { BackoffPolicy } from '../../timing/backoff.ts'
+import { type BackoffPolicy, DEFAULT_RETRY_POLICY, type RetryPolicy } from '../../timing/backoff.ts'
 
 /** How a client waits between attempts (stream reconnects, push retries). */
-export interface BackoffOptions {
-  /** The first delay. Default: the server's `retry:` hint, else 500 ms. */
-  initialDelayMs?: number
-  /** The longest delay (default 30 s), so a long outage still retries twice a minute. */
-  maxDelayMs?: number
-}
+export type BackoffOptions = Partial<Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>>
 
-export const DEFAULT_INITIAL_DELAY_MS = 500
-const DEFAULT_MAX_DELAY_MS = 30_000
+/**
+ * A client's retries: a push is tried three times (after a network failure,
+ * a 5xx or a 429; safe: every event has an ID), a stream reconnects for as
+ * long as the client is open. The first wait is half a second (a stream's
+ * is the server's `retry:` hint when it sent one); the longest is the
+ * embedded lanes' 30 s, so a long outage is still retried twice a minute.
+ */
+export const CLIENT_RETRY_POLICY: RetryPolicy = {
+  ...DEFAULT_RETRY_POLICY,
+  maxAttempts: 3,
+  baseDelayMs: 500,
+}
 
 /**
  * A client's backoff: doubling from the first delay, with "equal jitter"
@@ -17,8 +22,8 @@ const DEFAULT_MAX_DELAY_MS = 30_000
  * do not reconnect in lockstep, yet none retries at once.
  */
 export function clientBackoff({
-  initialDelayMs = DEFAULT_INITIAL_DELAY_MS,
-  maxDelayMs = DEFAULT_MAX_DELAY_MS,
+  baseDelayMs = CLIENT_RETRY_POLICY.baseDelayMs,
+  maxDelayMs = CLIENT_RETRY_POLICY.maxDelayMs,
 }: BackoffOptions): BackoffPolicy {
-  return { initial: initialDelayMs, max: maxDelayMs, jitter: 'equal' }
+  return { baseDelayMs, maxDelayMs, jitter: 'equal' }
 }

@@ -1,7 +1,7 @@
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { backoff } from '../../timing/backoff.ts'
 import { sleep } from '../../timing/sleep.ts'
-import { clientBackoff } from './backoff.ts'
+import { CLIENT_RETRY_POLICY, clientBackoff } from './backoff.ts'
 import { AgentClientError, errorFromResponse, isRetryable, networkError } from './client-error.ts'
 
 /** Static headers, or a function for ones that change (a fresh auth token). */
@@ -13,9 +13,6 @@ export interface Endpoint {
   fetch: typeof globalThis.fetch
   headers?: HeadersOption
 }
-
-/** Pushes retried after a network failure, a 5xx or a 429 (safe: every event has an ID). */
-const PUSH_ATTEMPTS = 3
 
 /** `api` with the session (and resume index) in the query; `api` may be relative in a browser. */
 export function sessionUrl(api: string, sessionId: string, after?: number): string {
@@ -41,7 +38,7 @@ export async function postEvents(
   sessionId: string,
   events: readonly EventInput[],
   {
-    attempts = PUSH_ATTEMPTS,
+    attempts = CLIENT_RETRY_POLICY.maxAttempts,
     delay = (attempt: number) => backoff(attempt, clientBackoff({})),
   } = {},
 ): Promise<StoredEvent[]> {

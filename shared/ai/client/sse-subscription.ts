@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser'
 import type { StoredEvent } from '../../log/event.ts'
 import { backoff } from '../../timing/backoff.ts'
 import { sleep } from '../../timing/sleep.ts'
-import { type BackoffOptions, clientBackoff, DEFAULT_INITIAL_DELAY_MS } from './backoff.ts'
+import { type BackoffOptions, CLIENT_RETRY_POLICY, clientBackoff } from './backoff.ts'
 import { type AgentClientError, errorFromResponse, networkError } from './client-error.ts'
 import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
 
@@ -177,11 +177,11 @@ export function openSseSubscription(options: SseSubscriptionOptions): SseSubscri
         return
       }
       if (result.progress) attempt = 0
-      const initialDelayMs =
-        options.backoff?.initialDelayMs ?? retryHint ?? DEFAULT_INITIAL_DELAY_MS
+      const baseDelayMs =
+        options.backoff?.baseDelayMs ?? retryHint ?? CLIENT_RETRY_POLICY.baseDelayMs
       options.onStatus('reconnecting', error)
       await sleep(
-        backoff(attempt++, clientBackoff({ ...options.backoff, initialDelayMs })),
+        backoff(attempt++, clientBackoff({ ...options.backoff, baseDelayMs })),
         closed.signal,
       )
     }

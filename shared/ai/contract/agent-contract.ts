@@ -5,7 +5,7 @@ import {
   type ContractEvents,
   contract,
 } from '../../log/contract.ts'
-import type { AIState } from '../state/ai-state.ts'
+import { AI_STATE_KEYS, type AIState } from '../state/ai-state.ts'
 
 /** State whose keys would shadow AIState's is refused at compile time. */
 export type NoAIStateKeys<State> = State & { [Key in keyof AIState & keyof State]: never }
@@ -74,7 +74,7 @@ export function agentContract<
     }
   }
   const initial = definition.reducer?.initialState as Record<string, unknown> | undefined
-  const shadowed = initial ? Object.keys(initial).filter((key) => key in AI_STATE_KEYS) : []
+  const shadowed = initial ? Object.keys(initial).filter((key) => AI_STATE_KEYS.has(key)) : []
   if (shadowed.length > 0) {
     throw new TypeError(
       `agentContract("${definition.name}") state shadows AIState: ${shadowed.join(', ')}`,
@@ -94,29 +94,4 @@ export function agentContract<
       : {}),
   })
   return { ...core, kind: 'a2.agent-contract' }
-}
-
-/** AIState's keys, for the runtime check that mirrors the type rule. */
-const AI_STATE_KEYS: Record<keyof AIState, true> = {
-  messages: true,
-  inbox: true,
-  active: true,
-  pendingApprovals: true,
-  durableSteps: true,
-  pendingInputs: true,
-  tools: true,
-  compaction: true,
-  compacted: true,
-  calibration: true,
-  modelMetadata: true,
-  receipt: true,
-  starting: true,
-  activeGeneration: true,
-  activeRequestId: true,
-  activeResponseMessageId: true,
-  closed: true,
-  deadLetters: true,
-  stoppedResponseIds: true,
-  requests: true,
-  response: true,
 }

@@ -14,11 +14,11 @@
 // adapters are in `a2-aws/aws`, the memory store and the log in `a2-aws`.
 
 export { runWithHandlerContext } from '../../runtime/handler-context-storage.ts'
-export type { RetryPolicy } from '../../runtime/in-process-dispatcher.ts'
 export { TimerConflictError } from '../../runtime/in-process-scheduler.ts'
 export type { Lane } from '../../runtime/lanes.ts'
 export type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 export type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
+export type { RetryPolicy } from '../../timing/backoff.ts'
 export { type Agent, type AgentRuntime, agent, type RunOptions } from './agent.ts'
 export { AGENT_METRICS, type AgentMetric, type AgentMetrics } from './agent-metrics.ts'
 export type {

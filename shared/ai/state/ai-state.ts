@@ -50,6 +50,14 @@ export interface ActiveTurn {
    * the generation lane hands resolvers the stored event itself.
    */
   request?: { id: string; index: number; timestamp: number }
+  /**
+   * The model step in flight: `requested` until an attempt starts serving the
+   * request (again after a superseded attempt), then that attempt. `null`
+   * before the first request, after a retry, and when a pause cancelled a
+   * request that never started. `state.activeGeneration` and
+   * `state.activeRequestId` are read off it.
+   */
+  generation: RequestedGeneration | ActiveGeneration | null
   /** The Pause now command that is pausing or paused this turn. */
   pausedBy?: string
   /**
@@ -58,6 +66,12 @@ export interface ActiveTurn {
    * by A2, as an expired claim would be.
    */
   pausingSince?: number
+}
+
+/** A model step requested and not yet served by a running attempt. */
+export interface RequestedGeneration {
+  status: 'requested'
+  requestId: string
 }
 
 /** One model step attempt of the active turn. */
@@ -184,8 +198,13 @@ export interface AIState<M extends UIMessage = UIMessage> {
   calibration: Record<string, number>
   modelMetadata: Record<string, ModelMetadata>
   receipt: CommandReceipt | null
-  /** A turn awaits acceptance or its first model step: not a running model. */
+  // The turn facts: readings of `active` for readers (the hook's actions,
+  // `inputs.interrupt()`'s owner, a UI's indicator), taken by `reduceAIState`
+  // after every event (`withTurnFacts`), so they cannot disagree with it. A
+  // reducer changes `active`, never these.
+  /** A turn awaits acceptance or its first model step: not a running model (`active.phase` is `starting`). */
   starting: boolean
+  /** The active turn's model step attempt, once one has started serving its request. */
   activeGeneration: ActiveGeneration | null
   /** The generation request the active turn waits on, before it starts. */
   activeRequestId: string | null
@@ -240,10 +259,7 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     calibration: {},
     modelMetadata: {},
     receipt: null,
-    starting: false,
-    activeGeneration: null,
-    activeRequestId: null,
-    activeResponseMessageId: null,
+    ...turnFacts(null),
     closed: false,
     deadLetters: [],
     durableSteps: {},
@@ -251,4 +267,44 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     requests: {},
     response: null,
   }
+}
+
+/**
+ * `AIState`'s keys, read off `initialAIState()` (which the compiler holds to
+ * the interface), so no list of them is kept by hand.
+ */
+export const AI_STATE_KEYS: ReadonlySet<string> = new Set(Object.keys(initialAIState()))
+
+/** The attempt serving the active turn's model step, if one has started. */
+export function generationOf(active: ActiveTurn | null): ActiveGeneration | null {
+  const generation = active?.generation ?? null
+  return generation?.status === 'requested' ? null : generation
+}
+
+/** The request the active turn's model step waits on, before an attempt serves it. */
+export function requestOf(active: ActiveTurn | null): string | null {
+  const generation = active?.generation ?? null
+  return generation?.status === 'requested' ? generation.requestId : null
+}
+
+type TurnFacts = Pick<
+  AIState,
+  'starting' | 'activeGeneration' | 'activeRequestId' | 'activeResponseMessageId'
+>
+
+/** The turn facts of `active`: the one place they are derived. */
+function turnFacts(active: ActiveTurn | null): TurnFacts {
+  return {
+    starting: active?.phase === 'starting',
+    activeGeneration: generationOf(active),
+    activeRequestId: requestOf(active),
+    activeResponseMessageId: active?.responseMessageId ?? null,
+  }
+}
+
+/** `state` with its turn facts read off `active`: the same object when they already agree. */
+export function withTurnFacts<M extends UIMessage>(state: AIState<M>): AIState<M> {
+  const facts = turnFacts(state.active)
+  const keys = Object.keys(facts) as (keyof TurnFacts)[]
+  return keys.every((key) => facts[key] === state[key]) ? state : { ...state, ...facts }
 }

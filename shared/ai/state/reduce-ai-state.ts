@@ -1,7 +1,7 @@
 import type { UIMessage } from 'ai'
 import type { StoredEvent } from '../../log/event.ts'
 import type { AIEvent } from '../events/ai-events.ts'
-import type { AIState } from './ai-state.ts'
+import { type AIState, withTurnFacts } from './ai-state.ts'
 import {
   reduceCommitted,
   reduceDecided,
@@ -43,7 +43,7 @@ export function reduceAIState<M extends UIMessage = UIMessage>(
   state: AIState<M>,
   stored: StoredEvent,
 ): AIState<M> {
-  return withoutStepsOfEndedCalls(state, reduceEvent(state, stored))
+  return withTurnFacts(withoutStepsOfEndedCalls(state, reduceEvent(state, stored)))
 }
 
 function reduceEvent<M extends UIMessage>(state: AIState<M>, stored: StoredEvent): AIState<M> {

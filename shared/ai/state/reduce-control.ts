@@ -4,7 +4,7 @@ import type { AIEventPayload } from '../events/ai-events.ts'
 import type { ControlRequest } from '../events/control.ts'
 import type { ControlChange } from '../events/controller-events.ts'
 import { newActiveResponse } from './active-response.ts'
-import type { AIState, InboxItem } from './ai-state.ts'
+import { type AIState, generationOf, type InboxItem, requestOf } from './ai-state.ts'
 import { setId } from './id-map.ts'
 import { toTranscript } from './message-types.ts'
 import { discardStepCalls } from './reduce-tools.ts'
@@ -143,11 +143,8 @@ function applyChange<M extends UIMessage>(
           step: 0,
           handoff: false,
           requestCount: 0,
+          generation: null,
         },
-        starting: true,
-        activeGeneration: null,
-        activeRequestId: null,
-        activeResponseMessageId: change.responseMessageId,
         response: newActiveResponse(change.turnId, change.responseMessageId),
       }
     case 'turn.handoff':
@@ -159,14 +156,14 @@ function applyChange<M extends UIMessage>(
     case 'turn.retry': {
       if (state.active?.turnId !== change.turnId) return state
       const { error: _error, ...active } = state.active
-      const failed = state.activeGeneration?.generationId
+      const failed = generationOf(active)?.generationId
       // The failed step's calls no longer feed this turn.
       const discarded = failed === undefined ? state : discardStepCalls(state, failed)
+      // The failed attempt goes; a request no attempt has served yet stays.
+      const generation = active.generation?.status === 'requested' ? active.generation : null
       return {
         ...discarded,
-        active: { ...active, phase: 'starting', retryId: change.retryId },
-        starting: true,
-        activeGeneration: null,
+        active: { ...active, phase: 'starting', retryId: change.retryId, generation },
       }
     }
     case 'turn.paused':
@@ -174,9 +171,11 @@ function applyChange<M extends UIMessage>(
       // A request that never started is cancelled with the rest of the work.
       return {
         ...state,
-        active: { ...state.active, phase: 'paused' },
-        starting: false,
-        activeRequestId: null,
+        active: {
+          ...state.active,
+          phase: 'paused',
+          generation: requestOf(state.active) === null ? state.active.generation : null,
+        },
       }
     case 'pause': {
       const active = state.active
@@ -191,7 +190,6 @@ function applyChange<M extends UIMessage>(
         active: pausing
           ? { ...active, phase: 'pausing', pausedBy: commandId ?? 'pause', pausingSince: timestamp }
           : active,
-        starting: pausing ? false : state.starting,
       }
     }
     case 'resume': {

@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
 import type { AIEventPayload } from '../events/ai-events.ts'
-import type { AIState } from './ai-state.ts'
+import { type ActiveTurn, type AIState, generationOf, requestOf } from './ai-state.ts'
 import { setId } from './id-map.ts'
 import { discardStepCalls } from './reduce-tools.ts'
 import { applyToActiveResponse, beginStep, endTurn } from './response-helpers.ts'
@@ -24,9 +24,8 @@ export function reduceGenerationRequested<M extends UIMessage>(
       step: payload.step,
       requestCount: active.requestCount + 1,
       request: { id, index, timestamp },
+      generation: { status: 'requested', requestId: id },
     },
-    activeRequestId: id,
-    activeGeneration: null,
   }
 }
 
@@ -36,26 +35,28 @@ export function reduceGenerationStarted<M extends UIMessage>(
   index: number,
 ): AIState<M> {
   const active = state.active
-  if (active?.turnId !== payload.turnId || state.activeRequestId !== payload.requestId) return state
+  if (active?.turnId !== payload.turnId || requestOf(active) !== payload.requestId) return state
   const started = beginStep(state, index)
   return {
     ...started,
-    active: { ...active, phase: active.phase === 'pausing' ? 'pausing' : 'generating' },
-    starting: false,
-    activeRequestId: null,
-    activeGeneration: {
-      generationId: payload.generationId,
-      requestId: payload.requestId,
-      responseMessageId: payload.responseMessageId,
-      step: payload.step,
-      status: 'running',
+    active: {
+      ...active,
+      phase: active.phase === 'pausing' ? 'pausing' : 'generating',
+      generation: {
+        generationId: payload.generationId,
+        requestId: payload.requestId,
+        responseMessageId: payload.responseMessageId,
+        step: payload.step,
+        status: 'running',
+      },
     },
   }
 }
 
-const isRunning = <M extends UIMessage>(state: AIState<M>, generationId: string): boolean =>
-  state.activeGeneration?.generationId === generationId &&
-  state.activeGeneration.status === 'running'
+const isRunning = <M extends UIMessage>(state: AIState<M>, generationId: string): boolean => {
+  const generation = generationOf(state.active)
+  return generation?.generationId === generationId && generation.status === 'running'
+}
 
 /** O(chunks): only the response message's slot is touched. */
 export function reduceGenerationProgress<M extends UIMessage>(
@@ -71,8 +72,9 @@ export function reduceGenerationCompleted<M extends UIMessage>(
   state: AIState<M>,
   payload: AIEventPayload<'ai.generation.completed', M>,
 ): AIState<M> {
-  const { active, activeGeneration } = state
-  if (active === null || activeGeneration === null || !isRunning(state, payload.generationId))
+  const { active } = state
+  const generation = generationOf(active)
+  if (active === null || generation === null || !isRunning(state, payload.generationId))
     return state
   if (payload.outcome !== 'success') {
     const error =
@@ -85,11 +87,14 @@ export function reduceGenerationCompleted<M extends UIMessage>(
   }
   return {
     ...state,
-    active: { ...active, phase: active.phase === 'pausing' ? 'pausing' : 'waiting' },
-    activeGeneration: {
-      ...activeGeneration,
-      status: 'completed',
-      ...(payload.finishReason === undefined ? {} : { finishReason: payload.finishReason }),
+    active: {
+      ...active,
+      phase: active.phase === 'pausing' ? 'pausing' : 'waiting',
+      generation: {
+        ...generation,
+        status: 'completed',
+        ...(payload.finishReason === undefined ? {} : { finishReason: payload.finishReason }),
+      },
     },
     calibration: calibrated(state.calibration, payload),
   }
@@ -105,15 +110,17 @@ function failedStep<M extends UIMessage>(
   error: string,
   outcome: 'failed' | 'interrupted',
 ): AIState<M> {
-  const { active, activeGeneration, response } = state
+  const { active, response } = state
   if (active === null) return state
-  const pausing = active.phase === 'pausing'
+  // A request no attempt served is dropped with the step.
+  const attempt = generationOf(active)
+  const ended: ActiveTurn = {
+    ...active,
+    generation: attempt === null ? null : { ...attempt, status: outcome },
+  }
   return {
     ...state,
-    active: pausing ? active : { ...active, phase: 'failed', error },
-    starting: false,
-    activeRequestId: null,
-    activeGeneration: activeGeneration === null ? null : { ...activeGeneration, status: outcome },
+    active: active.phase === 'pausing' ? ended : { ...ended, phase: 'failed', error },
     response: response ? { ...response, uncommittedStep: true } : response,
   }
 }
@@ -135,9 +142,10 @@ export function reduceDeadLettered<M extends UIMessage>(
   }
   const { requestId } = payload
   if (payload.lane !== 'generation' || requestId === undefined) return recorded
+  const attempt = generationOf(state.active)
   const served =
-    state.activeRequestId === requestId ||
-    (state.activeGeneration?.requestId === requestId && state.activeGeneration.status === 'running')
+    requestOf(state.active) === requestId ||
+    (attempt?.requestId === requestId && attempt.status === 'running')
   if (!served) return recorded
   return failedStep(
     recorded,
@@ -164,11 +172,11 @@ export function reduceGenerationSuperseded<M extends UIMessage>(
   state: AIState<M>,
   payload: AIEventPayload<'ai.generation.superseded', M>,
 ): AIState<M> {
-  if (state.activeGeneration?.generationId !== payload.generationId) return state
+  const active = state.active
+  if (active === null || generationOf(active)?.generationId !== payload.generationId) return state
   return {
     ...discardStepCalls(state, payload.generationId),
-    activeGeneration: null,
-    activeRequestId: payload.requestId,
+    active: { ...active, generation: { status: 'requested', requestId: payload.requestId } },
     response: state.response ? { ...state.response, uncommittedStep: true } : null,
   }
 }

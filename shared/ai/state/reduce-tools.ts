@@ -1,6 +1,6 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import type { AIEventPayload } from '../events/ai-events.ts'
-import type { AIState, ToolRecord, ToolStatus } from './ai-state.ts'
+import { type AIState, generationOf, type ToolRecord, type ToolStatus } from './ai-state.ts'
 import { applyToActiveResponse } from './response-helpers.ts'
 
 // Tool calls, approvals and results. `tools` keeps identities and status;
@@ -181,9 +181,8 @@ export function reduceToolResult<M extends UIMessage>(
       : { ...state, tools: state.tools.filter((candidate) => candidate !== tool) }
   }
   const chunks = resultChunks(state, payload)
-  const stepOpen =
-    state.activeGeneration?.generationId === tool.generationId &&
-    state.activeGeneration.status === 'running'
+  const attempt = generationOf(state.active)
+  const stepOpen = attempt?.generationId === tool.generationId && attempt.status === 'running'
   const updated: ToolRecord = {
     ...tool,
     status: statusAfter(payload),

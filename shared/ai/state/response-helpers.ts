@@ -143,10 +143,6 @@ export function endTurn<M extends UIMessage>(
     messages,
     stoppedResponseIds,
     active: null,
-    starting: false,
-    activeGeneration: null,
-    activeRequestId: null,
-    activeResponseMessageId: null,
     response: null,
     tools,
     pendingApprovals: state.pendingApprovals.filter(

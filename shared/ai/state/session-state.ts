@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../log/event.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
-import { type AIState, initialAIState } from './ai-state.ts'
+import { AI_STATE_KEYS, type AIState, initialAIState } from './ai-state.ts'
 import { AI_STATE_REDUCER } from './ai-state-reducer.ts'
 
 /**
@@ -17,8 +17,6 @@ export interface SessionState {
 export interface ContractLike<App = unknown> {
   reducer?: Reducer<App, never>
 }
-
-const AI_KEYS = new Set(Object.keys(initialAIState()))
 
 /**
  * The session reducer: the AI reducer over every event, and the contract's
@@ -62,7 +60,8 @@ export function splitSnapshot(
   const merged = (snapshot.state ?? {}) as Record<string, unknown>
   const ai: Record<string, unknown> = {}
   const app: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(merged)) (AI_KEYS.has(key) ? ai : app)[key] = value
+  for (const [key, value] of Object.entries(merged))
+    (AI_STATE_KEYS.has(key) ? ai : app)[key] = value
   return {
     index: snapshot.index,
     state: {

@@ -1,16 +1,10 @@
-import type { AgentRuntime } from '../../ai/server/agent.ts'
-import type { Authorize, FetchOptions } from '../../http/log-endpoint.ts'
-import type { EventInput } from '../../log/event.ts'
-import type { Dispatcher } from '../../runtime/wake-up.ts'
+import type { Agent } from '../../ai/server/agent.ts'
+import type { Authorize } from '../../http/log-endpoint.ts'
 import { PipelineError } from '../errors.ts'
 
 /** What the Lambda handlers need of an agent (what `agent()` returns). */
-export interface PipelineAgent {
-  readonly name: string
-  readonly options: { dispatcher?: Dispatcher }
-  fetch(request: Request, options?: FetchOptions): Promise<Response>
-  session(id: string): { append(...events: EventInput[]): Promise<unknown> }
-  readonly runtime: AgentRuntime
+export type PipelineAgent = Pick<Agent, 'name' | 'fetch' | 'runtime'> & {
+  readonly options: Pick<Agent['options'], 'dispatcher'>
 }
 
 /**

@@ -25,5 +25,9 @@ export function appendRetryDelay(
   random: () => number = Math.random,
 ): number {
   const initial = Math.max(MIN_SLOT_MS, roundTripMs)
-  return backoff(losses - 1, { initial, max: MAX_DELAY_MS, jitter: 'full' }, random)
+  return backoff(
+    losses - 1,
+    { baseDelayMs: initial, maxDelayMs: MAX_DELAY_MS, jitter: 'full' },
+    random,
+  )
 }

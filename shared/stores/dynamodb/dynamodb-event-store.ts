@@ -332,7 +332,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           read: (cursor) => read(sessionId, { after: cursor }),
           waitForNews: (_cursor, idleRounds, abortSignal) =>
             sleep(
-              backoff(idleRounds, { initial: poll.min, max: poll.max, jitter: 'none' }),
+              backoff(idleRounds, { baseDelayMs: poll.min, maxDelayMs: poll.max, jitter: 'none' }),
               abortSignal,
             ),
         },

@@ -23,7 +23,7 @@ import {
 import { pipelineClients, silent } from '../../support/pipeline.ts'
 
 // `npm run local` as a user with an AI Gateway key runs it: the example agent
-// module (functions/example-agent.ts), loaded as functions/local-pipeline.ts
+// module (functions/example-agent.ts), loaded as functions/local-aws-server.ts
 // loads it, from the environment, with AI_GATEWAY_API_KEY and A2_GATEWAY_URL
 // pointing its model ID string at the Gateway double; compaction on, as by
 // default; the Lambda handlers on moto through the local runner.
@@ -53,7 +53,7 @@ beforeAll(async () => {
     vi.stubEnv('AWS_ACCESS_KEY_ID', credentials?.accessKeyId)
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', credentials?.secretAccessKey)
   }
-  // What local-pipeline.ts puts in the environment before it loads the module.
+  // What local-aws-server.ts puts in the environment before it loads the module.
   for (const [name, value] of Object.entries(environmentVariables(environment))) {
     vi.stubEnv(name, value)
   }

@@ -143,7 +143,7 @@ describe('npm run local stops what it started when it cannot start', () => {
     writeFileSync(python, `#!/bin/sh\necho $$ > ${dir}/pid\nexec python3 "$@"\n`)
     chmodSync(python, 0o755)
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['functions/local-pipeline.ts'], {
+      const child = spawn(process.execPath, ['functions/local-aws-server.ts'], {
         cwd: root,
         env: { ...process.env, A2_PYTHON: python, A2_AWS_ENDPOINT: '', PORT: String(port) },
         stdio: ['ignore', 'ignore', 'pipe'],

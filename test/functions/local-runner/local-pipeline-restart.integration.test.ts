@@ -47,7 +47,7 @@ function bareEnv(): NodeJS.ProcessEnv {
 
 /** Starts the runner on `endpoint` and answers once its banner is out. */
 async function startRunner() {
-  const child = spawn(process.execPath, [join(root, 'functions/local-pipeline.ts')], {
+  const child = spawn(process.execPath, [join(root, 'functions/local-aws-server.ts')], {
     cwd: dir,
     env: {
       ...bareEnv(),

@@ -36,7 +36,11 @@ const FAULTS: Partial<Record<string, { type: string; effect: 'crash' | 'fail' }>
  * for admission, an hour for generation): a turn that recovers within
  * seconds here recovers by the lease, never by the visibility timeout.
  */
-const LEASE = { seconds: 3, renewEverySeconds: 1, retryDelaySeconds: 1, maxRetryDelaySeconds: 2 }
+const LEASE = {
+  seconds: 3,
+  renewEverySeconds: 1,
+  retry: { baseDelayMs: 1_000, maxDelayMs: 2_000 },
+}
 /** The dead attempt's claim expires this soon; the redelivered message waits for it. */
 const CLAIM_TTL_MS = 1_000
 /** A killed invocation's turn is taken over within one lease and one claim TTL, plus the work. */
@@ -226,9 +230,9 @@ describe('failures in the pipeline on the emulator', () => {
       const current = await suite().agent.session('poison').state()
       return current.state.deadLetters.length > 0 && current
     }, 30_000)
-    // Two retries of at most maxRetryDelaySeconds each, then the last receive.
+    // Two retries of at most the lease's longest wait each, then the last receive.
     expect(Date.now() - posted).toBeLessThan(
-      (MAX_RECEIVE_COUNT - 1) * LEASE.maxRetryDelaySeconds * 1000 + 8_000,
+      (MAX_RECEIVE_COUNT - 1) * LEASE.retry.maxDelayMs + 8_000,
     )
     expect(state.deadLetters).toEqual([
       {

@@ -47,7 +47,11 @@ import { type BuildAgent, pipelineForSuite } from '../../support/pipeline.ts'
 
 const matrix = process.env.A2_CRASH_MATRIX === 'all'
 /** A killed invocation's messages come back within a lease; its claims expire within a TTL. */
-const LEASE = { seconds: 2, renewEverySeconds: 1, retryDelaySeconds: 1, maxRetryDelaySeconds: 2 }
+const LEASE = {
+  seconds: 2,
+  renewEverySeconds: 1,
+  retry: { baseDelayMs: 1_000, maxDelayMs: 2_000 },
+}
 const CLAIM_TTL_MS = 1_000
 /** Longer in the matrix, which runs for many minutes beside other work: slow is not stuck. */
 const SETTLE_MS = matrix ? 60_000 : 20_000

@@ -3,7 +3,7 @@ import { backoff } from '../../../shared/timing/backoff.ts'
 import { sleep } from '../../../shared/timing/sleep.ts'
 
 describe('backoff(attempt, policy): the one backoff', () => {
-  const policy = { initial: 100, max: 1_000 }
+  const policy = { baseDelayMs: 100, maxDelayMs: 1_000 }
 
   it('doubles from the initial wait per attempt, up to the cap, and never overflows', () => {
     const waits = [0, 1, 2, 3, 4, 5000].map((attempt) =>

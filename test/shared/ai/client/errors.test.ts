@@ -37,7 +37,7 @@ describe('createAgentClient: errors', () => {
     const client = tracked(
       createAgentClient({
         api,
-        reconnect: { initialDelayMs: 5 },
+        reconnect: { baseDelayMs: 5 },
         fetch: (input, init) => {
           attempts.push(init?.method ?? 'GET')
           return fetch(input, init)

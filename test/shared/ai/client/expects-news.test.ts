@@ -17,6 +17,7 @@ const turn = (phase: TurnPhase): ActiveTurn => ({
   step: 1,
   handoff: false,
   requestCount: 1,
+  generation: null,
 })
 
 const tool = (status: ToolRecord['status']): ToolRecord => ({

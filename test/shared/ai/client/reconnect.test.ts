@@ -25,7 +25,7 @@ function clientFor(served: ServedAgent, transform?: (body: string, connection: n
   const client = tracked(
     createAgentClient({
       api: served.api,
-      reconnect: { initialDelayMs: 20, maxDelayMs: 200 },
+      reconnect: { baseDelayMs: 20, maxDelayMs: 200 },
       fetch: async (input, init) => {
         const url = new URL(String(input))
         if (init?.method === 'POST') return fetch(input, init)

@@ -15,7 +15,7 @@ const user = (id: string, said: string) =>
 
 function clientFor(served: ServedAgent): ClientSession {
   const client = tracked(
-    createAgentClient({ api: served.api, reconnect: { initialDelayMs: 20, maxDelayMs: 100 } }),
+    createAgentClient({ api: served.api, reconnect: { baseDelayMs: 20, maxDelayMs: 100 } }),
   )
   return client.session('s1')
 }

@@ -73,6 +73,21 @@ describe('agentContract() and app state', () => {
     )
   })
 
+  it("refuses only AIState's own keys: a key an object inherits (constructor) is the app's", () => {
+    const own = agentContract({
+      name: 'own',
+      reducer: { name: 'own.v1', initialState: { constructor: 'mine' }, fold: (state) => state },
+    })
+    expect(own.reducer?.initialState).toEqual({ constructor: 'mine' })
+    expect(() =>
+      agentContract({
+        name: 'bad',
+        // @ts-expect-error: `starting` belongs to AIState
+        reducer: { name: 'bad.v1', initialState: { starting: 1 }, fold: (state) => state },
+      }),
+    ).toThrow(/shadows AIState: starting/)
+  })
+
   it("uses the reducer's name as the snapshot identity, joined with the AI reducer's", async () => {
     const reads: string[] = []
     const a = track(agent({ contract: supportDesk, model: scriptedModel([]).model }))
@@ -83,7 +98,7 @@ describe('agentContract() and app state', () => {
       return readSnapshot(sessionId, name)
     }
     await a.session('fresh').state()
-    expect(reads).toEqual(['a2.ai.state.v4+support-desk.v1'])
+    expect(reads).toEqual(['a2.ai.state.v5+support-desk.v1'])
   })
 
   it('types app events in tools through handlerContext(contract)', async () => {

@@ -248,18 +248,19 @@ describe('the visibility lease of a queue handler', () => {
     const first = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 1)
     const sameGroup = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 1)
     await handlers.admission({ Records: [first, sameGroup] })
+    const firstWait = VISIBILITY_LEASE.retry.baseDelayMs / 1000
     const backoff = visibilityCalls(sqs).at(-1)
     expect(backoff?.entries).toHaveLength(2)
     for (const entry of backoff?.entries ?? []) {
       const seconds = Number(entry.split('=')[1])
       expect(seconds).toBeGreaterThanOrEqual(1)
-      expect(seconds).toBeLessThanOrEqual(VISIBILITY_LEASE.retryDelaySeconds)
+      expect(seconds).toBeLessThanOrEqual(firstWait)
     }
     const second = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 2)
     await handlers.admission({ Records: [second] })
     const grown = Number(visibilityCalls(sqs).at(-1)?.entries[0]?.split('=')[1])
-    expect(grown).toBeGreaterThan(VISIBILITY_LEASE.retryDelaySeconds / 2)
-    expect(grown).toBeLessThanOrEqual(2 * VISIBILITY_LEASE.retryDelaySeconds)
+    expect(grown).toBeGreaterThan(firstWait / 2)
+    expect(grown).toBeLessThanOrEqual(2 * firstWait)
     const last = sqsRecord(JSON.stringify({ sessionId: 'x', lane: 'admission' }), 'x', 3)
     await handlers.admission({ Records: [last] })
     expect(visibilityCalls(sqs).at(-1)?.entries).toEqual([`${last.receiptHandle}=0`])

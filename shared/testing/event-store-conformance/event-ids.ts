@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto'
+import { AppendConflictError, type NewEvent, PartialDuplicateBatchError } from '../../index.ts'
+import {
+  type ConformanceTestApi,
+  type EventStoreHarness,
+  ev,
+  ids,
+  indices,
+  session,
+} from './conformance-kit.ts'
+
+/** Event IDs: an exact replay answers with the stored events, any other reuse is refused; unguarded appends. */
+export function describeEventIds(
+  harness: () => EventStoreHarness,
+  { describe, it, expect }: ConformanceTestApi,
+): void {
+  describe('event IDs', () => {
+    it('answers an exact replay with the events as first stored, writing nothing', async () => {
+      const { store } = harness()
+      const s = session()
+      const batch = [ev(randomUUID()), ev(randomUUID())]
+      const first = await store.append(s, batch)
+      await store.append(s, [ev(randomUUID())])
+      const again = await store.append(
+        s,
+        batch.map((event) => ({ ...event })),
+      )
+      expect(again.replayed).toBe(true)
+      expect(again.events).toEqual(first.events)
+      expect(await store.head(s)).toBe(3)
+    })
+
+    it('treats payloads that differ only in key order as the same content', async () => {
+      const { store } = harness()
+      const s = session()
+      const id = randomUUID()
+      await store.append(s, [ev(id, { a: 1, b: { c: 2, d: 3 } })])
+      const again = await store.append(s, [ev(id, { b: { d: 3, c: 2 }, a: 1 })])
+      expect(again.replayed).toBe(true)
+    })
+
+    it('prefers a replay to a conflict when the replayed append carries its old expected index', async () => {
+      const { store } = harness()
+      const s = session()
+      const batch = [ev(randomUUID())]
+      const first = await store.append(s, batch, { expectedIndex: 0 })
+      await store.append(s, [ev(randomUUID())])
+      const again = await store.append(s, batch, { expectedIndex: 0 })
+      expect(again).toEqual({ events: first.events, replayed: true })
+    })
+
+    const rejections: [string, (s: string, earlier: NewEvent[]) => [string, NewEvent[]]][] = [
+      ['other content', (s, [a]) => [s, [ev(a?.id as string, { changed: true })]]],
+      ['another type', (s, [a]) => [s, [ev(a?.id as string, a?.payload, 'other.type')]]],
+      ['another session', (_s, earlier) => [session(), earlier]],
+      ['only part of the earlier batch', (s, [a]) => [s, [a as NewEvent]]],
+      ['the earlier batch plus a new event', (s, earlier) => [s, [...earlier, ev(randomUUID())]]],
+      ['the earlier batch in another order', (s, [a, b]) => [s, [b as NewEvent, a as NewEvent]]],
+      ['one earlier ID beside a new one', (s, [a]) => [s, [ev(randomUUID()), a as NewEvent]]],
+    ]
+    for (const [what, resubmit] of rejections) {
+      it(`rejects a batch that reuses IDs with ${what} as PARTIAL_DUPLICATE_BATCH, writing nothing`, async () => {
+        const { store } = harness()
+        const s = session()
+        const earlier = [ev(randomUUID()), ev(randomUUID())]
+        await store.append(s, earlier)
+        const [target, batch] = resubmit(s, earlier)
+        const error = await store.append(target, batch).catch((e) => e)
+        expect(error).toBeInstanceOf(PartialDuplicateBatchError)
+        expect(error.code).toBe('PARTIAL_DUPLICATE_BATCH')
+        expect(await store.head(s)).toBe(2)
+        expect(await store.head(target)).toBe(target === s ? 2 : 0)
+        // The new IDs of the refused batch were not claimed.
+        const fresh = batch.filter((event) => !earlier.some((old) => old.id === event.id))
+        if (fresh.length > 0) {
+          const later = await store.append(s, fresh)
+          expect(later.replayed).toBe(false)
+        }
+      })
+    }
+
+    it('appends without ID guards (guardIds: false) only at an expected index, where a repeat conflicts instead of writing twice', async () => {
+      const { store } = harness()
+      const s = session()
+      await store.append(s, [ev(randomUUID())])
+      const progress = ev(randomUUID())
+      const refused = await store.append(s, [progress], { guardIds: false }).catch((e) => e)
+      expect(refused).toMatchObject({ code: 'INVALID_APPEND' })
+      expect(await store.head(s)).toBe(1)
+      const first = await store.append(s, [progress], { expectedIndex: 1, guardIds: false })
+      expect(first.replayed).toBe(false)
+      expect(indices(first.events)).toEqual([2])
+      // Sent again after an unknown outcome: the index it expected is taken.
+      const again = await store
+        .append(s, [progress], { expectedIndex: 1, guardIds: false })
+        .catch((e) => e)
+      expect(again).toBeInstanceOf(AppendConflictError)
+      expect(again).toMatchObject({ expectedIndex: 1, actualIndex: 2 })
+      expect(ids(await store.read(s))).toEqual([expect.any(String), progress.id])
+    })
+
+    it('rejects a batch that repeats an ID within itself', async () => {
+      const { store } = harness()
+      const s = session()
+      const id = randomUUID()
+      await expect(store.append(s, [ev(id), ev(id)])).rejects.toBeInstanceOf(
+        PartialDuplicateBatchError,
+      )
+      expect(await store.head(s)).toBe(0)
+    })
+  })
+}
