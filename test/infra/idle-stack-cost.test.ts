@@ -25,7 +25,7 @@ describe('what an idle stack costs a month (list prices, free tiers ignored)', (
       ['SQS empty receives, FIFO queue with a MaximumConcurrency (5 pollers)', 2, 0.65],
       ['SQS empty receives, standard queue with a MaximumConcurrency (5 pollers)', 1, 0.26],
     ])
-  })
+  }, 60_000)
 
   it('was about $8.2 with the defaults before: a dashboard, every throttle alarm, every queue capped', () => {
     const { usd, lines } = idle(DEFAULTS_BEFORE_ISSUE_26)
@@ -34,7 +34,7 @@ describe('what an idle stack costs a month (list prices, free tiers ignored)', (
     expect(cents(lines.find((line) => line.item === 'CloudWatch alarm metrics')?.usd ?? 0)).toBe(
       2.9,
     )
-  })
+  }, 60_000)
 
   it('states what each option adds: the dashboard $3.00, every throttle alarm $0.70, a FIFO queue cap $0.19', () => {
     const base = idle().usd
@@ -43,5 +43,5 @@ describe('what an idle stack costs a month (list prices, free tiers ignored)', (
     expect(cents(idle({ maxConcurrency: { admission: 20 } }).usd - base)).toBe(0.19)
     expect(cents(idle({ maxConcurrency: { generation: false } }).usd - base)).toBe(-0.19)
     expect(cents(idle({ alarms: false }).usd - base)).toBe(-2.2)
-  })
+  }, 60_000)
 })

@@ -97,7 +97,7 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
     )
     // The client may name the server's types: that import loads nothing.
     expect(violations.filter((line) => line.endsWith('shared/ai/server/agent.ts'))).toEqual([])
-  })
+  }, 60_000)
 
   it('pass a tree that keeps them: the core on the log, the server on both and a store, the client on the server’s types', async () => {
     const { exitCode, violations } = await cruise('.dependency-cruiser.cjs', {
@@ -112,7 +112,7 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
     })
     expect(violations).toEqual([])
     expect(exitCode).toBe(0)
-  })
+  }, 60_000)
 })
 
 describe('the browser rules (.dependency-cruiser-browser.cjs)', () => {
@@ -136,5 +136,5 @@ describe('the browser rules (.dependency-cruiser-browser.cjs)', () => {
     )
     expect(violations.filter((line) => line.includes('crypto'))).toEqual([])
     expect(violations.filter((line) => line.includes('shared/ai/react/'))).toEqual([])
-  })
+  }, 60_000)
 })

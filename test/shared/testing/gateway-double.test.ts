@@ -220,10 +220,9 @@ describe('gatewayDouble() through the real @ai-sdk/gateway provider', () => {
       arrivals.push(Date.now() - started)
     }
     expect(arrivals).toHaveLength(5)
-    // Timers may fire a little early; every gap is still most of the delay.
-    for (const [at, arrival] of arrivals.entries()) {
-      if (at > 0) expect(arrival - (arrivals[at - 1] ?? 0)).toBeGreaterThanOrEqual(30)
-    }
+    // Sent 40 ms apart: over at least most of 160 ms. A loaded reader may
+    // take two in one read, so single gaps say less than the spread.
+    expect((arrivals[4] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(140)
   })
 
   it('holds a hanging step open until release(), then streams the rest', async () => {

@@ -236,7 +236,9 @@ describe('the visibility lease of a queue handler', () => {
       getRemainingTimeInMillis: () => deadline - Date.now(),
     } as never)
     const leases = visibilityCalls(sqs).map((call) => call.entries[0])
-    expect(leases.length).toBeGreaterThanOrEqual(3)
+    // Renewed while it ran (a loaded machine fires fewer 50 ms timers in
+    // 200 ms), and not for the 200 ms of work past the deadline (8 more).
+    expect(leases.length).toBeGreaterThanOrEqual(2)
     expect(leases.length).toBeLessThanOrEqual(5)
     expect(new Set(leases)).toEqual(new Set([`${record.receiptHandle}=5`]))
   })
