@@ -187,6 +187,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'RunOptions',
       'Scheduler',
       'Timer',
+      'Timers',
       'ToolApprovalPolicy',
       'WakeUp',
     ],

@@ -1,5 +1,6 @@
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { Claim, EventStore } from '../../../log/event-store.ts'
+import { GLOBAL_TIMERS, type Timers } from '../../../timing/timers.ts'
 
 /**
  * Keeps a claim alive while its work runs, renewing it every third of its
@@ -13,9 +14,10 @@ export function claimHeartbeat(
   claim: Claim,
   ttlMs: number,
   controller: AbortController,
+  timers: Timers = GLOBAL_TIMERS,
 ): () => void {
   let current = claim
-  const timer = setInterval(
+  const timer = timers.setInterval(
     () => {
       store.renewClaim(sessionId, current, { ttlMs }).then(
         (renewed) => {
@@ -28,7 +30,7 @@ export function claimHeartbeat(
     },
     Math.max(50, Math.floor(ttlMs / 3)),
   )
-  const stop = (): void => clearInterval(timer)
+  const stop = (): void => timers.clearInterval(timer)
   // Aborted work is over (and a closed process renews nothing).
   controller.signal.addEventListener('abort', stop, { once: true })
   return stop

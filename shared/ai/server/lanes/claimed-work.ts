@@ -24,6 +24,7 @@ export async function runClaimedWork(
     claim,
     lane.config.claimTtlMs,
     controller,
+    lane.config.timers,
   )
   try {
     await work(controller.signal)

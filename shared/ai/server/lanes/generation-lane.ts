@@ -300,6 +300,7 @@ async function streamStep(
   const batcher = progressBatcher(
     (chunks) => writer.write(progress(chunks)),
     lane.config.generation.progress,
+    lane.config.timers,
   )
   const factsOf = stepFacts(
     lane.config.tools,
