@@ -8,13 +8,15 @@ import type { LaneContext } from './lane-context.ts'
  * runs, lets a local revocation abort it at once, and sorts out how it ended.
  * Fenced out or aborted (Stop, Pause now, a newer attempt): over, quietly.
  * Any other failure is A2's own (the store, say): the claim is given back so
- * a retry may run the work again, and the error propagates.
+ * a retry may run the work again (unless `giveBack` says no: the claim then
+ * runs out, and the next attempt finds it expired), and the error propagates.
  */
 export async function runClaimedWork(
   lane: LaneContext,
   sessionId: string,
   claim: Claim,
   work: (signal: AbortSignal) => Promise<void>,
+  { giveBack = () => true }: { giveBack?: () => boolean } = {},
 ): Promise<void> {
   const controller = new AbortController()
   const unregister = lane.work.register(sessionId, claim.key, controller)
@@ -30,7 +32,7 @@ export async function runClaimedWork(
     await work(controller.signal)
   } catch (error) {
     if (hasA2Code(error, 'FENCED_OUT') || controller.signal.aborted) return
-    await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
+    if (giveBack()) await lane.store.releaseClaim(sessionId, claim).catch(() => undefined)
     throw error
   } finally {
     stopHeartbeat()

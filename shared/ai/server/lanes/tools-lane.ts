@@ -132,7 +132,12 @@ async function runTool(
     recorded: state.durableSteps[claimKey],
     fence,
   })
-  await runClaimedWork(lane, sessionId, claim, async (signal) => {
+  // A 'report' call that started is never given back on a failure: the
+  // failure may have come after its effect (a throttled result write), so its
+  // claim runs out and the next attempt reports it interrupted, not runs it again.
+  let started = false
+  const report = lane.config.toolRecovery(record.toolName) === 'report'
+  const work = async (signal: AbortSignal): Promise<void> => {
     const prompt = await wellFormedPrompt(
       promptMessages(state),
       warnLeftOut(lane.config.logger, sessionId),
@@ -152,6 +157,7 @@ async function runTool(
           step: steps.step,
         },
         async () => {
+          started = true
           for await (const output of executeTool({
             tool: definition,
             input,
@@ -229,7 +235,8 @@ async function runTool(
         { fence },
       )
     }
-  })
+  }
+  await runClaimedWork(lane, sessionId, claim, work, { giveBack: () => !(report && started) })
   // The tool has returned: a Pause now waiting for this call to settle can
   // now record it (see tool-settling.ts).
   // Best effort: if it cannot be written, the pause's settle timer records it.
