@@ -226,6 +226,49 @@ describe('durability (embedded)', () => {
     })
   })
 
+  it('a model step whose run fails (a wake-up it could not send) ends its model call, not leaves it streaming', async () => {
+    // Found by the simulator (seed 268): the failed run gave its claim back
+    // while the model stream went on in the background, and the retry's
+    // model call overlapped it.
+    let failSends = false
+    const dispatcher = {
+      async wake(wakeUps: readonly WakeUp[]) {
+        // The tool call's wake-up, sent while the step still streams.
+        if (failSends && wakeUps.some((wakeUp) => wakeUp.lane === 'tools')) {
+          throw new Error('Could not send 1 wake-up(s): ServiceUnavailable')
+        }
+      },
+    }
+    let signal: AbortSignal | undefined
+    const script = scriptedModel((options) => {
+      signal = options.abortSignal
+      return {
+        hang: true,
+        parts: [
+          { type: 'stream-start', warnings: [] },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{}' },
+        ],
+      }
+    })
+    const a = track(
+      agent({
+        name: 'hang',
+        model: script.model,
+        store: memoryEventStore(),
+        dispatcher,
+        tools: { lookup: tool({ inputSchema: z.object({}), execute: async () => ({}) }) },
+        logger: { info() {}, warn() {}, error() {} },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Look it up')))
+    await a.runtime.run({ sessionId: 's', lane: 'admission' })
+    failSends = true
+    await expect(a.runtime.run({ sessionId: 's', lane: 'generation' })).rejects.toThrow(
+      'ServiceUnavailable',
+    )
+    expect(signal?.aborted).toBe(true)
+  })
+
   it('an app event handler runs at least once per event, in order, with its attempt number', async () => {
     const seen: [string, number][] = []
     let failures = 0
