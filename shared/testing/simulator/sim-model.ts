@@ -212,6 +212,8 @@ function partStream(
         await world.call(owner, `model read(${part.type})`, random.between(1, 20), () => undefined)
         if (signal?.aborted) continue
         controller.enqueue(part)
+        // The provider has sent all it will: the call is over, whenever its reader looks again.
+        if (part.type === 'finish' || part.type === 'error') spans.close(span, part.type === 'finish' ? 'done' : 'error part')
         return
       }
     },
