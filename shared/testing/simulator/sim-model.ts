@@ -213,7 +213,8 @@ function partStream(
         if (signal?.aborted) continue
         controller.enqueue(part)
         // The provider has sent all it will: the call is over, whenever its reader looks again.
-        if (part.type === 'finish' || part.type === 'error') spans.close(span, part.type === 'finish' ? 'done' : 'error part')
+        if (part.type === 'finish' || part.type === 'error')
+          spans.close(span, part.type === 'finish' ? 'done' : 'error part')
         return
       }
     },

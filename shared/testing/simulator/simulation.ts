@@ -102,18 +102,21 @@ const quiet = { info() {}, warn() {}, error() {} }
 export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
   const random = seededRandom(options.seed)
   const shape = random.fork('shape')
-  const sessions = options.sessions ?? shape.between(1, 4)
+  // Drawn whatever the options say, so an option given leaves the others as the seed drew them.
+  const drawn = {
+    sessions: shape.between(1, 4),
+    processes: { min: shape.between(1, 2), max: shape.between(2, 4), slots: shape.pick([1, 2, 4]) },
+    model: shape.chance(0.7)
+      ? { kind: 'gateway' as const, contextWindow: shape.pick([1_500, 4_000, 400_000]) }
+      : { kind: 'object' as const },
+  }
+  const sessions = options.sessions ?? drawn.sessions
   const turns = options.turns ?? 4
   const processes = options.processes ?? {
-    min: shape.between(1, 2),
-    max: shape.between(2, 4),
-    slots: shape.pick([1, 2, 4]),
+    ...drawn.processes,
+    max: Math.max(drawn.processes.min, drawn.processes.max),
   }
-  const model =
-    options.model ??
-    (shape.chance(0.7)
-      ? { kind: 'gateway' as const, contextWindow: shape.pick([1_500, 4_000, 400_000]) }
-      : { kind: 'object' as const })
+  const model = options.model ?? drawn.model
   const allowed = options.faults ?? FAULT_KINDS
   const planned = planSessions(random.fork('workload'), {
     sessions,
