@@ -55,12 +55,18 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     }
   }
 
-  // Folded state: every process's, and the stored snapshot, equal a fold from scratch.
+  // Folded state: every process's, and the stored snapshot, equal a fold
+  // from scratch, as JSON (what a snapshot keeps: a key set to undefined is no key).
+  const freshJson = asJson(fresh)
   for (const { owner, state } of facts.processStates) {
-    if (!isDeepStrictEqual(state, fresh))
+    if (!isDeepStrictEqual(asJson(state), freshJson)) {
       broken.push(`process p${owner}'s state differs from a fold of the log from scratch`)
+    }
   }
-  if (facts.snapshot && !isDeepStrictEqual(facts.snapshot.stored.state, facts.snapshot.fold)) {
+  if (
+    facts.snapshot &&
+    !isDeepStrictEqual(asJson(facts.snapshot.stored.state), asJson(facts.snapshot.fold))
+  ) {
     broken.push(
       `the snapshot at #${facts.snapshot.stored.index} differs from a fold of the log up to it`,
     )
@@ -215,3 +221,5 @@ export function explain(events: readonly StoredEvent[], state: AIState, now: num
       .map((line) => `#${line.index} ${line.author} ${line.type} ${line.summary}`),
   ]
 }
+
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value))
