@@ -8,6 +8,7 @@
  *   npm run simulate -- --seeds 10000             # seeds 1..10000 on two worker threads
  *   npm run simulate -- --seeds 500 --from 9000 --workers 2
  *   npm run simulate -- --seed 42 --only 1 --turns 2 --faults store.throttled,process.killed
+ *   npm run simulate -- --store dynamodb --seeds 5  # on the DynamoDB store over moto (sampled: slow)
  *
  * Exits non-zero when any seed broke an invariant.
  */
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
       turns: { type: 'string' },
       faults: { type: 'string' },
       trace: { type: 'boolean', default: false },
+      store: { type: 'string', default: 'memory' },
       'no-shrink': { type: 'boolean', default: false },
     },
     allowPositionals: false,
@@ -78,6 +80,20 @@ async function main(): Promise<void> {
     ...(values.only ? { only: values.only.split(',').map((n) => number('only', n)) } : {}),
     ...(values.turns ? { turns: number('turns', values.turns) } : {}),
     ...(values.faults ? { faults: parseFaults(values.faults) } : {}),
+  }
+  if (values.store === 'dynamodb') {
+    await onDynamoDB(
+      base,
+      values.seed === undefined ? number('from', values.from) : number('seed', values.seed),
+      values.seeds === undefined ? 1 : number('seeds', values.seeds),
+    )
+    return
+  }
+  if (values.store !== 'memory') {
+    console.error(
+      `npm run simulate: --store is memory or dynamodb, not ${JSON.stringify(values.store)}`,
+    )
+    process.exit(2)
   }
   if (values.seeds === undefined) {
     const seed =
@@ -149,6 +165,40 @@ async function main(): Promise<void> {
     console.log(`failing seeds: ${failed.map((result) => result.seed).join(' ')}`)
     process.exitCode = 1
   }
+}
+
+/** Seeds on the DynamoDB store over moto, one at a time (moto serves one request at a time). */
+async function onDynamoDB(
+  base: Omit<SimulationOptions, 'seed'>,
+  from: number,
+  count: number,
+): Promise<void> {
+  const { dynamodbOnMoto } = await import('./dynamodb-store.ts')
+  const dynamodb = await dynamodbOnMoto()
+  const started = performance.now()
+  const failed: number[] = []
+  try {
+    for (let seed = from; seed < from + count; seed++) {
+      const report = await simulate({ ...base, seed, store: dynamodb.store })
+      const faults = Object.entries(report.figures.faults)
+        .map(([kind, n]) => `${kind} ${n}`)
+        .join(', ')
+      console.log(
+        `seed ${seed} on DynamoDB: ${report.failures.length === 0 ? 'every invariant held' : 'FAILED'} (${summaryOf(report)}; faults: ${faults || 'none'})`,
+      )
+      if (report.failures.length > 0) {
+        failed.push(seed)
+        console.log(describeFailure(report))
+      }
+    }
+  } finally {
+    dynamodb.close()
+  }
+  const seconds = (performance.now() - started) / 1000
+  console.log(
+    `${count} seeds on DynamoDB (moto) in ${seconds.toFixed(1)} s; ${failed.length} failing${failed.length ? `: ${failed.join(' ')}` : ''}`,
+  )
+  if (failed.length > 0) process.exitCode = 1
 }
 
 async function reportFailure(report: SimulationReport, shrinking: boolean): Promise<void> {

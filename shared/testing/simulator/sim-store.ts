@@ -48,7 +48,7 @@ export function simStore(
   world: World,
   owner: number,
   store: EventStore,
-  faults: Faults,
+  faults: Faults | undefined,
   latency: Random,
   hooks: StoreHooks,
 ): EventStore {
@@ -69,11 +69,15 @@ export function simStore(
       return async (...args: unknown[]) => {
         const sessionId = args[0] as string
         let ms = latency.between(1, 8)
-        const conflicted = property === 'append' && faults.strikes('store.transaction-conflict')
+        const conflicted =
+          faults !== undefined &&
+          property === 'append' &&
+          faults.strikes('store.transaction-conflict')
         // The adapter retries a conflicted transaction with backoff: the append is slow.
         if (conflicted) ms += faults.between(20, 600)
         const label = `store.${property}${describe(property, args)}`
         const result = await world.call(owner, label, ms, async () => {
+          if (!faults) return perform(property, args)
           if (faults.strikes('store.throttled')) {
             world.log(`p${owner}`, `fault store.throttled at ${label}`)
             throw throttlingError(faults.pick(THROTTLING_ERRORS))

@@ -46,8 +46,17 @@ export interface SimulationOptions {
    * catalog's `contextWindow`), or a model object (default: from the seed).
    */
   model?: { kind: 'gateway'; contextWindow: number } | { kind: 'object' }
-  /** A fresh store on the world's clock (default: the memory store). */
-  store?: (now: () => number) => EventStore | Promise<EventStore>
+  /**
+   * A fresh store on the world's clock (default: the memory store). The
+   * memory store meets the `store.*` faults at its port, as the DynamoDB
+   * store's caller would; a store given here gets the run's faults to
+   * inject where it meets them itself (the DynamoDB store: in the SDK's
+   * middleware, so the SDK's retries and the adapter's handling are real).
+   */
+  store?: (
+    now: () => number,
+    faults: Pick<Faults, 'strikes' | 'pick'>,
+  ) => EventStore | Promise<EventStore>
   /** Agenda entries a run may fire before it is called a livelock (default 200,000). */
   maxSteps?: number
 }
@@ -136,7 +145,11 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       return faults.pick(['before', 'after'] as const)
     },
   })
-  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(() => world.time)
+  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(
+    () => world.time,
+    faults,
+  )
+  const faultsAtPort = options.store === undefined
   const schedule = random.fork('schedule')
   const queues = new SimQueues(world, faults, schedule.fork('queues'))
   const timers = new SimTimers(world, faults, schedule.fork('timers'))
@@ -160,7 +173,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const byIndex = (index: number) => (wakeUp: WakeUp) => `${wakeUp.sessionId}@${index}`
 
   const storeOf = (owner: number): EventStore =>
-    simStore(world, owner, store, faults, latency, {
+    simStore(world, owner, store, faultsAtPort ? faults : undefined, latency, {
       committed(_sessionId, events) {
         // The stream router: every committed append's wake-ups, soon, once per index.
         const last = events.at(-1)?.index ?? 0
