@@ -71,6 +71,7 @@ export function simModel(
   random: Random,
   spans: ModelSpans,
   sessionOfCall: () => string | undefined,
+  oversizedPrompts: Set<string>,
 ): LanguageModelV4 {
   return {
     specificationVersion: 'v4',
@@ -107,8 +108,19 @@ export function simModel(
         spans.close(span, 'error')
         throw new Error(step.error)
       }
+      // A model that answered a prompt with output too large to store tends
+      // to do it again: the same prompt gets the same oversized answer.
+      const prompt = `${sessionId}\u0000${call.messages.length}\u0000${call.messages.at(-1)?.text ?? ''}`
+      const oversized = oversizedPrompts.has(prompt) || faults.strikes('model.oversized')
+      if (oversized) oversizedPrompts.add(prompt)
       const parts = Array.isArray(step)
-        ? faulty(withInputTokens(step, JSON.stringify(options.prompt).length), faults, world, owner)
+        ? faulty(
+            withInputTokens(step, JSON.stringify(options.prompt).length),
+            faults,
+            world,
+            owner,
+            oversized,
+          )
         : [...(step.parts ?? []), HANG as Planned]
       return { stream: partStream(parts, options.abortSignal, world, owner, random, span, spans) }
     },
@@ -127,6 +139,7 @@ function faulty(
   faults: Faults,
   world: World,
   owner: number,
+  oversized: boolean,
 ): Planned[] {
   const planned: Planned[] = [...parts]
   const say = (what: string) => world.log(`p${owner}`, `fault ${what}`)
@@ -141,7 +154,7 @@ function faulty(
       ])
     } else planned.splice(1, 0, { type: 'text-delta', id: 'no-such-block', delta: '?' })
   }
-  if (faults.strikes('model.oversized')) {
+  if (oversized) {
     say('model.oversized')
     const call = parts.findIndex((part) => part.type === 'tool-call')
     const part = parts[call]

@@ -160,6 +160,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const script = workloadScript(plans)
   const latency = schedule.fork('latency')
   const models = new Map<number, LanguageModelV4>()
+  const oversizedPrompts = new Set<string>()
 
   // Only its `wakeUpsFor`, which is pure: what the stream router sends.
   const router = agent({
@@ -238,6 +239,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         latency,
         spans,
         () => workContext.getStore()?.sessionId,
+        oversizedPrompts,
       )
       models.set(parts.owner, processModel)
       return agent({
