@@ -172,6 +172,13 @@ describe('the invariants', () => {
     ])
   })
 
+  it('find work that loops: a model step attempted again and again', () => {
+    const events = Array.from({ length: 14 }, (_, n) =>
+      event(n + 1, `started-${n}`, 'ai.generation.started', { requestId: 'r1', attempt: n + 1 }),
+    )
+    expect(brokenInvariants(facts({ events }))).toContain('model step r1 was attempted 14 times')
+  })
+
   it('find an erased session brought back', () => {
     const user = {
       sessionId: 's0',

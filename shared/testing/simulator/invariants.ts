@@ -8,6 +8,9 @@ import type { ModelSpan } from './sim-model.ts'
 import type { UserRecord } from './user.ts'
 import type { ToolLedger } from './workload-agent.ts'
 
+/** Attempts of one model step or tool call beyond which work is looping (5 receives, 8 crashes at most). */
+const MAX_ATTEMPTS = 13
+
 /** What the checks of one session look at, once its world is quiet. */
 export interface SessionFacts {
   sessionId: string
@@ -172,6 +175,24 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   }).length
   if (closings > approved)
     broken.push(`closeTicket ran for ${closings} calls, but ${approved} approvals were applied`)
+
+  // Work that cannot be done ends, not loops: a model step, or one logical
+  // tool call, is attempted a bounded number of times (the queue's receives,
+  // the crashes), never again and again.
+  const attempts = new Map<string, number>()
+  for (const event of events) {
+    if (event.type !== 'ai.generation.started') continue
+    const { requestId } = event.payload as { requestId?: string }
+    if (requestId) attempts.set(requestId, (attempts.get(requestId) ?? 0) + 1)
+  }
+  for (const [requestId, times] of attempts) {
+    if (times > MAX_ATTEMPTS) broken.push(`model step ${requestId} was attempted ${times} times`)
+  }
+  for (const [call, runs] of facts.tools.runs) {
+    const [toolName, session, calledId] = call.split('\u0000')
+    if (session === sessionId && runs > MAX_ATTEMPTS)
+      broken.push(`${toolName} call ${calledId} ran ${runs} times`)
+  }
 
   // The session's model calls never overlap, and each ended.
   const mine = facts.spans.filter((span) => span.sessionId === sessionId)
