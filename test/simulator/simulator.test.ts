@@ -23,8 +23,12 @@ import { userMessage } from '../support/agent-log.ts'
 const REGRESSIONS: { found: string; options: SimulationOptions }[] = [
   {
     found:
-      'a step fenced out by a Stop from another process ended its run, its model stream did not (overlapping the next call)',
-    options: { seed: 357 },
+      'a step fenced out by a newer attempt ended its run, its model stream did not (overlapping the next call)',
+    options: { seed: 865 },
+  },
+  {
+    found: 'the same, the newer attempt in another process',
+    options: { seed: 1010 },
   },
 ]
 

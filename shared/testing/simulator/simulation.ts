@@ -2,17 +2,14 @@ import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ToolSet } from 'ai'
 import { type Agent, agent } from '../../ai/server/agent.ts'
 import type { AgentOptions } from '../../ai/server/agent-options.ts'
-import type { AIState } from '../../ai/state/ai-state.ts'
-import { sessionReducer } from '../../ai/state/session-state.ts'
 import { PipelineError } from '../../aws/errors.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
-import { foldEvents } from '../../log/reducer.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import { installDefaultProvider } from '../default-provider.ts'
+import { checkSessions } from './check-sessions.ts'
 import { FAULT_KINDS, type FaultKind, Faults, planFaults } from './faults.ts'
-import { brokenInvariants, explain } from './invariants.ts'
 import { seededRandom } from './random.ts'
 import { catalogFetch, gatewayProvider, SIM_GATEWAY_MODEL } from './sim-gateway.ts'
 import { ModelSpans, simModel } from './sim-model.ts'
@@ -20,7 +17,8 @@ import { ProcessPool, workContext } from './sim-process.ts'
 import { SimQueues } from './sim-queues.ts'
 import { simStore } from './sim-store.ts'
 import { SimTimers } from './sim-timers.ts'
-import { playSession, type UserRecord } from './user.ts'
+import { withCrashPoints } from './tool-crash-points.ts'
+import { emptyRecord, playSession, type UserRecord } from './user.ts'
 import { planSessions, type TurnKind } from './workload.ts'
 import { ToolLedger, workloadAgentOptions, workloadScript } from './workload-agent.ts'
 import { type TraceLine, World, type WorldEnd } from './world.ts'
@@ -293,59 +291,17 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
 
     // The checks: no more faults or crashes; what the processes say is read through the world.
     faults.calm = true
-    const reducer = sessionReducer(undefined)
-    const failures: SessionFailure[] = []
-    let events = 0
-    for (const plan of plans) {
-      const { sessionId } = plan
-      const log = await store.read(sessionId)
-      events += log.length
-      const fresh = foldEvents(reducer, { state: reducer.initialState, index: 0 }, log).state.ai
-      const live = pool.live()
-      const asked = Promise.all(
-        live.map(async (process) => ({
-          owner: process.owner,
-          state: (await process.agent.session(sessionId).state()).state as unknown as AIState,
-        })),
-      )
-      await world.run()
-      const processStates = await asked
-      const stored = await store.readSnapshot(sessionId, reducer.name)
-      const snapshot = stored && {
-        stored,
-        fold: JSON.parse(
-          JSON.stringify(
-            foldEvents(
-              reducer,
-              { state: reducer.initialState, index: 0 },
-              log.slice(0, stored.index),
-            ).state,
-          ),
-        ),
-      }
-      const user = records.get(sessionId) ?? {
-        ...emptyRecord(sessionId),
-        problems: ['the user never finished (the run ended first)'],
-      }
-      const broken = brokenInvariants({
-        sessionId,
-        events: log,
-        fresh,
-        processStates,
-        ...(snapshot ? { snapshot } : {}),
-        returned: returned.get(sessionId) ?? [],
-        spans: spans.spans,
-        tools: ledger,
-        user,
-        now: world.time,
-      })
-      if (end !== 'quiet')
-        broken.unshift(
-          `the world did not quiesce (${end === 'steps' ? 'a livelock: too many steps' : 'too much simulated time'})`,
-        )
-      if (broken.length > 0)
-        failures.push({ sessionId, broken, explanation: explain(log, fresh, world.time) })
-    }
+    const { failures, events } = await checkSessions({
+      sessions: plans.map((plan) => plan.sessionId),
+      store,
+      world,
+      pool,
+      records,
+      returned,
+      spans,
+      ledger,
+      end,
+    })
     return {
       seed: options.seed,
       options: {
@@ -375,32 +331,4 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       },
     }
   }
-}
-
-function emptyRecord(sessionId: string): UserRecord {
-  return { sessionId, approvals: [], problems: [], accepted: [], erased: false, abandoned: 0 }
-}
-
-/** Each tool with a call into the world as its `execute` starts and as it returns: a process may die there. */
-function withCrashPoints<Tools extends ToolSet>(world: World, owner: number, tools: Tools): Tools {
-  const wrapped: ToolSet = {}
-  for (const [name, definition] of Object.entries(tools)) {
-    const execute = definition.execute as
-      | ((input: unknown, options: unknown) => unknown)
-      | undefined
-    if (!execute) {
-      wrapped[name] = definition
-      continue
-    }
-    wrapped[name] = {
-      ...definition,
-      execute: async (input: unknown, options: unknown) => {
-        await world.call(owner, `tool ${name} start`, 1, () => undefined)
-        const output = await execute(input, options)
-        await world.call(owner, `tool ${name} return`, 1, () => undefined)
-        return output
-      },
-    } as ToolSet[string]
-  }
-  return wrapped as Tools
 }

@@ -357,3 +357,8 @@ function isRefusal(error: unknown): boolean {
     ['SESSION_ACTIVE', 'INVALID_EVENT', 'PARTIAL_DUPLICATE_BATCH'].includes(code)
   )
 }
+
+/** A user's record before they did anything. */
+export function emptyRecord(sessionId: string): UserRecord {
+  return { sessionId, approvals: [], problems: [], accepted: [], erased: false, abandoned: 0 }
+}
