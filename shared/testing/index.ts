@@ -90,7 +90,7 @@ export {
   type SimulationReport,
   shrink,
   simulate,
-  TURN_KINDS,
   type TraceLine,
+  TURN_KINDS,
   type TurnKind,
 } from './simulator/index.ts'
