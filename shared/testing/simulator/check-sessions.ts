@@ -44,7 +44,7 @@ export async function checkSessions(
     const asked = Promise.all(
       pool.live().map(async (process) => ({
         owner: process.owner,
-        state: (await process.agent.session(sessionId).state()).state as unknown as AIState,
+        state: (await process.agent.session(sessionId).state()).state as AIState,
       })),
     )
     await world.run()
