@@ -31,6 +31,9 @@ interface SeedResult {
   summary: string
   faults: Record<string, number>
   steps: number
+  kills: number
+  compactions: number
+  modelCalls: number
 }
 
 if (!isMainThread) {
@@ -43,6 +46,9 @@ if (!isMainThread) {
       summary: report.failures.map((f) => `${f.sessionId}: ${f.broken.join('; ')}`).join(' | '),
       faults: report.figures.faults,
       steps: report.figures.steps,
+      kills: report.figures.kills,
+      compactions: report.figures.compactions,
+      modelCalls: report.figures.modelCalls,
     }
     parentPort?.postMessage(result)
   }
@@ -122,6 +128,9 @@ async function main(): Promise<void> {
   const faults: Record<string, number> = {}
   let done = 0
   let steps = 0
+  let kills = 0
+  let compactions = 0
+  let modelCalls = 0
   await Promise.all(
     Array.from({ length: Math.min(workers, count) }, (_, w) => {
       const mine = seeds.filter((_, n) => n % workers === w)
@@ -130,6 +139,9 @@ async function main(): Promise<void> {
         worker.on('message', (result: SeedResult) => {
           done++
           steps += result.steps
+          kills += result.kills
+          compactions += result.compactions
+          modelCalls += result.modelCalls
           for (const [kind, n] of Object.entries(result.faults))
             faults[kind] = (faults[kind] ?? 0) + n
           if (result.failed) {
@@ -150,7 +162,7 @@ async function main(): Promise<void> {
   )
   const seconds = (performance.now() - started) / 1000
   console.log(
-    `${count} seeds (${from}..${from + count - 1}) in ${seconds.toFixed(1)} s on ${workers} workers: ${Math.round((count / seconds) * 60)} seeds/min, ${steps} steps; ${failed.length} failing`,
+    `${count} seeds (${from}..${from + count - 1}) in ${seconds.toFixed(1)} s on ${workers} workers: ${Math.round((count / seconds) * 60)} seeds/min, ${steps} steps, ${modelCalls} model calls, ${kills} processes killed, ${compactions} compactions; ${failed.length} failing`,
   )
   console.log(
     `faults injected: ${Object.entries(faults)
@@ -209,5 +221,5 @@ async function reportFailure(report: SimulationReport, shrinking: boolean): Prom
 
 function summaryOf(report: SimulationReport): string {
   const { figures } = report
-  return `${figures.sessions} sessions, ${figures.events} events, ${figures.modelCalls} model calls, ${figures.processes} processes, ${figures.kills} kills, ${figures.steps} steps`
+  return `${figures.sessions} sessions, ${figures.events} events, ${figures.modelCalls} model calls, ${figures.compactions} compactions, ${figures.processes} processes, ${figures.kills} kills, ${figures.steps} steps`
 }

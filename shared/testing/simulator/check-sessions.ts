@@ -30,16 +30,18 @@ export interface CheckInputs {
  */
 export async function checkSessions(
   inputs: CheckInputs,
-): Promise<{ failures: SessionFailure[]; events: number }> {
+): Promise<{ failures: SessionFailure[]; events: number; compactions: number }> {
   const { store, world, pool, end } = inputs
   const reducer = sessionReducer(undefined)
   const foldOf = (events: readonly StoredEvent[]) =>
     foldEvents(reducer, { state: reducer.initialState, index: 0 }, events).state
   const failures: SessionFailure[] = []
   let events = 0
+  let compactions = 0
   for (const sessionId of inputs.sessions) {
     const log = await store.read(sessionId)
     events += log.length
+    compactions += log.filter((event) => event.type === 'ai.compaction.completed').length
     const fresh = foldOf(log).ai
     const asked = Promise.all(
       pool.live().map(async (process) => ({
@@ -76,5 +78,5 @@ export async function checkSessions(
       failures.push({ sessionId, broken, explanation: explain(log, fresh, world.time) })
     }
   }
-  return { failures, events }
+  return { failures, events, compactions }
 }

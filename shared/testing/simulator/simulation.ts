@@ -86,6 +86,8 @@ export interface SimulationReport {
     sessions: number
     events: number
     modelCalls: number
+    /** Compactions completed. */
+    compactions: number
     processes: number
     kills: number
     messages: number
@@ -291,7 +293,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
 
     // The checks: no more faults or crashes; what the processes say is read through the world.
     faults.calm = true
-    const { failures, events } = await checkSessions({
+    const { failures, events, compactions } = await checkSessions({
       sessions: plans.map((plan) => plan.sessionId),
       store,
       world,
@@ -323,6 +325,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         sessions: plans.length,
         events,
         modelCalls: spans.spans.length,
+        compactions,
         processes: pool.started,
         kills,
         messages: queues.sent,
