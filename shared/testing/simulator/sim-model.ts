@@ -90,6 +90,8 @@ export function simModel(
         ),
         sessionId,
       }
+      // A call made with an aborted signal fails at once, as fetch does.
+      if (options.abortSignal?.aborted) throw options.abortSignal.reason ?? new Error('aborted')
       const span = spans.open(sessionId, owner)
       world.log(`p${owner}`, `model call (${sessionId})`)
       await world.call(
@@ -200,6 +202,9 @@ function partStream(
   spans: ModelSpans,
 ): ReadableStream<LanguageModelV4StreamPart> {
   let next = 0
+  // An aborted call is over when it aborts, as a fetch's connection closes then.
+  if (signal?.aborted) spans.close(span, 'aborted')
+  signal?.addEventListener('abort', () => spans.close(span, 'aborted'), { once: true })
   return new ReadableStream<LanguageModelV4StreamPart>({
     async pull(controller) {
       for (;;) {

@@ -132,6 +132,8 @@ class User {
   private pausedAt: { id: string; lateMs: number } | undefined
   private resumes = 0
   private retryCount = 0
+  /** Answers on their way (late, or a second one): the user is not done before they land. */
+  private answering = 0
   private readonly stopped = new Set<string>()
   private readonly answered = new Set<string>()
   private retries = new Map<string, number>()
@@ -154,7 +156,8 @@ class User {
     for (const pending of state.pendingApprovals) {
       if (this.answered.has(pending.approvalId)) continue
       this.answered.add(pending.approvalId)
-      void this.answer(pending, id, turn)
+      this.answering++
+      void this.answer(pending, id, turn).finally(() => this.answering--)
     }
     const paused = active?.phase === 'paused' || (state.inbox.paused && active === null)
     if (this.pausedAt && paused) {
@@ -194,9 +197,10 @@ class User {
         )
         return false
       }
-      return state.pendingApprovals.length === 0
+      return this.answering === 0 && state.pendingApprovals.length === 0
     }
     return (
+      this.answering === 0 &&
       active === null &&
       state.inbox.items.length === 0 &&
       !state.inbox.paused &&
