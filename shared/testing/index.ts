@@ -20,6 +20,13 @@
 //   recovers on a fresh agent and checks the invariants (same transcript, no
 //   lost event, no duplicate message, each effect in an `effectLedger()` as
 //   often as without a crash), naming the point and invariant that broke.
+// - `simulate()`: the whole runtime (several processes over one store, SQS
+//   FIFO lane queues, timers, a scripted model) in a seeded world on
+//   simulated time, with DynamoDB's, SQS's, the Scheduler's and the model's
+//   faults and processes killed at any call, users playing random sessions,
+//   and the invariants checked once the world is quiet; a failure replays
+//   from its seed (`replayCommand()`), `shrink()` makes it smaller and
+//   `describeFailure()` prints its trace.
 // - `describeEventStoreConformance()`: the suite every store of this package
 //   passes, to run on your own `EventStore` (vitest; pass its
 //   `describe`/`it`/`expect`, so importing this entry loads no test runner),
@@ -87,3 +94,17 @@ export {
   toolCalls,
 } from './model-script.ts'
 export { type ScriptedModel, scriptedModel } from './scripted-model.ts'
+export {
+  describeFailure,
+  FAULT_KINDS,
+  type FaultKind,
+  replayCommand,
+  type SessionFailure,
+  type SimulationOptions,
+  type SimulationReport,
+  shrink,
+  simulate,
+  type TraceLine,
+  TURN_KINDS,
+  type TurnKind,
+} from './simulator/index.ts'

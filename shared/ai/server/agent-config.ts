@@ -1,5 +1,6 @@
 import type { TelemetryOptions, ToolSet, UIMessage } from 'ai'
 import type { ContractEvents } from '../../log/contract.ts'
+import { GLOBAL_TIMERS, type Timers } from '../../timing/timers.ts'
 import { DEFAULT_CLAIM_TTL_MS } from '../controller/claim-keys.ts'
 import type { ControllerOptions } from '../controller/controller-options.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
@@ -51,6 +52,8 @@ export interface AgentConfig {
   readonly handledTypes: ReadonlySet<string>
   readonly modelCatalog: ModelCatalogOptions
   readonly now: () => number
+  /** The timers of the runtime's in-process waits (claim renewals, progress windows). */
+  readonly timers: Timers
   readonly logger: Logger
   /** Where figures go when a run is not given its own sink (never throws). */
   readonly metrics: AgentMetrics
@@ -124,6 +127,7 @@ export function resolveAgentConfig<
     handledTypes: new Set(Object.keys(handlers)),
     modelCatalog: options.modelCatalog ?? {},
     now: options.now ?? Date.now,
+    timers: options.timers ?? GLOBAL_TIMERS,
     logger: options.logger ?? console,
     metrics: options.metrics ? safeMetrics(options.metrics) : NO_METRICS,
     telemetry: {

@@ -6,6 +6,7 @@ import type { HandlerContext } from '../../runtime/handler-context.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { RetryPolicy } from '../../timing/backoff.ts'
+import type { Timers } from '../../timing/timers.ts'
 import type { ToolApprovalPolicy } from '../controller/step-facts.ts'
 import type { AgentMetrics } from './agent-metrics.ts'
 import type { HarnessOptions } from './harness/harness-options.ts'
@@ -105,5 +106,12 @@ export interface AgentOptions<
   telemetry?: TelemetryOptions
   /** Runs to `state()` and resolvers; default `Date.now`. */
   now?: () => number
+  /**
+   * The timers of the runtime's own waits in this process (claim renewals,
+   * progress batching windows); default the global ones. With `now`, the
+   * clock seam a simulator drives: `simulate()` in `a2-aws/test` runs them
+   * on simulated time.
+   */
+  timers?: Timers
   logger?: Pick<Console, 'info' | 'warn' | 'error'>
 }

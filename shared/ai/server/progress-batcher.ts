@@ -1,4 +1,5 @@
 import type { UIMessageChunk } from 'ai'
+import { GLOBAL_TIMERS, type Timers } from '../../timing/timers.ts'
 
 export interface ProgressBatching {
   /** The window after the first content chunk's write (default 50 ms); each later one doubles. */
@@ -51,6 +52,7 @@ export function showsContent(chunk: UIMessageChunk): boolean {
 export function progressBatcher(
   write: (chunks: UIMessageChunk[]) => Promise<void>,
   options: Partial<ProgressBatching> = {},
+  timers: Timers = GLOBAL_TIMERS,
 ): {
   push(chunk: UIMessageChunk): void
   /**
@@ -68,12 +70,12 @@ export function progressBatcher(
   let waitingBytes = 0
   let contentSeen = false
   let window = windowMs
-  let timer: ReturnType<typeof setTimeout> | undefined
+  let timer: unknown
   let writing: Promise<void> = Promise.resolve()
   let failure: unknown
 
   function take(): UIMessageChunk[] {
-    clearTimeout(timer)
+    timers.clearTimeout(timer)
     timer = undefined
     const batch = coalesceDeltas(waiting)
     waiting = []
@@ -103,12 +105,12 @@ export function progressBatcher(
       }
       if (waiting.length >= maxChunks || waitingBytes >= maxBytes) return flush()
       if (timer === undefined) {
-        timer = setTimeout(flush, window)
+        timer = timers.setTimeout(flush, window)
         window = Math.min(maxWindowMs, window * 2)
       }
     },
     async drain() {
-      clearTimeout(timer)
+      timers.clearTimeout(timer)
       timer = undefined
       await writing
       if (failure !== undefined) throw failure

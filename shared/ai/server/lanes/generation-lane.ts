@@ -307,6 +307,7 @@ async function streamStep(
   const batcher = progressBatcher(
     (chunks) => writer.write(progress(chunks)),
     lane.config.generation.progress,
+    lane.config.timers,
   )
   const identity = { generationId, turnId: active.turnId, messageId: active.responseMessageId }
   const factsOf = stepFacts(lane.config.tools, lane.config.toolApproval, identity, state)

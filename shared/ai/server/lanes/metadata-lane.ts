@@ -1,3 +1,4 @@
+import { hasA2Code } from '../../../log/error-brand.ts'
 import { sessionScopedId } from '../../ids.ts'
 import { lookupGaveUp } from '../../state/model-lookups.ts'
 import { lookUpModel } from '../model-catalog.ts'
@@ -22,14 +23,24 @@ export async function runMetadataLane(
     if (metadata.status !== 'pending') continue
     if (key === undefined ? lookupGaveUp(state.ai, modelId) : key !== modelId) continue
     const limits = await lookUpModel(modelId, lane.config.modelCatalog)
-    await lane.append(sessionId, [
-      {
-        id: sessionScopedId('model-metadata-resolved', sessionId, modelId),
-        type: 'ai.model.metadata.resolved',
-        payload: limits
-          ? { modelId, status: 'resolved', ...limits }
-          : { modelId, status: 'unavailable' },
-      },
-    ])
+    const resolved = {
+      id: sessionScopedId('model-metadata-resolved', sessionId, modelId),
+      type: 'ai.model.metadata.resolved' as const,
+      payload: limits
+        ? { modelId, status: 'resolved' as const, ...limits }
+        : { modelId, status: 'unavailable' as const },
+    }
+    // Recorded only into the log that still asks: a session erased while the
+    // lookup ran must not start over with its answer.
+    for (;;) {
+      const { state: current, index } = await lane.state(sessionId)
+      if (current.ai.modelMetadata[modelId]?.status !== 'pending') break
+      try {
+        await lane.append(sessionId, [resolved], { expectedIndex: index })
+        break
+      } catch (error) {
+        if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
+      }
+    }
   }
 }

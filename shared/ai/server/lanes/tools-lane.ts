@@ -82,11 +82,24 @@ async function runTool(
   const opened = await openCall(lane, sessionId, state, record)
   // Held elsewhere, or settled without running.
   if (!('definition' in opened)) return opened
-  const ended = await runClaimedWork(lane, sessionId, opened.claim, async (signal) => {
-    const execution = await executeCall(lane, sessionId, state, opened, signal)
-    if (execution === CUT_SHORT) return CUT_SHORT
-    return recordResult(lane, sessionId, opened, execution)
-  })
+  // A 'report' call that started is never given back on a failure: the
+  // failure may have come after its effect (a throttled result write), so its
+  // claim runs out and the next attempt reports it interrupted, not runs it again.
+  const report = lane.config.toolRecovery(record.toolName) === 'report'
+  let started = false
+  const ended = await runClaimedWork(
+    lane,
+    sessionId,
+    opened.claim,
+    async (signal) => {
+      const execution = await executeCall(lane, sessionId, state, opened, signal, () => {
+        started = true
+      })
+      if (execution === CUT_SHORT) return CUT_SHORT
+      return recordResult(lane, sessionId, opened, execution)
+    },
+    { giveBack: () => !(report && started) },
+  )
   if (ended === CUT_SHORT) await acknowledgeCutShort(lane, sessionId, record)
   return DONE
 }
@@ -149,6 +162,7 @@ async function executeCall(
   state: AIState,
   { record, claim, fence, definition, input }: OpenedCall,
   signal: AbortSignal,
+  onStart: () => void,
 ): Promise<Execution | typeof CUT_SHORT> {
   // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
   // timers count from that event's time, so a retried call sets the same ones.
@@ -181,6 +195,7 @@ async function executeCall(
         step: steps.step,
       },
       async () => {
+        onStart()
         let preliminary = 0
         for await (const part of executeTool({
           tool: definition,

@@ -168,6 +168,107 @@ describe('durability (embedded)', () => {
     expect(JSON.stringify(script.calls[1]?.prompt)).toContain('may have partly run')
   })
 
+  it("a 'report' tool whose result write fails (DynamoDB throttling) is reported, not run again", async () => {
+    // Found by the simulator (seed 24): the write failed after the command ran,
+    // the claim was given back, and the retry ran the command a second time.
+    const inner = memoryEventStore()
+    let throttled = 0
+    const store = new Proxy(inner, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver)
+        if (property !== 'append') return value
+        return async (...args: Parameters<typeof inner.append>) => {
+          const [, events] = args
+          if (throttled === 0 && events.some((event) => event.type === 'ai.tool.result')) {
+            throttled++
+            throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+              name: 'ThrottlingException',
+            })
+          }
+          return inner.append(...args)
+        }
+      },
+    })
+    let shellRuns = 0
+    const shell = tool({
+      inputSchema: z.object({ command: z.string() }),
+      execute: async () => {
+        shellRuns++
+        return { exitCode: 0 }
+      },
+    })
+    const a = track(
+      agent({
+        name: 'shell',
+        model: scriptedModel([
+          toolCalls({ toolCallId: 'c1', toolName: 'shell', input: { command: 'rm -rf build' } }),
+          text('Done.'),
+        ]).model,
+        store,
+        tools: { shell },
+        toolRecovery: { shell: 'report' },
+        claimTtlMs: 150,
+        retry: { baseDelayMs: 50 },
+        logger: { info() {}, warn() {}, error() {} },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Clean the build')))
+    await until(async () => {
+      await a.runtime.idle()
+      return (await a.session('s').state()).state.active === null
+    }, 5_000)
+    expect(throttled).toBe(1)
+    expect(shellRuns).toBe(1)
+    const result = (await eventsOf(a, 's')).find((event) => event.type === 'ai.tool.result')
+    expect(result?.payload).toMatchObject({
+      outcome: 'error',
+      errorText: expect.stringContaining('interrupted'),
+    })
+  })
+
+  it('a model step whose run fails (a wake-up it could not send) ends its model call, not leaves it streaming', async () => {
+    // Found by the simulator (seed 268): the failed run gave its claim back
+    // while the model stream went on in the background, and the retry's
+    // model call overlapped it.
+    let failSends = false
+    const dispatcher = {
+      async wake(wakeUps: readonly WakeUp[]) {
+        // The tool call's wake-up, sent while the step still streams.
+        if (failSends && wakeUps.some((wakeUp) => wakeUp.lane === 'tools')) {
+          throw new Error('Could not send 1 wake-up(s): ServiceUnavailable')
+        }
+      },
+    }
+    let signal: AbortSignal | undefined
+    const script = scriptedModel((options) => {
+      signal = options.abortSignal
+      return {
+        hang: true,
+        parts: [
+          { type: 'stream-start', warnings: [] },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: '{}' },
+        ],
+      }
+    })
+    const a = track(
+      agent({
+        name: 'hang',
+        model: script.model,
+        store: memoryEventStore(),
+        dispatcher,
+        tools: { lookup: tool({ inputSchema: z.object({}), execute: async () => ({}) }) },
+        logger: { info() {}, warn() {}, error() {} },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Look it up')))
+    await a.runtime.run({ sessionId: 's', lane: 'admission' })
+    failSends = true
+    await expect(a.runtime.run({ sessionId: 's', lane: 'generation' })).rejects.toThrow(
+      'ServiceUnavailable',
+    )
+    expect(signal?.aborted).toBe(true)
+  })
+
   it('an app event handler runs at least once per event, in order, with its attempt number', async () => {
     const seen: [string, number][] = []
     let failures = 0

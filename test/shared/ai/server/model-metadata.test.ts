@@ -221,4 +221,32 @@ describe('model metadata', () => {
     })
     expect(catalogRequests).toBe(1)
   })
+
+  it('a lookup that answers after the session was erased records nothing: the erased session stays empty', async () => {
+    // Found by the simulator (seed 3029): the answer started the erased session over.
+    let answerLookup: (response: Response) => void = () => {}
+    const a = track(
+      agent({
+        name: 'meta',
+        model: 'test/model-a',
+        modelCatalog: {
+          url: 'http://catalog.test/v1/models',
+          fetch: () => new Promise<Response>((resolve) => (answerLookup = resolve)),
+        },
+        harness: { type: 'ai-sdk', generate: answer, compaction: {} },
+        logger: quiet,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
+    await until(async () => {
+      const { state } = await a.session('s').state()
+      return state.active === null && state.messages.length === 2
+    })
+    await a.session('s').erase()
+    answerLookup(
+      Response.json({ data: [{ id: 'test/model-a', context_window: 128_000, max_tokens: 8_192 }] }),
+    )
+    await a.runtime.idle()
+    expect(await eventsOf(a, 's')).toEqual([])
+  })
 })

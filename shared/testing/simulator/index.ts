@@ -1,0 +1,12 @@
+// The simulator: the whole runtime in a seeded world (see docs/testing.md).
+export { describeFailure, traceLine } from './describe.ts'
+export { FAULT_KINDS, type FaultKind } from './faults.ts'
+export { parseFaults, replayCommand, shrink } from './shrink.ts'
+export {
+  type SessionFailure,
+  type SimulationOptions,
+  type SimulationReport,
+  simulate,
+} from './simulation.ts'
+export { TURN_KINDS, type TurnKind } from './workload.ts'
+export type { TraceLine } from './world.ts'

@@ -1,0 +1,246 @@
+import { isDeepStrictEqual } from 'node:util'
+import { diagnose } from '../../ai/inspect/diagnose.ts'
+import { timeline } from '../../ai/inspect/timeline.ts'
+import type { AIState } from '../../ai/state/ai-state.ts'
+import type { StoredEvent } from '../../log/event.ts'
+import type { StoredSnapshot } from '../../log/event-store.ts'
+import type { ModelSpan } from './sim-model.ts'
+import type { UserRecord } from './user.ts'
+import type { ToolLedger } from './workload-agent.ts'
+
+/** Attempts of one model step or tool call beyond which work is looping (5 receives, 8 crashes at most). */
+const MAX_ATTEMPTS = 13
+
+/** What the checks of one session look at, once its world is quiet. */
+export interface SessionFacts {
+  sessionId: string
+  events: StoredEvent[]
+  /** The state a fold of the whole log from nothing gives. */
+  fresh: AIState
+  /** Each live process's state of the session (its caches), by process. */
+  processStates: { owner: number; state: AIState }[]
+  /** The stored reducer snapshot, and a fresh fold of the log up to its index. */
+  snapshot?: { stored: StoredSnapshot; fold: unknown }
+  /** Every event an append returned to its caller. */
+  returned: readonly { id: string; index: number }[]
+  spans: readonly ModelSpan[]
+  tools: ToolLedger
+  user: UserRecord
+  now: number
+}
+
+/** The invariants, each a sentence; what broke, in those words. */
+export function brokenInvariants(facts: SessionFacts): string[] {
+  const { sessionId, events, fresh, user } = facts
+  const broken = [...user.problems]
+
+  if (user.erased) {
+    // An erased session stays gone: nothing a late worker, timer or redelivery did brings it back.
+    if (events.length > 0)
+      broken.push(`erased, yet its log has ${events.length} events (${events[0]?.type} first)`)
+    if (facts.snapshot) broken.push('erased, yet a reducer snapshot is stored')
+    return broken
+  }
+
+  // The log: gapless, each ID once, every event an append returned still there, where it said.
+  events.forEach((event, position) => {
+    if (event.index !== position + 1)
+      broken.push(`event ${event.id} is at ${event.index}, not ${position + 1}`)
+  })
+  const byId = new Map<string, StoredEvent>()
+  for (const event of events) {
+    if (byId.has(event.id)) broken.push(`event ID ${event.id} is in the log twice`)
+    byId.set(event.id, event)
+  }
+  for (const returned of facts.returned) {
+    if (byId.get(returned.id)?.index !== returned.index) {
+      broken.push(`event ${returned.id} (#${returned.index}), returned by an append, is lost`)
+    }
+  }
+
+  // Folded state: every process's, and the stored snapshot, equal a fold
+  // from scratch, as JSON (what a snapshot keeps: a key set to undefined is no key).
+  const freshJson = asJson(fresh)
+  for (const { owner, state } of facts.processStates) {
+    if (!isDeepStrictEqual(asJson(state), freshJson)) {
+      broken.push(`process p${owner}'s state differs from a fold of the log from scratch`)
+    }
+  }
+  if (
+    facts.snapshot &&
+    !isDeepStrictEqual(asJson(facts.snapshot.stored.state), asJson(facts.snapshot.fold))
+  ) {
+    broken.push(
+      `the snapshot at #${facts.snapshot.stored.index} differs from a fold of the log up to it`,
+    )
+  }
+
+  // Every accepted command has its receipt, once.
+  const receipts = new Map<string, number>()
+  for (const event of events) {
+    if (event.type !== 'ai.control.decided') continue
+    const { commandId } = event.payload as { commandId: string }
+    receipts.set(commandId, (receipts.get(commandId) ?? 0) + 1)
+  }
+  for (const event of events) {
+    if (event.type !== 'ai.control.requested') continue
+    const count = receipts.get(event.id) ?? 0
+    if (count !== 1) broken.push(`command ${event.id} has ${count} receipts`)
+  }
+  for (const id of user.accepted) {
+    if (!byId.has(id)) broken.push(`command ${id} was accepted but is not in the log`)
+  }
+
+  // Every turn that started ended: completed, stopped, or failed with its reason.
+  const started = new Set<string>()
+  const ended = new Set<string>()
+  for (const event of events) {
+    const payload = event.payload as {
+      turnId?: string
+      changes?: { op: string; turnId?: string }[]
+    }
+    if (event.type === 'ai.message.completed' && payload.turnId) ended.add(payload.turnId)
+    for (const change of payload.changes ?? []) {
+      if (change.op === 'turn.start' && change.turnId) started.add(change.turnId)
+      if (change.op === 'turn.stop' && change.turnId) ended.add(change.turnId)
+    }
+  }
+  const failed = fresh.active?.phase === 'failed' ? fresh.active : undefined
+  if (failed) {
+    ended.add(failed.turnId)
+    if (!failed.error) broken.push(`turn ${failed.turnId} failed without a reason`)
+  }
+  for (const turnId of started) if (!ended.has(turnId)) broken.push(`turn ${turnId} never ended`)
+
+  // The session quiesced: nothing waits on nothing.
+  if (fresh.active !== null && !failed)
+    broken.push(`turn ${fresh.active.turnId} is still ${fresh.active.phase}`)
+  if (fresh.inbox.items.length > 0 && !failed)
+    broken.push(`${fresh.inbox.items.length} inputs still queued`)
+  if (fresh.pendingApprovals.length > 0 && !failed) broken.push('an approval is still pending')
+  const diagnosis = diagnose(fresh, { now: facts.now })
+  if (diagnosis.status === 'stuck')
+    broken.push(`stuck: ${diagnosis.waits.map((wait) => wait.says).join('; ')}`)
+
+  // Tools within the seeds: one key per logical call; keyed effects and
+  // durable steps once; a 'report' tool at most once; an approval-gated
+  // tool never without an approval.
+  const calls = new Map<string, string>()
+  for (const event of events) {
+    if (event.type !== 'ai.tool.called') continue
+    const { toolCallId, generationId } = event.payload as {
+      toolCallId: string
+      generationId: string
+    }
+    calls.set(event.id, `${generationId}\u0000${toolCallId}`)
+  }
+  const outputs = new Set(
+    events
+      .filter((event) => event.type === 'ai.tool.result')
+      .filter((event) => (event.payload as { outcome: string }).outcome === 'output')
+      .map((event) => {
+        const { toolCallId, generationId } = event.payload as {
+          toolCallId: string
+          generationId: string
+        }
+        return `${generationId}\u0000${toolCallId}`
+      }),
+  )
+  const services: Record<string, (key: string) => string> = {
+    charge: (key) => `payments\u0000${sessionId}\u0000${key}`,
+    email: (key) => `email\u0000${sessionId}\u0000${key}:email`,
+  }
+  for (const [call, keys] of facts.tools.keys) {
+    const [toolName = '', session, calledId = ''] = call.split('\u0000')
+    if (session !== sessionId) continue
+    if (keys.size > 1)
+      broken.push(`${toolName} call ${calledId} ran under ${keys.size} idempotency keys`)
+    const runs = facts.tools.runs.get(call) ?? 0
+    if (toolName === 'runCommand' && runs > 1) {
+      broken.push(`runCommand (toolRecovery: 'report') ran ${runs} times for call ${calledId}`)
+    }
+    const service = services[toolName]
+    const identity = calls.get(calledId)
+    if (service && identity && outputs.has(identity)) {
+      for (const key of keys) {
+        if (!facts.tools.effects.has(service(key)))
+          broken.push(`${toolName} call ${calledId} has its output recorded, but no effect`)
+      }
+    }
+  }
+  const approved = approvalsApplied(events)
+  const closings = [...facts.tools.runs.keys()].filter((call) => {
+    const [toolName, session] = call.split('\u0000')
+    return toolName === 'closeTicket' && session === sessionId
+  }).length
+  if (closings > approved)
+    broken.push(`closeTicket ran for ${closings} calls, but ${approved} approvals were applied`)
+
+  // Work that cannot be done ends, not loops: a model step, or one logical
+  // tool call, is attempted a bounded number of times (the queue's receives,
+  // the crashes), never again and again.
+  const attempts = new Map<string, number>()
+  for (const event of events) {
+    if (event.type !== 'ai.generation.started') continue
+    const { requestId } = event.payload as { requestId?: string }
+    if (requestId) attempts.set(requestId, (attempts.get(requestId) ?? 0) + 1)
+  }
+  for (const [requestId, times] of attempts) {
+    if (times > MAX_ATTEMPTS) broken.push(`model step ${requestId} was attempted ${times} times`)
+  }
+  for (const [call, runs] of facts.tools.runs) {
+    const [toolName, session, calledId] = call.split('\u0000')
+    if (session === sessionId && runs > MAX_ATTEMPTS)
+      broken.push(`${toolName} call ${calledId} ran ${runs} times`)
+  }
+
+  // The session's model calls never overlap, and each ended.
+  const mine = facts.spans.filter((span) => span.sessionId === sessionId)
+  for (const span of mine)
+    if (span.end === undefined) broken.push(`a model call of p${span.owner} never ended`)
+  const sorted = [...mine].sort((a, b) => a.start - b.start)
+  for (let i = 1; i < sorted.length; i++) {
+    const before = sorted[i - 1] as ModelSpan
+    const after = sorted[i] as ModelSpan
+    if (before.end === undefined || after.start < before.end) {
+      broken.push(
+        `model calls overlapped: p${before.owner}'s (${before.how ?? 'open'}) and p${after.owner}'s`,
+      )
+    }
+  }
+  return broken
+}
+
+/** Approvals the controller applied with `approved: true`. */
+function approvalsApplied(events: readonly StoredEvent[]): number {
+  const granted = new Set(
+    events
+      .filter((event) => event.type === 'ai.control.requested')
+      .filter((event) => {
+        const payload = event.payload as { action?: string; approved?: boolean }
+        return payload.action === 'approval' && payload.approved === true
+      })
+      .map((event) => event.id),
+  )
+  return events.filter((event) => {
+    if (event.type !== 'ai.control.decided') return false
+    const payload = event.payload as { commandId: string; outcome: string }
+    return payload.outcome === 'applied' && granted.has(payload.commandId)
+  }).length
+}
+
+/** What a failure prints of its session: the diagnosis, the inbox, and the end of its timeline. */
+export function explain(events: readonly StoredEvent[], state: AIState, now: number): string[] {
+  const diagnosis = diagnose(state, { now })
+  return [
+    `status: ${diagnosis.status} (phase ${diagnosis.phase ?? 'none'}), inbox ${state.inbox.items.map((item) => item.id).join(', ') || 'empty'}${state.inbox.paused ? ' (paused)' : ''}`,
+    ...diagnosis.waits.map(
+      (wait) => `${wait.stuck ? 'STUCK' : 'waits'} on ${wait.kind}: ${wait.says}`,
+    ),
+    ...timeline([...events])
+      .slice(-30)
+      .map((line) => `#${line.index} ${line.author} ${line.type} ${line.summary}`),
+  ]
+}
+
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value))

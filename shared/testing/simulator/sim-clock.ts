@@ -1,0 +1,53 @@
+import type { Timers } from '../../timing/timers.ts'
+import type { AgendaEntry } from './agenda.ts'
+import type { World } from './world.ts'
+
+/** A process's clock: the world's time, off by the process's skew, and timers on the agenda. */
+export interface ProcessClock {
+  now: () => number
+  timers: Timers
+}
+
+/**
+ * The clock seam of `agent()` (`now`, `timers`) on simulated time: a timer is
+ * an agenda entry of the process, so it fires in simulated time, in a
+ * reproducible order, and never after the process died.
+ */
+export function processClock(world: World, owner: number, skewMs = 0): ProcessClock {
+  const handles = new Map<object, AgendaEntry>()
+  const cancel = (handle: unknown): void => {
+    const entry = handles.get(handle as object)
+    if (entry) entry.cancelled = true
+    handles.delete(handle as object)
+  }
+  const timers: Timers = {
+    setTimeout(callback, ms) {
+      const handle = {}
+      handles.set(
+        handle,
+        world.after(ms, owner, () => {
+          handles.delete(handle)
+          callback()
+        }),
+      )
+      return handle
+    },
+    clearTimeout: cancel,
+    setInterval(callback, ms) {
+      const handle = {}
+      const arm = (): void => {
+        handles.set(
+          handle,
+          world.after(Math.max(1, ms), owner, () => {
+            arm()
+            callback()
+          }),
+        )
+      }
+      arm()
+      return handle
+    },
+    clearInterval: cancel,
+  }
+  return { now: () => world.time + skewMs, timers }
+}

@@ -1,0 +1,270 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Agent } from '../../ai/server/agent.ts'
+import { PipelineError } from '../../aws/errors.ts'
+import type { EventStore } from '../../log/event-store.ts'
+import { LANES, type Lane } from '../../runtime/lanes.ts'
+import type { Timer } from '../../runtime/scheduler.ts'
+import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
+import type { Faults } from './faults.ts'
+import type { Random } from './random.ts'
+import { type ProcessClock, processClock } from './sim-clock.ts'
+import type { QueueMessage, SimQueues } from './sim-queues.ts'
+import type { SimTimers } from './sim-timers.ts'
+import type { World } from './world.ts'
+
+/** Function timeouts by queue (the construct's, pipeline-functions.ts). */
+const TIMEOUT_MS: Record<string, number> = {
+  admission: 60_000,
+  generation: 600_000,
+  tools: 300_000,
+  handlers: 300_000,
+}
+/** The construct's redrive `maxReceiveCount`. */
+const MAX_RECEIVE_COUNT = 5
+/** The visibility lease: a dead consumer's message comes back this long after its last renewal. */
+const LEASE_MS = 30_000
+/** A failed record's backoff (the lease's `retryDelaySeconds`, doubled per receive, capped). */
+const retryDelayMs = (receiveCount: number, random: Random): number => {
+  const full = Math.min(60_000, 2_000 * 2 ** (receiveCount - 1))
+  return Math.floor(full / 2 + random.next() * (full / 2))
+}
+/** What the lane handler keeps of an invocation's time, not waiting for a claim. */
+const CLAIM_WAIT_MARGIN_MS = 5_000
+
+/** The session a process's work is for, where the model and tools ask. */
+export const workContext = new AsyncLocalStorage<{ sessionId: string; owner: number }>()
+
+/** What a process's agent is built from: ports into the world, on its own clock. */
+interface ProcessParts {
+  owner: number
+  store: EventStore
+  dispatcher: Dispatcher
+  scheduler: ReturnType<SimTimers['port']>
+  clock: ProcessClock
+}
+
+export interface PoolOptions {
+  world: World
+  queues: SimQueues
+  timers: SimTimers
+  faults: Faults
+  random: Random
+  /** Builds a process's agent on its ports (a fresh one per process: its own caches). */
+  build: (parts: ProcessParts) => Agent
+  /** Processes kept alive (a dead one is replaced after a cold start). */
+  min: number
+  /** Processes the pool scales up to when every one is busy. */
+  max: number
+  /** Invocations a process runs at once (Lambda: 1). */
+  slots: number
+  /** The store port of a process, from the shared store. */
+  storeOf: (owner: number) => EventStore
+  /** The wake-ups a process sends, as sent to the queues (its watermark's deduplication). */
+  dispatcherOf: (owner: number) => Dispatcher
+  onKill: (owner: number) => void
+}
+
+export interface SimProcess {
+  owner: number
+  agent: Agent
+  busy: number
+  inFlight: Set<QueueMessage>
+}
+
+/**
+ * The containers: processes over the one store, each with its own agent
+ * (its own caches and in-process work), started cold, killed (at a call, or
+ * by its invocation's timeout) and replaced. Each takes queue messages as
+ * the Lambda lane handler does: runs the wake-up, waits in the invocation
+ * for work a live attempt holds, fails the record past its time
+ * (WORK_HELD), and dead-letters it on its last receive.
+ */
+export class ProcessPool {
+  readonly processes = new Map<number, SimProcess>()
+  started = 0
+  private starting = 0
+
+  private readonly options: PoolOptions
+
+  constructor(options: PoolOptions) {
+    this.options = options
+    options.queues.consume((message) => this.take(message))
+    options.timers.fireOn((timer) => this.fire(timer))
+  }
+
+  live(): SimProcess[] {
+    return [...this.processes.values()]
+  }
+
+  start(): SimProcess {
+    const { world, faults } = this.options
+    const owner = world.spawn()
+    const skew = faults.enabled('clock.skew') ? faults.between(-1_000, 1_000) : 0
+    const clock = processClock(world, owner, skew)
+    const agent = this.options.build({
+      owner,
+      store: this.options.storeOf(owner),
+      dispatcher: this.options.dispatcherOf(owner),
+      scheduler: this.options.timers.port(owner),
+      clock,
+    })
+    const process: SimProcess = { owner, agent, busy: 0, inFlight: new Set() }
+    this.processes.set(owner, process)
+    this.started++
+    world.log(`p${owner}`, `started${skew ? ` (clock ${skew > 0 ? '+' : ''}${skew} ms)` : ''}`)
+    world.onKill(owner, () => this.died(process))
+    return process
+  }
+
+  private died(process: SimProcess): void {
+    const { world, queues } = this.options
+    this.processes.delete(process.owner)
+    this.options.onKill(process.owner)
+    for (const message of process.inFlight) queues.retryAt(message, world.time + LEASE_MS)
+    process.inFlight.clear()
+    this.replenish()
+  }
+
+  /** Keeps `min` processes, each new one after a cold start. */
+  replenish(): void {
+    const { world, random } = this.options
+    while (this.processes.size + this.starting < this.options.min) {
+      this.starting++
+      world.after(random.between(100, 1_500), undefined, () => {
+        this.starting--
+        this.start()
+        this.options.queues.pump()
+      })
+    }
+  }
+
+  /** A random live process, for a request or a timer (undefined while none lives). */
+  any(): SimProcess | undefined {
+    const live = this.live()
+    return live.length === 0 ? undefined : this.options.random.pick(live)
+  }
+
+  private take(message: QueueMessage): boolean {
+    const free = this.live().filter((process) => process.busy < this.options.slots)
+    if (free.length === 0) {
+      if (this.processes.size + this.starting < this.options.max) {
+        this.starting++
+        this.options.world.after(this.options.random.between(100, 1_500), undefined, () => {
+          this.starting--
+          this.start()
+          this.options.queues.pump()
+        })
+      }
+      return false
+    }
+    const process = this.options.random.pick(free)
+    void this.invoke(process, message)
+    return true
+  }
+
+  private async invoke(process: SimProcess, message: QueueMessage): Promise<void> {
+    const { world, queues, random } = this.options
+    const { owner, agent } = process
+    const { wakeUp } = message
+    process.busy++
+    process.inFlight.add(message)
+    const queue = LANES[wakeUp.lane as Lane]?.queue ?? wakeUp.lane
+    const deadline = world.time + (TIMEOUT_MS[queue] ?? 60_000)
+    // Lambda ends an invocation at its timeout, and its sandbox with it.
+    const timeout = world.at(deadline, owner, () =>
+      world.kill(owner, `by its ${queue} invocation's timeout`),
+    )
+    const who = `p${owner}`
+    try {
+      await workContext.run({ sessionId: wakeUp.sessionId, owner }, () =>
+        runWaitingForClaims(world, owner, agent, wakeUp, deadline - CLAIM_WAIT_MARGIN_MS),
+      )
+      timeout.cancelled = true
+      world.log(who, `done ${message.id} ${wakeUp.lane} ${wakeUp.sessionId}`)
+      process.inFlight.delete(message)
+      queues.ack(message)
+    } catch (error) {
+      timeout.cancelled = true
+      const last = message.receiveCount >= MAX_RECEIVE_COUNT
+      world.log(
+        who,
+        `failed ${message.id} ${wakeUp.lane} ${wakeUp.sessionId} (receive ${message.receiveCount}): ${messageOf(error)}`,
+      )
+      if (last) {
+        await workContext
+          .run({ sessionId: wakeUp.sessionId, owner }, () =>
+            agent.runtime.deadLetter(wakeUp, {
+              error,
+              attempts: message.receiveCount,
+              occurrence: message.id,
+            }),
+          )
+          .catch((deadLetterError: unknown) =>
+            world.log(who, `could not record the dead letter: ${messageOf(deadLetterError)}`),
+          )
+        process.inFlight.delete(message)
+        queues.drop(message)
+      } else {
+        process.inFlight.delete(message)
+        queues.retryAt(message, world.time + retryDelayMs(message.receiveCount, random))
+      }
+    } finally {
+      process.busy--
+      queues.pump()
+    }
+  }
+
+  private fire(timer: Timer): Promise<void> {
+    const process = this.any()
+    if (!process) return Promise.reject(new Error('no process is up'))
+    const { world } = this.options
+    return withTimeout(
+      world,
+      workContext.run({ sessionId: timer.sessionId, owner: process.owner }, () =>
+        process.agent.runtime.fireTimer(timer),
+      ),
+      60_000,
+    )
+  }
+}
+
+async function runWaitingForClaims(
+  world: World,
+  owner: number,
+  agent: Agent,
+  wakeUp: WakeUp,
+  deadline: number,
+): Promise<void> {
+  for (;;) {
+    const outcome = await agent.runtime.run(wakeUp)
+    if (outcome.kind !== 'held') return
+    if (outcome.retryAt >= deadline) {
+      throw new PipelineError(
+        'WORK_HELD',
+        `held until ${outcome.retryAt}, past the invocation's time`,
+      )
+    }
+    await world.sleep(owner, Math.max(0, outcome.retryAt - world.time) + 5)
+  }
+}
+
+/** `promise`, or a failure after `ms` of simulated time (a request to a process that died never answers). */
+export function withTimeout<T>(world: World, promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = world.after(ms, undefined, () => reject(new Error(`no answer in ${ms} ms`)))
+    promise.then(
+      (value) => {
+        timer.cancelled = true
+        resolve(value)
+      },
+      (error: unknown) => {
+        timer.cancelled = true
+        reject(error)
+      },
+    )
+  })
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,332 @@
+import type { LanguageModelV4 } from '@ai-sdk/provider'
+import type { ToolSet } from 'ai'
+import { type Agent, agent } from '../../ai/server/agent.ts'
+import type { AgentOptions } from '../../ai/server/agent-options.ts'
+import { PipelineError } from '../../aws/errors.ts'
+import type { StoredEvent } from '../../log/event.ts'
+import type { EventStore } from '../../log/event-store.ts'
+import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
+import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
+import { installDefaultProvider } from '../default-provider.ts'
+import { checkSessions, type SessionFailure } from './check-sessions.ts'
+import { FAULT_KINDS, type FaultKind, Faults, planFaults } from './faults.ts'
+import { seededRandom } from './random.ts'
+import { catalogFetch, gatewayProvider, SIM_GATEWAY_MODEL } from './sim-gateway.ts'
+import { ModelSpans, simModel } from './sim-model.ts'
+import { ProcessPool, workContext } from './sim-process.ts'
+import { SimQueues } from './sim-queues.ts'
+import { simStore } from './sim-store.ts'
+import { SimTimers } from './sim-timers.ts'
+import { withCrashPoints } from './tool-crash-points.ts'
+import { emptyRecord, playSession, type UserRecord } from './user.ts'
+import { planSessions, type TurnKind } from './workload.ts'
+import { ToolLedger, workloadAgentOptions, workloadScript } from './workload-agent.ts'
+import { type TraceLine, World, type WorldEnd } from './world.ts'
+
+/** What a run varies; every field not given is drawn from the seed. */
+export interface SimulationOptions {
+  seed: number
+  /** Sessions (default: 1 to 4, from the seed). */
+  sessions?: number
+  /** Turns per session, at most (default 4). */
+  turns?: number
+  /** Only these sessions of the seed's plan (by index): what shrinking keeps. */
+  only?: readonly number[]
+  /** The fault kinds that may be enabled (default: all); each is on or off by the seed. */
+  faults?: readonly FaultKind[]
+  /** The turn kinds users play (default: all). */
+  kinds?: readonly TurnKind[]
+  /** Live processes kept, scaled up to, and invocations each runs at once (default: from the seed). */
+  processes?: { min: number; max: number; slots: number }
+  /**
+   * The model as the agent names it: a Gateway model ID string (with the
+   * metadata lane's catalog lookup and automatic compaction, on the
+   * catalog's `contextWindow`), or a model object (default: from the seed).
+   */
+  model?: { kind: 'gateway'; contextWindow: number } | { kind: 'object' }
+  /**
+   * A fresh store on the world's clock (default: the memory store). The
+   * memory store meets the `store.*` faults at its port, as the DynamoDB
+   * store's caller would; a store given here gets the run's faults to
+   * inject where it meets them itself (the DynamoDB store: in the SDK's
+   * middleware, so the SDK's retries and the adapter's handling are real).
+   */
+  store?: (
+    now: () => number,
+    faults: Pick<Faults, 'strikes' | 'pick'>,
+  ) => EventStore | Promise<EventStore>
+  /** Agenda entries a run may fire before it is called a livelock (default 200,000). */
+  maxSteps?: number
+}
+
+export type { SessionFailure } from './check-sessions.ts'
+
+export interface SimulationReport {
+  seed: number
+  /** The options the run resolved to (what a replay needs besides the seed). */
+  options: Required<Pick<SimulationOptions, 'turns' | 'processes' | 'model'>> & {
+    sessions: number
+    only?: readonly number[]
+    faults: readonly FaultKind[]
+    kinds?: readonly TurnKind[]
+  }
+  end: WorldEnd
+  failures: SessionFailure[]
+  trace: TraceLine[]
+  /** The trace's digest: a replay of the seed has the same one. */
+  digest: number
+  figures: {
+    steps: number
+    simulatedMs: number
+    sessions: number
+    events: number
+    modelCalls: number
+    /** Compactions completed. */
+    compactions: number
+    processes: number
+    kills: number
+    messages: number
+    timersFired: number
+    faults: Partial<Record<FaultKind, number>>
+  }
+}
+
+const START = Date.UTC(2026, 0, 1)
+const CLAIM_TTL_MS = 30_000
+const MAX_KILLS = 8
+const quiet = { info() {}, warn() {}, error() {} }
+
+/**
+ * Runs one seed: the real runtime (`agent()` and its lanes, the
+ * controller, the store's logic) in several processes over one store, on
+ * simulated time, with users playing the seed's sessions and the seed's
+ * faults injected, until the world is quiet; then checks every session's
+ * invariants. The same options make the same run.
+ */
+export async function simulate(options: SimulationOptions): Promise<SimulationReport> {
+  const random = seededRandom(options.seed)
+  const shape = random.fork('shape')
+  // Drawn whatever the options say, so an option given leaves the others as the seed drew them.
+  const drawn = {
+    sessions: shape.between(1, 4),
+    processes: { min: shape.between(1, 2), max: shape.between(2, 4), slots: shape.pick([1, 2, 4]) },
+    model: shape.chance(0.7)
+      ? { kind: 'gateway' as const, contextWindow: shape.pick([1_500, 4_000, 400_000]) }
+      : { kind: 'object' as const },
+  }
+  const sessions = options.sessions ?? drawn.sessions
+  const turns = options.turns ?? 4
+  const processes = options.processes ?? {
+    ...drawn.processes,
+    max: Math.max(drawn.processes.min, drawn.processes.max),
+  }
+  const model = options.model ?? drawn.model
+  const allowed = options.faults ?? FAULT_KINDS
+  const planned = planSessions(random.fork('workload'), {
+    sessions,
+    turns,
+    ...(options.kinds ? { kinds: options.kinds } : {}),
+  })
+  const plans = options.only ? planned.filter((_, index) => options.only?.includes(index)) : planned
+  const faults = new Faults(planFaults(random.fork('fault plan'), allowed), random.fork('faults'))
+  let kills = 0
+  const world = new World({
+    start: START,
+    maxSteps: options.maxSteps ?? 200_000,
+    maxDurationMs: 12 * 3600_000,
+    crashAt: () => {
+      if (kills >= MAX_KILLS || !faults.strikes('process.killed')) return undefined
+      kills++
+      return faults.pick(['before', 'after'] as const)
+    },
+  })
+  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(
+    () => world.time,
+    faults,
+  )
+  const faultsAtPort = options.store === undefined
+  const schedule = random.fork('schedule')
+  const queues = new SimQueues(world, faults, schedule.fork('queues'))
+  const timers = new SimTimers(world, faults, schedule.fork('timers'))
+  const spans = new ModelSpans()
+  const ledger = new ToolLedger()
+  const returned = new Map<string, { id: string; index: number }[]>()
+  const watermarks = new Map<number, Map<string, number>>()
+  const script = workloadScript(plans)
+  const latency = schedule.fork('latency')
+  const models = new Map<number, LanguageModelV4>()
+  const oversizedPrompts = new Set<string>()
+
+  // Only its `wakeUpsFor`, which is pure: what the stream router sends.
+  const router = agent({
+    ...workloadAgentOptions(world, ledger, () => undefined),
+    model: 'unused',
+    store: memoryEventStore(),
+    dispatcher: { wake: async () => {} },
+    scheduler: { schedule: async () => {}, cancel: async () => 0 },
+    logger: quiet,
+  } as AgentOptions<ToolSet>)
+  const byIndex = (index: number) => (wakeUp: WakeUp) => `${wakeUp.sessionId}@${index}`
+
+  const storeOf = (owner: number): EventStore =>
+    simStore(world, owner, store, faultsAtPort ? faults : undefined, latency, {
+      committed(_sessionId, events) {
+        // The stream router: every committed append's wake-ups, soon, once per index.
+        const last = events.at(-1)?.index ?? 0
+        world.after(latency.between(50, 800), undefined, () =>
+          queues.send(router.runtime.wakeUpsFor(events as StoredEvent[]), byIndex(last)),
+        )
+      },
+      returned(sessionId, events) {
+        returned.set(sessionId, [
+          ...(returned.get(sessionId) ?? []),
+          ...events.map(({ id, index }) => ({ id, index })),
+        ])
+        const marks = watermarks.get(owner) ?? new Map<string, number>()
+        watermarks.set(owner, marks)
+        const last = events.at(-1)?.index ?? 0
+        marks.set(sessionId, Math.max(marks.get(sessionId) ?? 0, last))
+      },
+    })
+  const dispatcherOf = (owner: number): Dispatcher => ({
+    wake: (wakeUps) =>
+      world.call(
+        owner,
+        `sqs.send(${wakeUps.map((w) => w.lane).join(', ')})`,
+        latency.between(2, 15),
+        () => {
+          if (faults.strikes('sqs.send-failed')) {
+            world.log(`p${owner}`, 'fault sqs.send-failed')
+            throw new PipelineError(
+              'SEND_FAILED',
+              'Could not send 1 wake-up(s): ServiceUnavailable',
+            )
+          }
+          const marks = watermarks.get(owner)
+          queues.send(wakeUps, (wakeUp) => {
+            const index = marks?.get(wakeUp.sessionId)
+            return index === undefined ? undefined : `${wakeUp.sessionId}@${index}`
+          })
+        },
+      ),
+  })
+
+  const pool = new ProcessPool({
+    world,
+    queues,
+    timers,
+    faults,
+    random: schedule.fork('pool'),
+    ...processes,
+    storeOf,
+    dispatcherOf,
+    onKill: (owner) => {
+      spans.closeAllOf(owner)
+      models.delete(owner)
+    },
+    build: (parts): Agent => {
+      const definition = workloadAgentOptions(world, ledger, () => parts.owner)
+      const processModel = simModel(
+        world,
+        parts.owner,
+        script,
+        faults,
+        latency,
+        spans,
+        () => workContext.getStore()?.sessionId,
+        oversizedPrompts,
+      )
+      models.set(parts.owner, processModel)
+      return agent({
+        ...definition,
+        tools: withCrashPoints(world, parts.owner, definition.tools),
+        ...(model.kind === 'gateway'
+          ? {
+              model: SIM_GATEWAY_MODEL,
+              modelCatalog: {
+                url: 'https://catalog.simulated/v1/models',
+                fetch: catalogFetch(world, parts.owner, faults, latency, model.contextWindow),
+              },
+            }
+          : { model: processModel }),
+        store: parts.store,
+        dispatcher: parts.dispatcher,
+        scheduler: parts.scheduler,
+        now: parts.clock.now,
+        timers: parts.clock.timers,
+        claimTtlMs: CLAIM_TTL_MS,
+        logger: quiet,
+      } as AgentOptions<ToolSet>)
+    },
+  })
+  const undoProvider = installDefaultProvider(gatewayProvider(models))
+  try {
+    for (let n = 0; n < processes.min; n++) pool.start()
+    return await runAndCheck()
+  } finally {
+    undoProvider()
+    for (const process of pool.live()) process.agent.runtime.close()
+    router.runtime.close()
+  }
+
+  async function runAndCheck(): Promise<SimulationReport> {
+    const records = new Map<string, UserRecord>()
+    const context = { world, pool, random: schedule.fork('users') }
+    for (const plan of plans) {
+      void playSession(context, plan).then(
+        (record) => records.set(plan.sessionId, record),
+        (error: unknown) =>
+          records.set(plan.sessionId, {
+            ...emptyRecord(plan.sessionId),
+            problems: [
+              `the user's script failed: ${error instanceof Error ? error.stack : String(error)}`,
+            ],
+          }),
+      )
+    }
+    const end = await world.run()
+
+    // The checks: no more faults or crashes; what the processes say is read through the world.
+    faults.calm = true
+    const { failures, events, compactions } = await checkSessions({
+      sessions: plans.map((plan) => plan.sessionId),
+      store,
+      world,
+      pool,
+      records,
+      returned,
+      spans,
+      ledger,
+      end,
+    })
+    return {
+      seed: options.seed,
+      options: {
+        sessions,
+        turns,
+        processes,
+        model,
+        faults: allowed,
+        ...(options.only ? { only: options.only } : {}),
+        ...(options.kinds ? { kinds: options.kinds } : {}),
+      },
+      end,
+      failures,
+      trace: world.trace,
+      digest: world.digest,
+      figures: {
+        steps: world.steps,
+        simulatedMs: world.time - START,
+        sessions: plans.length,
+        events,
+        modelCalls: spans.spans.length,
+        compactions,
+        processes: pool.started,
+        kills,
+        messages: queues.sent,
+        timersFired: timers.fired,
+        faults: { ...faults.injected },
+      },
+    }
+  }
+}

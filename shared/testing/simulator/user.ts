@@ -1,0 +1,368 @@
+import type { UIMessage } from 'ai'
+import { inputs } from '../../ai/inputs/inputs.ts'
+import type { Agent } from '../../ai/server/agent.ts'
+import type { AIState, PendingApproval } from '../../ai/state/ai-state.ts'
+import type { EventInput } from '../../log/event.ts'
+import type { StateSnapshot } from '../../log/reducer.ts'
+import type { Random } from './random.ts'
+import { messageOf, type ProcessPool, withTimeout } from './sim-process.ts'
+import type { SessionPlan, TurnPlan } from './workload.ts'
+import { turnText } from './workload-agent.ts'
+import type { World } from './world.ts'
+
+/** An HTTP request's time before the client gives up on it (and sends it again). */
+const REQUEST_TIMEOUT_MS = 15_000
+const REQUEST_ATTEMPTS = 6
+/** How long a turn may take before the user (and the run) calls it stuck. */
+const TURN_TIMEOUT_MS = 45 * 60_000
+
+/** What a user saw of their session: for the checks. */
+export interface UserRecord {
+  sessionId: string
+  /** Approvals the user answered `approved: true` (each answer's command ID). */
+  approvals: string[]
+  /** What went wrong while playing (a turn that never ended). */
+  problems: string[]
+  /** Commands the log accepted (an append returned them), by ID. */
+  accepted: string[]
+  erased: boolean
+  /** Requests that never got an answer, after every retry. */
+  abandoned: number
+}
+
+export interface UserContext {
+  world: World
+  pool: ProcessPool
+  random: Random
+}
+
+/**
+ * A session's user, as the plan says: each turn's message, then what the
+ * turn asks of them (approvals answered late or twice, Stop, Pause now or
+ * after the turn and Resume, steering, a queued message edited or removed,
+ * a retry of a failed turn), looking at the state now and then as a page
+ * would, through whichever process the load balancer picks. A request that
+ * fails or never answers (its process died) is sent again with the same
+ * IDs, as the client does.
+ */
+export async function playSession(context: UserContext, plan: SessionPlan): Promise<UserRecord> {
+  const record: UserRecord = {
+    sessionId: plan.sessionId,
+    approvals: [],
+    problems: [],
+    accepted: [],
+    erased: false,
+    abandoned: 0,
+  }
+  const user = new User(context, plan.sessionId, record)
+  await context.world.sleep(undefined, plan.startMs)
+  for (const [index, turn] of plan.turns.entries()) {
+    const ended = await user.playTurn(index, turn)
+    if (!ended) {
+      record.problems.push(`turn ${index} (${turn.kind}) did not end within ${TURN_TIMEOUT_MS} ms`)
+      return record
+    }
+  }
+  if (!(await user.settle(plan.turns.at(-1)))) {
+    record.problems.push(`the session did not settle within ${TURN_TIMEOUT_MS} ms of its last turn`)
+    return record
+  }
+  if (plan.erase) await user.erase()
+  return record
+}
+
+class User {
+  private readonly context: UserContext
+  private readonly sessionId: string
+  private readonly record: UserRecord
+
+  constructor(context: UserContext, sessionId: string, record: UserRecord) {
+    this.context = context
+    this.sessionId = sessionId
+    this.record = record
+  }
+
+  private say(what: string): void {
+    this.context.world.log(`user ${this.sessionId}`, what)
+  }
+
+  /** A request through some live process, sent again on failure; undefined once it gives up. */
+  private async request<T>(
+    what: string,
+    send: (agent: Agent) => Promise<T>,
+  ): Promise<T | undefined> {
+    const { world, pool, random } = this.context
+    for (let attempt = 1; attempt <= REQUEST_ATTEMPTS; attempt++) {
+      const process = pool.any()
+      if (process) {
+        try {
+          return await withTimeout(world, send(process.agent), REQUEST_TIMEOUT_MS)
+        } catch (error) {
+          this.say(`${what} failed (attempt ${attempt}): ${messageOf(error)}`)
+          if (isRefusal(error)) return undefined
+        }
+      }
+      await world.sleep(undefined, random.between(200, 2_000) * attempt)
+    }
+    this.record.abandoned++
+    return undefined
+  }
+
+  private async append(what: string, events: EventInput[]): Promise<boolean> {
+    this.say(what)
+    const stored = await this.request(what, (agent) =>
+      agent.session(this.sessionId).append(...events),
+    )
+    if (stored === undefined) return false
+    for (const event of events) if (event.id) this.record.accepted.push(event.id)
+    return true
+  }
+
+  private state(): Promise<StateSnapshot<AIState> | undefined> {
+    return this.request('state', (agent) => agent.session(this.sessionId).state()) as Promise<
+      StateSnapshot<AIState> | undefined
+    >
+  }
+
+  private message(id: string, content: string): UIMessage {
+    return { id, role: 'user', parts: [{ type: 'text', text: content }] }
+  }
+
+  /** A Pause the user sent and has not resumed yet: they resume once the state shows it. */
+  private pausedAt: { id: string; lateMs: number } | undefined
+  private resumes = 0
+  private retryCount = 0
+  /** Answers on their way (late, or a second one): the user is not done before they land. */
+  private answering = 0
+  private readonly stopped = new Set<string>()
+  private readonly answered = new Set<string>()
+  private retries = new Map<string, number>()
+
+  /**
+   * What the user does whatever the turn: answers each new approval (late,
+   * maybe twice), resumes a session they paused, retries a failed turn (or
+   * leaves it failed). True when the session is quiet: no turn but a failed
+   * one left failed, nothing queued but behind it, no approval waiting.
+   */
+  private async tend(
+    snapshot: StateSnapshot<AIState>,
+    turn: TurnPlan,
+    id: string,
+    moveOn: boolean,
+  ): Promise<boolean> {
+    const { world } = this.context
+    const { state } = snapshot
+    const active = state.active
+    for (const pending of state.pendingApprovals) {
+      if (this.answered.has(pending.approvalId)) continue
+      this.answered.add(pending.approvalId)
+      this.answering++
+      void this.answer(pending, id, turn).finally(() => this.answering--)
+    }
+    const paused = active?.phase === 'paused' || (state.inbox.paused && active === null)
+    if (this.pausedAt && paused) {
+      const { lateMs } = this.pausedAt
+      this.pausedAt = undefined
+      await world.sleep(undefined, lateMs)
+      await this.append(
+        'resume',
+        inputs.resume({ id: `${this.sessionId}-resume-${this.resumes++}` }),
+      )
+      return false
+    }
+    if (active?.phase === 'failed') {
+      const tried = this.retries.get(active.turnId) ?? 0
+      if (turn.retry && tried < 2) {
+        this.retries.set(active.turnId, tried + 1)
+        await this.append(
+          'retry',
+          inputs.retry({
+            turnId: active.turnId,
+            retryId: `${this.sessionId}-retry-${this.retryCount++}`,
+          }),
+        )
+        return false
+      }
+      // A failed turn left failed has ended (with its reason); what queued
+      // behind it waits on it, so a user with more to say stops it first.
+      if (moveOn && !this.stopped.has(active.turnId)) {
+        this.stopped.add(active.turnId)
+        await this.append(
+          'stop the failed turn',
+          inputs.stop({
+            turnId: active.turnId,
+            frontier: snapshot.index,
+            id: `${this.sessionId}-stop-failed-${this.stopped.size}`,
+          }),
+        )
+        return false
+      }
+      return this.answering === 0 && state.pendingApprovals.length === 0
+    }
+    return (
+      this.answering === 0 &&
+      active === null &&
+      state.inbox.items.length === 0 &&
+      !state.inbox.paused &&
+      state.pendingApprovals.length === 0 &&
+      this.pausedAt === undefined
+    )
+  }
+
+  async playTurn(index: number, turn: TurnPlan): Promise<boolean> {
+    const { world, random } = this.context
+    const id = `${this.sessionId}-t${index}`
+    const queuedId = `${id}-q`
+    const steerId = `${id}-steer`
+    if (turn.kind === 'passive') {
+      await this.append(
+        'passive message',
+        inputs.message(this.message(`${id}-p`, 'A note.'), { generate: false }),
+      )
+    }
+    await this.append(
+      `message t${index} ${turn.kind}`,
+      inputs.message(this.message(id, turnText(this.sessionId, index, turn.kind))),
+    )
+    const sentAt = world.time
+    let acted = false
+    let queued = false
+    let edited = false
+    while (world.time - sentAt < TURN_TIMEOUT_MS) {
+      await world.sleep(undefined, random.between(100, 1_500))
+      const snapshot = await this.state()
+      if (!snapshot) continue
+      const { state } = snapshot
+      const active = state.active
+      const late = world.time - sentAt >= turn.lateMs
+      const mine = active?.inputId === id && active.phase !== 'failed'
+      if (turn.kind === 'queue' && !queued && mine) {
+        queued = true
+        await this.append(
+          'queued message',
+          inputs.message(this.message(queuedId, turnText(this.sessionId, index, 'queued'))),
+        )
+      }
+      if (turn.kind === 'queue' && queued && !edited && turn.queueEdit !== 'none') {
+        if (state.inbox.items.some((item) => item.id === queuedId)) {
+          edited = true
+          await this.append(
+            `queue ${turn.queueEdit}`,
+            turn.queueEdit === 'edit'
+              ? inputs.queue.edit(
+                  this.message(queuedId, turnText(this.sessionId, index, 'edited')),
+                  {
+                    id: `${id}-edit`,
+                  },
+                )
+              : inputs.queue.remove(queuedId, { id: `${id}-remove` }),
+          )
+        }
+      }
+      if (!acted && mine && active) {
+        if (turn.kind === 'stop' && late) {
+          acted = true
+          await this.append(
+            'stop',
+            inputs.stop({ turnId: active.turnId, frontier: snapshot.index, id: `${id}-stop` }),
+          )
+        } else if (turn.kind === 'pause' && late) {
+          acted = true
+          this.pausedAt = { id, lateMs: turn.lateMs }
+          await this.append('pause now', inputs.pause({ when: 'now', id: `${id}-pause` }))
+        } else if (turn.kind === 'pause-after-turn') {
+          acted = true
+          this.pausedAt = { id, lateMs: turn.lateMs }
+          await this.append(
+            'pause after turn',
+            inputs.pause({ when: 'after-turn', id: `${id}-pause` }),
+          )
+        } else if (
+          turn.kind === 'steer' &&
+          state.tools.some((call) => call.status === 'running' && call.toolName === 'lookup')
+        ) {
+          acted = true
+          await this.append(
+            'steer',
+            inputs.steer(this.message(steerId, turnText(this.sessionId, index, 'steered')), {
+              afterStepOf: active.turnId,
+            }),
+          )
+        }
+      }
+      const quiet = await this.tend(snapshot, turn, id, true)
+      if (quiet && state.messages.some((message) => message.id === id)) return true
+    }
+    return false
+  }
+
+  /** After the last turn: the user stays until the session is quiet (reminders arrive, approvals wait). */
+  async settle(turn: TurnPlan | undefined): Promise<boolean> {
+    const { world, random } = this.context
+    const since = world.time
+    const policy: TurnPlan = turn ?? {
+      kind: 'text',
+      lateMs: 500,
+      approve: true,
+      answerTwice: false,
+      retry: false,
+      queueEdit: 'none',
+      delayMs: 0,
+    }
+    while (world.time - since < TURN_TIMEOUT_MS) {
+      await world.sleep(undefined, random.between(500, 3_000))
+      const snapshot = await this.state()
+      if (snapshot && (await this.tend(snapshot, policy, `${this.sessionId}-end`, false)))
+        return true
+    }
+    return false
+  }
+
+  private async answer(pending: PendingApproval, id: string, turn: TurnPlan): Promise<void> {
+    const { world } = this.context
+    await world.sleep(undefined, turn.lateMs)
+    const answerId = `${id}-answer-${pending.approvalId}`
+    const landed = await this.append(
+      `answer ${pending.approvalId} ${turn.approve ? 'yes' : 'no'}`,
+      inputs.approval(pending, { approved: turn.approve, id: answerId }),
+    )
+    if (landed && turn.approve) this.record.approvals.push(answerId)
+    if (turn.answerTwice) {
+      await world.sleep(undefined, turn.lateMs)
+      const again = `${answerId}-again`
+      const twice = await this.append(
+        `answer ${pending.approvalId} again, ${turn.approve ? 'no' : 'yes'}`,
+        inputs.approval(pending, { approved: !turn.approve, id: again }),
+      )
+      if (twice && !turn.approve) this.record.approvals.push(again)
+    }
+  }
+
+  async erase(): Promise<void> {
+    const { world, random } = this.context
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await world.sleep(undefined, random.between(500, 5_000))
+      this.say('erase')
+      const receipt = await this.request('erase', (agent) => agent.session(this.sessionId).erase())
+      if (receipt) {
+        this.record.erased = true
+        this.say(`erased (${receipt.events} events)`)
+        return
+      }
+    }
+  }
+}
+
+/** An answer a retry cannot change: the request was understood and refused. */
+function isRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code
+  return (
+    typeof code === 'string' &&
+    ['SESSION_ACTIVE', 'INVALID_EVENT', 'PARTIAL_DUPLICATE_BATCH'].includes(code)
+  )
+}
+
+/** A user's record before they did anything. */
+export function emptyRecord(sessionId: string): UserRecord {
+  return { sessionId, approvals: [], problems: [], accepted: [], erased: false, abandoned: 0 }
+}

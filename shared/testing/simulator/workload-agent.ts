@@ -1,0 +1,212 @@
+import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import { tool } from 'ai'
+import { z } from 'zod'
+import { inputs } from '../../ai/inputs/inputs.ts'
+import type { AgentOptions } from '../../ai/server/agent-options.ts'
+import { handlerContext } from '../../runtime/handler-context.ts'
+import { lastUserText, type Step, text, toolCalls } from '../model-script.ts'
+import type { SimModelCall } from './sim-model.ts'
+import type { SessionPlan } from './workload.ts'
+import type { World } from './world.ts'
+
+/**
+ * What the workload's tools did, per logical call: how often each tool's
+ * `execute` ran (raw, crashes and all), with which idempotency keys, and the
+ * effects the fake services performed (each deduplicating by key).
+ */
+export class ToolLedger {
+  /** `tool \0 session \0 ai.tool.called ID` -> runs of execute. */
+  readonly runs = new Map<string, number>()
+  /** The same call -> the idempotency keys its runs saw (one, always). */
+  readonly keys = new Map<string, Set<string>>()
+  /** Effects performed by a service that deduplicates: `service \0 session \0 key` -> times. */
+  readonly effects = new Map<string, number>()
+  /** Raw runs of a `ctx.step` body: `session \0 key` -> times. */
+  readonly stepBodies = new Map<string, number>()
+
+  ran(toolName: string): { sessionId: string; key: string } {
+    const ctx = handlerContext()
+    const call = `${toolName}\u0000${ctx.session.id}\u0000${ctx.event.id}`
+    this.runs.set(call, (this.runs.get(call) ?? 0) + 1)
+    const keys = this.keys.get(call) ?? new Set()
+    keys.add(ctx.idempotencyKey)
+    this.keys.set(call, keys)
+    return { sessionId: ctx.session.id, key: ctx.idempotencyKey }
+  }
+
+  /** A service that, like Stripe's, performs once per idempotency key. */
+  perform(service: string, sessionId: string, key: string): void {
+    const effect = `${service}\u0000${sessionId}\u0000${key}`
+    if (!this.effects.has(effect)) this.effects.set(effect, 1)
+  }
+}
+
+/**
+ * The workload's agent: tools that do effects (keyed, in a durable step,
+ * under `'report'`), need approval, set timers, take simulated time.
+ */
+export function workloadAgentOptions(
+  world: World,
+  ledger: ToolLedger,
+  owner: () => number | undefined,
+) {
+  const tools = {
+    lookup: tool({
+      description: 'Look a ticket up',
+      inputSchema: z.object({ ticketId: z.string(), ms: z.number() }),
+      execute: async ({ ticketId, ms }, { abortSignal }) => {
+        ledger.ran('lookup')
+        await world.sleep(owner(), ms, abortSignal)
+        return { ticketId, status: 'open' }
+      },
+    }),
+    charge: tool({
+      description: 'Charge the customer',
+      inputSchema: z.object({ amount: z.number() }),
+      execute: async ({ amount }) => {
+        const { sessionId, key } = ledger.ran('charge')
+        ledger.perform('payments', sessionId, key)
+        return { chargeId: `ch_${amount}` }
+      },
+    }),
+    email: tool({
+      description: 'Email the customer',
+      inputSchema: z.object({ to: z.string() }),
+      execute: async ({ to }) => {
+        const { sessionId, key } = ledger.ran('email')
+        const ctx = handlerContext()
+        const sent = await ctx.step('send', () => {
+          const body = `${sessionId}\u0000${key}`
+          ledger.stepBodies.set(body, (ledger.stepBodies.get(body) ?? 0) + 1)
+          ledger.perform('email', sessionId, `${key}:email`)
+          return { messageId: `mail-${to}` }
+        })
+        return sent
+      },
+    }),
+    runCommand: tool({
+      description: 'Run a shell command',
+      inputSchema: z.object({ command: z.string() }),
+      execute: async ({ command }) => {
+        ledger.ran('runCommand')
+        return { command, exitCode: 0 }
+      },
+    }),
+    closeTicket: tool({
+      description: 'Close a ticket',
+      inputSchema: z.object({ ticketId: z.string() }),
+      execute: async ({ ticketId }) => {
+        ledger.ran('closeTicket')
+        return { ticketId, closed: true }
+      },
+    }),
+    remind: tool({
+      description: 'Remind the user later',
+      inputSchema: z.object({ note: z.string(), delayMs: z.number() }),
+      execute: async ({ note, delayMs }, { toolCallId }) => {
+        ledger.ran('remind')
+        const ctx = handlerContext()
+        await ctx.session.schedule(
+          `reminder:${toolCallId}`,
+          { delay: delayMs },
+          ...inputs.message({
+            id: `reminder:${ctx.event.id}`,
+            role: 'user',
+            parts: [{ type: 'text', text: `Reminder: ${note}` }],
+          }),
+        )
+        return { scheduled: true }
+      },
+    }),
+  }
+  return {
+    name: 'sim-agent',
+    tools,
+    toolRecovery: { runCommand: 'report' },
+    harness: {
+      type: 'ai-sdk',
+      generation: { toolApproval: { closeTicket: 'user-approval' } },
+    },
+  } satisfies Omit<AgentOptions<typeof tools>, 'model'>
+}
+
+/** A step that streams a little, then waits to be stopped or paused. */
+const hanging: Step = {
+  hang: true,
+  parts: [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: 't1' },
+    { type: 'text-delta', id: 't1', delta: 'Let me think about this for a while' },
+  ] satisfies LanguageModelV4StreamPart[],
+}
+
+/** The user's text for a turn: `[s0 t2] charge`. */
+export const turnText = (sessionId: string, turn: number, kind: string): string =>
+  `[${sessionId} t${turn}] ${kind}`
+
+/**
+ * The model of the workload: what each call answers, from the session's
+ * plan and the call's prompt (its last user message says the turn, the
+ * assistant messages since it say the step), so a step run again after a
+ * crash or a fault gets the same answer.
+ */
+export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCall) => Step {
+  const bySession = new Map(plans.map((plan) => [plan.sessionId, plan]))
+  const hungOnce = new Set<string>()
+  return (call) => {
+    const said = lastUserText(call)
+    if (said.startsWith('Summarize')) return text(`Summary of ${call.sessionId}.`)
+    if (said.startsWith('Reminder: ')) return text(`Reminded: ${said.slice(10)}`, { chunks: 3 })
+    const asked = /^\[(\S+) t(\d+)\] (\S+)/.exec(said)
+    const turn = asked ? bySession.get(asked[1] as string)?.turns[Number(asked[2])] : undefined
+    if (!asked || !turn) return text(`Noted: ${said.slice(0, 40)}`, { chunks: 2 })
+    const said2 = asked[3] as string
+    if (said2 !== turn.kind) return text(`Done: ${said2}`, { chunks: 3 })
+    const since = call.messages.slice(call.messages.findLastIndex((m) => m.role === 'user') + 1)
+    const step = since.filter((message) => message.role === 'assistant').length
+    if (step > 0) return text(`Turn ${asked[2]} done.`, { chunks: 4 })
+    const position = `${asked[1]}:${asked[2]}`
+    switch (turn.kind) {
+      case 'text':
+      case 'pause-after-turn':
+      case 'queue':
+      case 'passive':
+        return text(`Answer to turn ${asked[2]}, in several chunks.`, { chunks: 6 })
+      case 'tools':
+        return toolCalls(
+          { toolCallId: 'call_0', toolName: 'lookup', input: { ticketId: 'T-1', ms: 20 } },
+          { toolCallId: 'call_1', toolName: 'lookup', input: { ticketId: 'T-2', ms: 50 } },
+        )
+      case 'charge':
+        return toolCalls({ toolCallId: 'call_0', toolName: 'charge', input: { amount: 5 } })
+      case 'email':
+        return toolCalls({ toolCallId: 'call_0', toolName: 'email', input: { to: 'ann' } })
+      case 'report':
+        return toolCalls({ toolCallId: 'call_0', toolName: 'runCommand', input: { command: 'ls' } })
+      case 'approve':
+        return toolCalls({
+          toolCallId: 'call_0',
+          toolName: 'closeTicket',
+          input: { ticketId: 'T-9' },
+        })
+      case 'remind':
+        return toolCalls({
+          toolCallId: 'call_0',
+          toolName: 'remind',
+          input: { note: position, delayMs: turn.delayMs },
+        })
+      case 'steer':
+        return toolCalls({
+          toolCallId: 'call_0',
+          toolName: 'lookup',
+          input: { ticketId: 'T-3', ms: 8_000 },
+        })
+      case 'stop':
+        return hanging
+      case 'pause':
+        if (hungOnce.has(position)) return text(`Resumed turn ${asked[2]}.`, { chunks: 3 })
+        hungOnce.add(position)
+        return hanging
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import type { Random } from './random.ts'
+
+/**
+ * The kinds of turn a simulated user plays, each reaching a part of the
+ * runtime (and of the seeds' rules).
+ */
+export const TURN_KINDS = [
+  /** An answer streamed in chunks. */
+  'text',
+  /** Two lookups (`call_0`, `call_1`: the IDs every step reuses, as providers do), then an answer. */
+  'tools',
+  /** A charge through a payment API that deduplicates by `idempotencyKey`: exactly once. */
+  'charge',
+  /** An email sent inside `ctx.step`, keyed: exactly once. */
+  'email',
+  /** A shell command under `toolRecovery: 'report'`: at most once. */
+  'report',
+  /** A tool that needs approval, answered late (approved, denied, or answered twice). */
+  'approve',
+  /** A tool that sets a timer: the reminder arrives later as a user message. */
+  'remind',
+  /** The user steers while a slow tool runs. */
+  'steer',
+  /** The user stops the turn while its step hangs. */
+  'stop',
+  /** Pause now while the step hangs, then Resume: the step runs again. */
+  'pause',
+  /** Pause after the turn, then Resume. */
+  'pause-after-turn',
+  /** A second message sent while the first runs: it waits in the inbox (sometimes edited or removed). */
+  'queue',
+  /** A passive message (`generate: false`) first, then a generating one. */
+  'passive',
+] as const
+
+export type TurnKind = (typeof TURN_KINDS)[number]
+
+export interface TurnPlan {
+  kind: TurnKind
+  /** Simulated ms before the user acts (stops, pauses, steers, answers, resumes). */
+  lateMs: number
+  /** Approve, or deny. */
+  approve: boolean
+  /** Answer the approval a second time. */
+  answerTwice: boolean
+  /** Retry a failed turn (up to twice), or leave it failed. */
+  retry: boolean
+  /** A queued message: `edit` or `remove` it while it waits. */
+  queueEdit: 'none' | 'edit' | 'remove'
+  /** A reminder's delay (ms). */
+  delayMs: number
+}
+
+export interface SessionPlan {
+  sessionId: string
+  /** When the user opens the session (simulated ms after the start). */
+  startMs: number
+  turns: TurnPlan[]
+  /** Erase the session once it is quiet. */
+  erase: boolean
+}
+
+export interface WorkloadOptions {
+  sessions: number
+  /** Turns per session: between 1 and this. */
+  turns: number
+  kinds?: readonly TurnKind[]
+}
+
+/** The sessions of a seed: each from its own stream, so dropping one leaves the others as they were. */
+export function planSessions(random: Random, options: WorkloadOptions): SessionPlan[] {
+  const kinds = options.kinds ?? TURN_KINDS
+  return Array.from({ length: options.sessions }, (_, index) => {
+    const next = random.fork(`session ${index}`)
+    const count = next.between(1, options.turns)
+    return {
+      sessionId: `s${index}`,
+      startMs: next.between(0, 3_000),
+      turns: Array.from({ length: count }, () => ({
+        kind: next.pick(kinds),
+        lateMs: next.between(50, 4_000),
+        approve: next.chance(0.7),
+        answerTwice: next.chance(0.3),
+        retry: next.chance(0.7),
+        queueEdit: next.pick(['none', 'edit', 'remove'] as const),
+        delayMs: next.between(1_000, 90_000),
+      })),
+      erase: next.chance(0.15),
+    }
+  })
+}

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest'
+import { FAULT_KINDS } from '../../shared/testing/simulator/index.ts'
+import { expectSeedsPass } from './seed-range.ts'
+
+// Half of npm test's sample of simulated runs (the other half is its own
+// file, so the two run on both cores). `npm run simulate -- --seeds 10000`
+// runs many more.
+describe('the simulator, seeds 1 to 100', () => {
+  it('every session of every run quiesces with every invariant holding', async () => {
+    const reports = await expectSeedsPass(1, 100)
+    // Every fault kind struck somewhere (the clock's skew is a setting, not an event).
+    const struck = new Set(reports.flatMap((report) => Object.keys(report.figures.faults)))
+    expect(FAULT_KINDS.filter((kind) => kind !== 'clock.skew' && !struck.has(kind))).toEqual([])
+    expect(reports.some((report) => report.figures.kills > 0)).toBe(true)
+  }, 120_000)
+})

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest'
+import { inputs } from '../../shared/ai/index.ts'
+import { agent } from '../../shared/ai/server/index.ts'
+import { initialAIState } from '../../shared/ai/state/ai-state.ts'
+import type { StoredEvent } from '../../shared/log/event.ts'
+import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
+import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
+import {
+  replayCommand,
+  type SimulationOptions,
+  simulate,
+} from '../../shared/testing/simulator/index.ts'
+import { brokenInvariants, type SessionFacts } from '../../shared/testing/simulator/invariants.ts'
+import { THROTTLING_ERRORS, throttlingError } from '../../shared/testing/simulator/store-faults.ts'
+import { ToolLedger } from '../../shared/testing/simulator/workload-agent.ts'
+import type { Timers } from '../../shared/timing/timers.ts'
+import { userMessage } from '../support/agent-log.ts'
+
+/**
+ * Runs the simulator found that broke a runtime rule, each kept as the
+ * options that replay it: they pass now, and fail when the fix is undone.
+ */
+const REGRESSIONS: { found: string; options: SimulationOptions }[] = [
+  {
+    found:
+      'a step fenced out by a newer attempt ended its run, its model stream did not (overlapping the next call)',
+    options: { seed: 865 },
+  },
+  {
+    found: 'the same, the newer attempt in another process',
+    options: { seed: 1010 },
+  },
+]
+
+describe('the simulator', () => {
+  it('replays a seed exactly: the same trace, event for event', async () => {
+    const first = await simulate({ seed: 7 })
+    const again = await simulate({ seed: 7 })
+    expect(again.trace.length).toBeGreaterThan(100)
+    expect(again.trace).toEqual(first.trace)
+    expect(again.digest).toBe(first.digest)
+    expect((await simulate({ seed: 8 })).digest).not.toBe(first.digest)
+  })
+
+  it("keeps the seed's other choices when a replay narrows it (one session, no faults)", async () => {
+    const full = await simulate({ seed: 11 })
+    const narrowed = await simulate({ seed: 11, only: [0], faults: [] })
+    expect(narrowed.options.processes).toEqual(full.options.processes)
+    expect(narrowed.options.model).toEqual(full.options.model)
+    expect(narrowed.figures.sessions).toBe(1)
+    expect(narrowed.figures.faults).toEqual({})
+    expect(replayCommand(narrowed)).toBe('npm run simulate -- --seed 11 --only 0 --faults none')
+  })
+
+  it.each(REGRESSIONS)('regression: $found', async ({ options }) => {
+    const report = await simulate(options)
+    expect(report.failures).toEqual([])
+  })
+
+  it("throws DynamoDB's own throttling exceptions at the store port", () => {
+    const names = THROTTLING_ERRORS.map((which) => throttlingError(which).name)
+    expect(names).toEqual([
+      'ProvisionedThroughputExceededException',
+      'ThrottlingException',
+      'RequestLimitExceeded',
+    ])
+  })
+})
+
+describe('the clock seam', () => {
+  it('claim renewals run on the timers agent() is given', async () => {
+    const intervals: number[] = []
+    const timers: Timers = {
+      setTimeout: (callback, ms) => setTimeout(callback, ms),
+      clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+      setInterval: (callback, ms) => {
+        intervals.push(ms)
+        return setInterval(callback, ms)
+      },
+      clearInterval: (handle) => clearInterval(handle as NodeJS.Timeout),
+    }
+    const a = agent({
+      name: 'seam',
+      model: scriptedModel([text('Hello.')]).model,
+      store: memoryEventStore(),
+      timers,
+      claimTtlMs: 9_000,
+    })
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await a.runtime.idle()
+    a.runtime.close()
+    expect(intervals).toContain(3_000)
+  })
+})
+
+describe('the invariants', () => {
+  const event = (
+    index: number,
+    id: string,
+    type = 'app.note',
+    payload: unknown = {},
+  ): StoredEvent => ({
+    id,
+    type,
+    payload,
+    sessionId: 's0',
+    index,
+    timestamp: 0,
+  })
+  const facts = (over: Partial<SessionFacts>): SessionFacts => ({
+    sessionId: 's0',
+    events: [],
+    fresh: initialAIState(),
+    processStates: [],
+    returned: [],
+    spans: [],
+    tools: new ToolLedger(),
+    user: {
+      sessionId: 's0',
+      approvals: [],
+      problems: [],
+      accepted: [],
+      erased: false,
+      abandoned: 0,
+    },
+    now: 0,
+    ...over,
+  })
+
+  it('hold for an empty, quiet session', () => {
+    expect(brokenInvariants(facts({}))).toEqual([])
+  })
+
+  it('find a gap, a duplicated ID and a lost event', () => {
+    const broken = brokenInvariants(
+      facts({
+        events: [event(1, 'a'), event(3, 'b'), event(3, 'a')],
+        returned: [{ id: 'c', index: 2 }],
+      }),
+    )
+    expect(broken).toEqual([
+      'event b is at 3, not 2',
+      'event ID a is in the log twice',
+      'event c (#2), returned by an append, is lost',
+    ])
+  })
+
+  it('find a command without its receipt, and a process whose state went its own way', () => {
+    const other = { ...initialAIState(), starting: true }
+    const broken = brokenInvariants(
+      facts({
+        events: [event(1, 'cmd', 'ai.control.requested', { action: 'resume' })],
+        processStates: [{ owner: 3, state: other }],
+      }),
+    )
+    expect(broken).toContain('command cmd has 0 receipts')
+    expect(broken).toContain("process p3's state differs from a fold of the log from scratch")
+  })
+
+  it("find overlapping model calls of one session, and a 'report' tool run twice", () => {
+    const tools = new ToolLedger()
+    tools.runs.set('runCommand\u0000s0\u0000called-1', 2)
+    tools.keys.set('runCommand\u0000s0\u0000called-1', new Set(['k1']))
+    const broken = brokenInvariants(
+      facts({
+        spans: [
+          { sessionId: 's0', owner: 1, start: 1, end: 3, how: 'done' },
+          { sessionId: 's0', owner: 2, start: 2, end: 4, how: 'done' },
+        ],
+        tools,
+      }),
+    )
+    expect(broken).toEqual([
+      "runCommand (toolRecovery: 'report') ran 2 times for call called-1",
+      "model calls overlapped: p1's (done) and p2's",
+    ])
+  })
+
+  it('find work that loops: a model step attempted again and again', () => {
+    const events = Array.from({ length: 14 }, (_, n) =>
+      event(n + 1, `started-${n}`, 'ai.generation.started', { requestId: 'r1', attempt: n + 1 }),
+    )
+    expect(brokenInvariants(facts({ events }))).toContain('model step r1 was attempted 14 times')
+  })
+
+  it('find an erased session brought back', () => {
+    const user = {
+      sessionId: 's0',
+      approvals: [],
+      problems: [],
+      accepted: [],
+      erased: true,
+      abandoned: 0,
+    }
+    expect(
+      brokenInvariants(facts({ user, events: [event(1, 'x', 'ai.model.metadata.resolved')] })),
+    ).toEqual(['erased, yet its log has 1 events (ai.model.metadata.resolved first)'])
+  })
+})
