@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Agent } from '../../ai/server/agent.ts'
 import { PipelineError } from '../../aws/errors.ts'
 import type { EventStore } from '../../log/event-store.ts'
+import { messageOf } from '../../log/message-of.ts'
 import { LANES, type Lane } from '../../runtime/lanes.ts'
 import type { Timer } from '../../runtime/scheduler.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
@@ -263,8 +264,4 @@ export function withTimeout<T>(world: World, promise: Promise<T>, ms: number): P
       },
     )
   })
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
 }

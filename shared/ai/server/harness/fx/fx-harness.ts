@@ -5,6 +5,7 @@ import type {
   RequestPermissionResponse,
 } from '@agentclientprotocol/sdk'
 import type { UIMessage, UIMessageChunk } from 'ai'
+import { messageOf } from '../../../../log/message-of.ts'
 import type { Harness, HarnessStepContext } from '../harness.ts'
 import type { FxHarnessOptions } from '../harness-options.ts'
 import { acpChunker } from './acp-chunks.ts'
@@ -104,7 +105,7 @@ function promptTurn(connection: AcpConnection, context: HarnessStepContext) {
       (error: unknown) =>
         channel.push(...chunker.close(), {
           type: 'error',
-          errorText: error instanceof Error ? error.message : String(error),
+          errorText: messageOf(error),
         }),
     )
     .finally(() => {

@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentLoopConfig, AgentMessage } from '@mariozechner/pi-agent-core'
 import type { AssistantMessage, Message, Model } from '@mariozechner/pi-ai'
 import type { ModelMessage, ToolSet, UIMessage, UIMessageChunk } from 'ai'
+import { messageOf } from '../../../../log/message-of.ts'
 import { modelMessagesOf } from '../../prompt.ts'
 import type { Harness, HarnessStepContext } from '../harness.ts'
 import type { PiHarnessOptions } from '../harness-options.ts'
@@ -112,7 +113,7 @@ export function piHarness(options: PiHarnessOptions, tools: ToolSet): Harness {
                 // A hook that throws (Pi's contract says they must not) fails the step.
                 controller.enqueue({
                   type: 'error',
-                  errorText: error instanceof Error ? error.message : String(error),
+                  errorText: messageOf(error),
                 })
                 controller.close()
               },

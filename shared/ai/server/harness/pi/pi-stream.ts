@@ -10,6 +10,7 @@ import type {
   Usage,
 } from '@mariozechner/pi-ai'
 import { type ModelMessage, streamText, type UIMessageChunk } from 'ai'
+import { messageOf } from '../../../../log/message-of.ts'
 import type { HarnessStepContext } from '../harness.ts'
 import { modelMessagesOfPi } from './pi-messages.ts'
 
@@ -195,7 +196,7 @@ export function a2StreamFn(
         emit({ type: 'done', reason, message: snapshot() })
       } catch (error) {
         message.stopReason = signal?.aborted ? 'aborted' : 'error'
-        message.errorMessage = error instanceof Error ? error.message : String(error)
+        message.errorMessage = messageOf(error)
         emit({ type: 'error', reason: message.stopReason, error: snapshot() })
       }
     })()
