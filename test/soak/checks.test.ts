@@ -48,7 +48,7 @@ describe('the soak invariants', () => {
     expect(broken).toEqual([
       'event e1 is at 6, not 5',
       'event ID e1 is in the log twice',
-      'appended event x1 (#5) is lost',
+      'event x1 (#5), returned by an append, is lost',
     ])
   })
 

@@ -2,6 +2,7 @@ import { diagnose } from '../../shared/ai/inspect/diagnose.ts'
 import { timeline } from '../../shared/ai/inspect/timeline.ts'
 import type { AIState } from '../../shared/ai/state/ai-state.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { brokenLogInvariants } from '../../shared/testing/log-invariants.ts'
 import type { SessionRun } from './driver.ts'
 import type { CallSpan } from './model.ts'
 import type { ToolRuns } from './soak-agent.ts'
@@ -23,51 +24,9 @@ export function brokenInvariants({ run, events, state, spans, tools }: SessionFa
   const broken = [...run.problems]
   const { sessionId } = run
 
-  // The log: gapless, each ID once, everything an append returned still there.
-  events.forEach((event, position) => {
-    if (event.index !== position + 1)
-      broken.push(`event ${event.id} is at ${event.index}, not ${position + 1}`)
-  })
-  const ids = new Map<string, StoredEvent>()
-  for (const event of events) {
-    if (ids.has(event.id)) broken.push(`event ID ${event.id} is in the log twice`)
-    ids.set(event.id, event)
-  }
-  for (const appended of run.appended) {
-    const stored = ids.get(appended.id)
-    if (stored?.index !== appended.index) {
-      broken.push(`appended event ${appended.id} (#${appended.index}) is lost`)
-    }
-  }
-
-  // Every command has its receipt, once.
-  const receipts = new Map<string, number>()
-  for (const event of events) {
-    if (event.type !== 'ai.control.decided') continue
-    const commandId = (event.payload as { commandId: string }).commandId
-    receipts.set(commandId, (receipts.get(commandId) ?? 0) + 1)
-  }
-  for (const event of events) {
-    if (event.type !== 'ai.control.requested') continue
-    const count = receipts.get(event.id) ?? 0
-    if (count !== 1) broken.push(`command ${event.id} has ${count} receipts`)
-  }
-
-  // Every turn that started ended: completed (finished, handed off) or stopped.
-  const started = new Set<string>()
-  const ended = new Set<string>()
-  for (const event of events) {
-    const payload = event.payload as {
-      turnId?: string
-      changes?: { op: string; turnId?: string }[]
-    }
-    if (event.type === 'ai.message.completed' && payload.turnId) ended.add(payload.turnId)
-    for (const change of payload.changes ?? []) {
-      if (change.op === 'turn.start' && change.turnId) started.add(change.turnId)
-      if (change.op === 'turn.stop' && change.turnId) ended.add(change.turnId)
-    }
-  }
-  for (const turnId of started) if (!ended.has(turnId)) broken.push(`turn ${turnId} never ended`)
+  // The log: gapless, each ID once, everything an append returned still
+  // there, every command with one receipt, every turn ended.
+  broken.push(...brokenLogInvariants(events, run.appended))
 
   // Nothing waits on nothing.
   if (state.active !== null)

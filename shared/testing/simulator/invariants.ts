@@ -4,6 +4,7 @@ import { timeline } from '../../ai/inspect/timeline.ts'
 import type { AIState } from '../../ai/state/ai-state.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { StoredSnapshot } from '../../log/event-store.ts'
+import { brokenLogInvariants } from '../log-invariants.ts'
 import type { ModelSpan } from './sim-model.ts'
 import type { UserRecord } from './user.ts'
 import type { ToolLedger } from './workload-agent.ts'
@@ -42,21 +43,13 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     return broken
   }
 
-  // The log: gapless, each ID once, every event an append returned still there, where it said.
-  events.forEach((event, position) => {
-    if (event.index !== position + 1)
-      broken.push(`event ${event.id} is at ${event.index}, not ${position + 1}`)
-  })
-  const byId = new Map<string, StoredEvent>()
-  for (const event of events) {
-    if (byId.has(event.id)) broken.push(`event ID ${event.id} is in the log twice`)
-    byId.set(event.id, event)
-  }
-  for (const returned of facts.returned) {
-    if (byId.get(returned.id)?.index !== returned.index) {
-      broken.push(`event ${returned.id} (#${returned.index}), returned by an append, is lost`)
-    }
-  }
+  const failed = fresh.active?.phase === 'failed' ? fresh.active : undefined
+  broken.push(
+    ...brokenLogInvariants(events, facts.returned, {
+      ...(failed ? { failedTurn: failed.turnId } : {}),
+    }),
+  )
+  if (failed && !failed.error) broken.push(`turn ${failed.turnId} failed without a reason`)
 
   // Folded state: every process's, and the stored snapshot, equal a fold
   // from scratch, as JSON (what a snapshot keeps: a key set to undefined is no key).
@@ -75,42 +68,11 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     )
   }
 
-  // Every accepted command has its receipt, once.
-  const receipts = new Map<string, number>()
-  for (const event of events) {
-    if (event.type !== 'ai.control.decided') continue
-    const { commandId } = event.payload as { commandId: string }
-    receipts.set(commandId, (receipts.get(commandId) ?? 0) + 1)
-  }
-  for (const event of events) {
-    if (event.type !== 'ai.control.requested') continue
-    const count = receipts.get(event.id) ?? 0
-    if (count !== 1) broken.push(`command ${event.id} has ${count} receipts`)
-  }
+  // Every accepted command is in the log (its receipt is checked above).
+  const logged = new Set(events.map((event) => event.id))
   for (const id of user.accepted) {
-    if (!byId.has(id)) broken.push(`command ${id} was accepted but is not in the log`)
+    if (!logged.has(id)) broken.push(`command ${id} was accepted but is not in the log`)
   }
-
-  // Every turn that started ended: completed, stopped, or failed with its reason.
-  const started = new Set<string>()
-  const ended = new Set<string>()
-  for (const event of events) {
-    const payload = event.payload as {
-      turnId?: string
-      changes?: { op: string; turnId?: string }[]
-    }
-    if (event.type === 'ai.message.completed' && payload.turnId) ended.add(payload.turnId)
-    for (const change of payload.changes ?? []) {
-      if (change.op === 'turn.start' && change.turnId) started.add(change.turnId)
-      if (change.op === 'turn.stop' && change.turnId) ended.add(change.turnId)
-    }
-  }
-  const failed = fresh.active?.phase === 'failed' ? fresh.active : undefined
-  if (failed) {
-    ended.add(failed.turnId)
-    if (!failed.error) broken.push(`turn ${failed.turnId} failed without a reason`)
-  }
-  for (const turnId of started) if (!ended.has(turnId)) broken.push(`turn ${turnId} never ended`)
 
   // The session quiesced: nothing waits on nothing.
   if (fresh.active !== null && !failed)
