@@ -11,7 +11,7 @@ import type { Invocation, LanePorts } from './lanes/lane-ports.ts'
 import { storeClaims } from './lanes/lane-ports.ts'
 import type { LocalWork } from './lanes/local-work.ts'
 import { meteredStore } from './metered-store.ts'
-import { agentSession, type SessionPorts, type Timers } from './session-api.ts'
+import { agentSession, type SessionPorts, type SessionTimers } from './session-api.ts'
 import type { StateCache } from './state-cache.ts'
 import { timerLogOf } from './timer-log.ts'
 import { wakeUpsFor } from './wake-ups-for.ts'
@@ -64,7 +64,7 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     return stored
   }
 
-  const timers: Timers = {
+  const timers: SessionTimers = {
     async schedule(timer) {
       // A timer set in a log fires only into that log, never into an erased one.
       const setIn = await timerLogOf(store, timer.sessionId)

@@ -29,7 +29,7 @@ export interface AgentSession<State = Record<string, unknown>> extends HandlerSe
 }
 
 /** Timers of a session, set in its current log (so they never fire into an erased one). */
-export interface Timers {
+export interface SessionTimers {
   schedule(timer: Omit<Timer, 'setIn'>): Promise<void>
 }
 
@@ -60,7 +60,7 @@ export interface SessionPorts {
   append(sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]>
   erase(sessionId: string, options?: EraseOptions): Promise<AgentEraseReceipt>
   export(sessionId: string): Promise<string>
-  readonly timers: Timers
+  readonly timers: SessionTimers
 }
 
 /**

@@ -8,7 +8,7 @@ import type { AIEventInput } from '../../events/ai-events.ts'
 import type { SessionState } from '../../state/session-state.ts'
 import type { AgentConfig } from '../agent-config.ts'
 import type { AgentMetrics } from '../agent-metrics.ts'
-import type { AgentSession, TimerOrigin, Timers } from '../session-api.ts'
+import type { AgentSession, SessionTimers, TimerOrigin } from '../session-api.ts'
 import type { LocalWork } from './local-work.ts'
 
 /** A claim's fence: writes land only while its attempt is the claim's latest. */
@@ -86,7 +86,7 @@ export interface LanePorts {
   ): Promise<StoredEvent[]>
   readonly claims: Claims
   readonly cursors: Cursors
-  readonly timers: Timers
+  readonly timers: SessionTimers
   wake(wakeUps: WakeUp[]): Promise<void>
   /** The work this process runs, so a local Stop or erase aborts it at once. */
   readonly work: LocalWork
