@@ -16,6 +16,7 @@ export { SessionActiveError } from './ai/server/session-active-error.ts'
 export { allOf } from './http/all-of.ts'
 export { HttpError, type HttpErrorCode } from './http/http-error.ts'
 export {
+  type Authenticate,
   type Authorize,
   type FetchOptions,
   type LogEndpointOptions,

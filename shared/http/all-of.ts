@@ -10,8 +10,18 @@ import type { Authorize } from './log-endpoint.ts'
  */
 export function allOf(...checks: readonly (Authorize | undefined)[]): Authorize {
   const defined = checks.filter((check): check is Authorize => check !== undefined)
-  return async (operation) => {
+  const all: Authorize = async (operation) => {
     for (const check of defined) if (!(await check(operation))) return false
     return true
   }
+  const authenticators = defined.flatMap((check) =>
+    check.authenticate ? [check.authenticate] : [],
+  )
+  // Each check's word on who is asking, in the same order.
+  if (authenticators.length > 0) {
+    all.authenticate = async (request, principal) => {
+      for (const authenticate of authenticators) await authenticate(request, principal)
+    }
+  }
+  return all
 }

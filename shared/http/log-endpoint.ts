@@ -21,7 +21,19 @@ export type Operation =
       principal?: Principal
     }
 
-export type Authorize = (operation: Operation) => boolean | Promise<boolean>
+/**
+ * Decides one read or push. It may also say who is asking before the request
+ * is read (`authenticate`: throw an `HttpError`, a 401, for a caller it does
+ * not know), so a stranger learns nothing about what is wrong with the body
+ * they sent; `sessionCapability` and `allOf` carry one.
+ */
+export interface Authorize {
+  (operation: Operation): boolean | Promise<boolean>
+  authenticate?: Authenticate
+}
+
+/** Who is asking, checked before a request's query or body is read. */
+export type Authenticate = (request: Request, principal?: Principal) => void | Promise<void>
 
 export interface LogEndpointOptions {
   log: EventLog
@@ -161,10 +173,7 @@ export function logEndpoint(options: LogEndpointOptions) {
   async function post(request: Request, url: URL, fetchOptions: FetchOptions): Promise<Response> {
     const body = await readJsonBody(request, maxBodyBytes)
     if (fetchOptions.openSession && opensSession(body, url)) {
-      return Response.json(await fetchOptions.openSession(request), {
-        status: 201,
-        headers: { 'cache-control': 'no-store' },
-      })
+      return opened(await fetchOptions.openSession(request))
     }
     if (
       typeof body !== 'object' ||
@@ -213,8 +222,20 @@ export function logEndpoint(options: LogEndpointOptions) {
   ): Promise<Response> {
     try {
       const url = new URL(request.url)
-      if (request.method === 'GET') return await get(request, url, fetchOptions)
-      if (request.method === 'POST') return await post(request, url, fetchOptions)
+      if (request.method === 'GET') {
+        await authenticate(request, fetchOptions)
+        return await get(request, url, fetchOptions)
+      }
+      if (request.method === 'POST') {
+        const refusal = await authenticate(request, fetchOptions).then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        )
+        // A stranger may only open a session (`POST {}`); anything else they
+        // send is answered with who they are not, before what is wrong with it.
+        if (refusal) return await openOrRefuse(request, url, fetchOptions, refusal.error)
+        return await post(request, url, fetchOptions)
+      }
       throw new HttpError(
         405,
         'METHOD_NOT_ALLOWED',
@@ -224,6 +245,32 @@ export function logEndpoint(options: LogEndpointOptions) {
       return errorResponse(error)
     }
   }
+}
+
+/** `authorize`'s own check of who is asking, if it has one. */
+async function authenticate(request: Request, fetchOptions: FetchOptions): Promise<void> {
+  await fetchOptions.authorize?.authenticate?.(request, fetchOptions.principal)
+}
+
+/** The most a stranger's `POST {}` is read for: a few bytes of JSON. */
+const STRANGER_BODY_BYTES = 1024
+
+async function openOrRefuse(
+  request: Request,
+  url: URL,
+  fetchOptions: FetchOptions,
+  refusal: unknown,
+): Promise<Response> {
+  if (!fetchOptions.openSession) throw refusal
+  const body = await readJsonBody(request, STRANGER_BODY_BYTES).catch(() => {
+    throw refusal
+  })
+  if (!opensSession(body, url)) throw refusal
+  return opened(await fetchOptions.openSession(request))
+}
+
+function opened(session: OpenedSession): Response {
+  return Response.json(session, { status: 201, headers: { 'cache-control': 'no-store' } })
 }
 
 /** How many claim keys one `?claims=` read may name. */

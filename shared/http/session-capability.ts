@@ -73,7 +73,8 @@ export function sessionCapability(options: SessionCapabilityOptions): SessionCap
     return { sessionId, token, expiresAt: new Date(expires * 1000).toISOString() }
   }
 
-  async function verify(request: Request, sessionId: string): Promise<void> {
+  /** The token's own checks (present, canonical, signed here, unexpired): its session. */
+  async function sessionOfToken(request: Request): Promise<string> {
     const token = tokenOf(request)
     if (token === undefined) {
       throw new HttpError(
@@ -88,7 +89,8 @@ export function sessionCapability(options: SessionCapabilityOptions): SessionCap
       parts.length !== 4 ||
       version !== VERSION ||
       !/^\d{1,12}$/.test(expires ?? '') ||
-      !signature
+      !isCanonicalBase64url(encodedSession) ||
+      !isCanonicalBase64url(signature)
     ) {
       throw new HttpError(401, 'TOKEN_INVALID', 'The token is malformed')
     }
@@ -100,20 +102,40 @@ export function sessionCapability(options: SessionCapabilityOptions): SessionCap
     if (Number(expires) * 1000 <= now()) {
       throw new HttpError(401, 'TOKEN_EXPIRED', 'The token has expired: open a new session')
     }
-    if (Buffer.from(encodedSession as string, 'base64url').toString() !== sessionId) {
+    return Buffer.from(encodedSession, 'base64url').toString()
+  }
+
+  async function verify(request: Request, sessionId: string): Promise<void> {
+    if ((await sessionOfToken(request)) !== sessionId) {
       throw new HttpError(403, 'FORBIDDEN', `The token does not open session "${sessionId}"`)
     }
+  }
+
+  const authorize: Authorize = async (operation: Operation) => {
+    await verify(operation.request, operation.sessionId)
+    return true
+  }
+  // Who is asking, before the endpoint reads what they sent.
+  authorize.authenticate = async (request) => {
+    await sessionOfToken(request)
   }
 
   return {
     mint,
     verify,
-    authorize: async (operation: Operation) => {
-      await verify(operation.request, operation.sessionId)
-      return true
-    },
+    authorize,
     openSession: () => mint(generateSessionId()),
   }
+}
+
+/**
+ * Base64url exactly as `Buffer#toString('base64url')` writes it: no padding,
+ * no `+` or `/`, and no set bits past the last byte, so a token has one
+ * spelling (a decoder would accept several for the same bytes).
+ */
+function isCanonicalBase64url(text: string | undefined): text is string {
+  if (!text || !/^[A-Za-z0-9_-]+$/.test(text)) return false
+  return Buffer.from(text, 'base64url').toString('base64url') === text
 }
 
 function sign(key: Buffer, body: string): Buffer {

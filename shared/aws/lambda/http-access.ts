@@ -40,10 +40,14 @@ export function httpAccess(
 
 /** API Gateway should have refused a request without a caller; refuse it here too. */
 function verifiedCaller(type: 'cognito' | 'iam'): Authorize {
-  return (operation) => {
-    if (operation.principal) return true
+  const refuse = (): never => {
     throw new HttpError(401, 'TOKEN_MISSING', `The API expects a caller verified by ${type}`)
   }
+  const check: Authorize = (operation) => operation.principal !== undefined || refuse()
+  check.authenticate = (_request, principal) => {
+    if (!principal) refuse()
+  }
+  return check
 }
 
 /** A verified caller is not yet a caller allowed this session: without a policy, no one is. */

@@ -125,6 +125,76 @@ describe('a session capability', () => {
     expect(await log.session(sessionId).head()).toBe(0)
   })
 
+  it('accepts only the canonical spelling of a token: no padding, no standard alphabet, no stray low bits', async () => {
+    const { open, post, log } = setup()
+    const { sessionId, token } = await open()
+    const [version, session, expires, signature] = token.split('.') as [
+      string,
+      string,
+      string,
+      string,
+    ]
+    // 32 bytes are 43 base64url characters: the last carries 2 unused bits.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const last = alphabet.indexOf(signature.at(-1) as string)
+    const lowBits = `${signature.slice(0, -1)}${alphabet[last ^ 1]}`
+    const standard = Buffer.from(signature, 'base64url').toString('base64')
+    const spellings = [
+      `${signature}=`,
+      lowBits,
+      standard.replace(/=+$/, ''),
+      standard,
+      `${session}=`,
+    ]
+    // Each decodes to the same bytes as the real signature (or session), so
+    // only the spelling check can refuse it.
+    expect(Buffer.from(lowBits, 'base64url').equals(Buffer.from(signature, 'base64url'))).toBe(true)
+    for (const spelling of spellings) {
+      const bad =
+        spelling === `${session}=`
+          ? `${version}.${spelling}.${expires}.${signature}`
+          : `${version}.${session}.${expires}.${spelling}`
+      await expectRefused(await post(sessionId, bearer(bad)), 401, 'TOKEN_INVALID')
+    }
+    expect((await post(sessionId, bearer(token))).status).toBe(200)
+    expect(await log.session(sessionId).head()).toBe(1)
+  })
+
+  it('says who is asking before what is wrong with what they sent: 401 before 400 or 413', async () => {
+    const { fetch, options, open, log } = setup()
+    const { sessionId, token } = await open()
+    const send = (
+      body: string,
+      headers: Record<string, string> = {},
+      query = `?sessionId=${sessionId}`,
+    ) =>
+      fetch(
+        new Request(`${base}${query}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+        }),
+        options,
+      )
+    const malformed = ['{', '[]', '{"events": 3}', '{"events": []}', 'x'.repeat(5 * 1024 * 1024)]
+    for (const body of malformed) {
+      await expectRefused(await send(body), 401, 'TOKEN_MISSING')
+      await expectRefused(await send(body, bearer('nonsense')), 401, 'TOKEN_INVALID')
+    }
+    await expectRefused(await send('{"events": []}', {}, ''), 401, 'TOKEN_MISSING')
+    await expectRefused(
+      await fetch(new Request(`${base}?sessionId=${sessionId}&after=-1`), options),
+      401,
+      'TOKEN_MISSING',
+    )
+    // With its token, the same body is answered for what it is.
+    await expectRefused(await send('{', bearer(token)), 400, 'MALFORMED_JSON')
+    await expectRefused(await send('{"events": []}', bearer(token)), 400, 'MALFORMED_REQUEST')
+    // And a stranger may still open a session.
+    expect((await send('{}', {}, '')).status).toBe(201)
+    expect(await log.session(sessionId).head()).toBe(0)
+  })
+
   it('a token minted for a session ID the client chose opens only that session', async () => {
     const { sessions, post } = setup()
     const { token } = await sessions.mint('ticket-42')

@@ -131,6 +131,25 @@ describe('the verified caller reaches authorize', () => {
     expect(refused.status).toBe(401)
   })
 
+  it('a malformed request without a verified caller is a 401, not a 400 (cognito, iam and capability)', async () => {
+    for (const auth of [
+      { type: 'cognito' },
+      { type: 'iam' },
+      { type: 'capability', key: 'k'.repeat(32) },
+    ] as const) {
+      const { call, seen } = httpFunction(auth, () => true)
+      for (const body of ['{', '{"events": []}', '{"events": 1}']) {
+        const refused = await call({ body })
+        expect(refused.status, `${auth.type} ${body}`).toBe(401)
+        expect(refused.body.error?.code).toBe('TOKEN_MISSING')
+      }
+      expect(seen).toEqual([])
+    }
+    // A verified caller is told what is wrong with the body.
+    const { call } = httpFunction({ type: 'iam' }, () => true)
+    expect((await call({ requestContext: iamContext, body: '{"events": []}' })).status).toBe(400)
+  })
+
   it('capability on Lambda: POST {} opens a session; a push without its token is a 401 and writes nothing', async () => {
     const { call, assistant } = httpFunction(
       { type: 'capability', key: 'k'.repeat(32) },
