@@ -184,7 +184,10 @@ async function erase(
   cancelTimers: ((sessionId: string) => Promise<number>) | undefined,
 ): Promise<EraseReceipt & { timers?: number }> {
   if (!force) {
-    const { state } = await eventLog({ store }).session(sessionId).state(sessionReducer(undefined))
+    // Read-only: a refusal writes nothing (no snapshot of the conversation),
+    // and needs no write permission to refuse.
+    const reader = eventLog({ store, snapshotEvery: Number.POSITIVE_INFINITY })
+    const { state } = await reader.session(sessionId).state(sessionReducer(undefined))
     const { active } = state.ai
     if (active) throw new SessionActiveError(sessionId, `turn ${active.turnId} is ${active.phase}`)
   }

@@ -22,7 +22,7 @@ export interface EventLogOptions {
   /**
    * Store a new snapshot once `state()` had to fold at least this many events
    * past the stored one. Snapshots trade one small write for not replaying
-   * the log on every read.
+   * the log on every read. `Infinity` never stores one (a read-only reader).
    */
   snapshotEvery?: number
   /**

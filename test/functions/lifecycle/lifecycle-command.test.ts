@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { lifecycleCommand } from '../../../functions/lifecycle/lifecycle-command.ts'
 import { inputs } from '../../../shared/ai/index.ts'
 import { agent } from '../../../shared/ai/server/index.ts'
+import { sessionReducer } from '../../../shared/ai/state/session-state.ts'
 import { type EventStore, memoryEventStore } from '../../../shared/index.ts'
+import { exportSession, importSession } from '../../../shared/log/session-export.ts'
 import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
 import { track, until, userMessage } from '../../support/agent-log.ts'
 
@@ -86,6 +88,43 @@ describe('a2-aws erase | export | import', () => {
     expect(await store.head('s1')).toBeGreaterThan(0)
     expect(await run('erase', 's1', '--table', 't', '--force')).toBe(0)
     expect(await store.head('s1')).toBe(0)
+  })
+
+  it('a refused erase is read-only: it writes no item (no reducer snapshot of the conversation)', async () => {
+    const live = memoryEventStore()
+    const script = scriptedModel([{ hang: true, parts: text('Wait', { chunks: 2 }).slice(0, 3) }])
+    const a = track(agent({ name: 'cli', model: script.model, store: live }))
+    const notes = Array.from({ length: 120 }, (_, i) => ({ type: 'note.added', payload: { i } }))
+    for (let i = 0; i < notes.length; i += 40) {
+      await live.append(
+        's1',
+        notes.slice(i, i + 40).map((note, j) => ({ ...note, id: `n${i + j}` })),
+      )
+    }
+    await a.session('s1').append(...inputs.message(userMessage('m1', 'Hi')))
+    await until(async () => (await a.session('s1').state()).state.active?.phase === 'generating')
+    // The same log on a table with no snapshot yet: folding it is 120 events
+    // past any stored state, so a reader that stores snapshots would store one.
+    const table = memoryEventStore()
+    await importSession(table, await exportSession(live, 's1'))
+    const writes: string[] = []
+    const reads = new Set(['read', 'head', 'tail', 'readSnapshot', 'readCursor', 'readClaim'])
+    const watched = new Proxy(table, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver)
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          if (!reads.has(String(name))) writes.push(String(name))
+          return value.apply(target, args)
+        }
+      },
+    })
+    const { run } = cli(watched)
+    expect(await run('erase', 's1', '--table', 't')).toBe(1)
+    expect(writes).toEqual([])
+    expect(await table.readSnapshot('s1', sessionReducer(undefined).name)).toBeUndefined()
+    expect(await run('erase', 's1', '--table', 't', '--force', '--json')).toBe(0)
+    expect(writes).toEqual(['erase'])
   })
 
   it('export writes JSONL that import reads back into an empty session only', async () => {
