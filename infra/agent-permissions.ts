@@ -11,6 +11,7 @@ import {
   QUEUE_FUNCTION_NAMES,
   QUEUE_LANES,
   type QueueLane,
+  ROUTER_STREAM,
 } from '../shared/aws/pipeline-functions.ts'
 import { ROUTER_FILTER_PATTERNS } from '../shared/aws/stream-filter.ts'
 import type { A2AgentProps } from './a2-agent-props.ts'
@@ -47,7 +48,8 @@ export function grantAgentPermissions(
   functions.router.addEventSource(
     new DynamoEventSource(parts.table, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-      batchSize: 100,
+      batchSize: ROUTER_STREAM.batchSize,
+      maxBatchingWindow: Duration.seconds(ROUTER_STREAM.maxBatchingWindowSeconds),
       parallelizationFactor: 1,
       bisectBatchOnError: true,
       reportBatchItemFailures: true,

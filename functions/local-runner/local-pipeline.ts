@@ -31,6 +31,7 @@ import {
   QUEUE_FUNCTION_NAMES,
   QUEUE_FUNCTIONS,
   type QueueFunction,
+  ROUTER_STREAM,
   type VisibilityLease,
 } from '../../shared/aws/pipeline-functions.ts'
 import { matchesFilterPattern, ROUTER_FILTER_PATTERNS } from '../../shared/aws/stream-filter.ts'
@@ -54,6 +55,11 @@ export interface LocalPipelineOptions {
   pollMs?: number
   /** The longest pause between polls while nothing happens (default 1000 ms). */
   maxIdleMs?: number
+  /**
+   * How long the router's event source mapping gathers records before it
+   * invokes (default: as deployed, `ROUTER_STREAM`).
+   */
+  routerBatchingWindowSeconds?: number
   /** Function timeouts in seconds, where a test needs them shorter than deployed (`QUEUE_FUNCTIONS`). */
   functionTimeouts?: Partial<Record<QueueFunction, number>>
   /** How the queue handlers lease their messages (default: as deployed, `VISIBILITY_LEASE`). */
@@ -91,6 +97,8 @@ export interface LocalPipeline {
    * messages are not deleted), and they come back when their visibility ends.
    */
   kill(matches: (record: SQSRecord) => boolean): number
+  /** Records the router's mapping holds for its batching window (not yet invoked). */
+  routerGathering(): number
   stop(): Promise<void>
 }
 
@@ -179,7 +187,15 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       throw error
     },
   )
-  const checkpoints = new Map<string, string | undefined>()
+  // Per shard: where the mapping resumes after a failure (the last record a
+  // successful invocation covered), what it has read past that, and since
+  // when it has been gathering a batch (the batching window).
+  const shards = new Map<
+    string,
+    { checkpoint?: string; read?: string; gathered: StreamRecord[]; since?: number }
+  >()
+  const windowMs =
+    (options.routerBatchingWindowSeconds ?? ROUTER_STREAM.maxBatchingWindowSeconds) * 1000
   loop('stream', async () => {
     const { StreamDescription } = await clients.streams.send(
       new DescribeStreamCommand({ StreamArn: streamArn }),
@@ -187,7 +203,9 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     let busy = false
     for (const shard of StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId as string
-      const after = checkpoints.get(shardId)
+      const state = shards.get(shardId) ?? { gathered: [] }
+      shards.set(shardId, state)
+      const after = state.read ?? state.checkpoint
       const { ShardIterator } = await clients.streams.send(
         new GetShardIteratorCommand({
           StreamArn: streamArn,
@@ -199,27 +217,52 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       )
       if (!ShardIterator) continue
       const { Records = [] } = await clients.streams.send(
-        new GetRecordsCommand({ ShardIterator, Limit: 100 }),
+        new GetRecordsCommand({ ShardIterator, Limit: ROUTER_STREAM.batchSize }),
       )
-      if (Records.length === 0) continue
-      busy = true
-      // The event source mapping's filter runs before any invocation.
-      const passing = Records.map(lambdaStreamRecord).filter((record) =>
-        ROUTER_FILTER_PATTERNS.some((pattern) => matchesFilterPattern(record, pattern)),
-      )
-      if (passing.length === 0) {
-        checkpoints.set(shardId, Records.at(-1)?.dynamodb?.SequenceNumber ?? after)
+      if (Records.length > 0) {
+        busy = true
+        state.read = Records.at(-1)?.dynamodb?.SequenceNumber ?? state.read
+        // The event source mapping's filter runs before any invocation.
+        for (const record of Records) {
+          if (
+            ROUTER_FILTER_PATTERNS.some((pattern) =>
+              matchesFilterPattern(lambdaStreamRecord(record), pattern),
+            )
+          ) {
+            state.gathered.push(record)
+            state.since ??= Date.now()
+          }
+        }
+        if (state.gathered.length === 0) state.checkpoint = state.read
+      }
+      if (state.gathered.length === 0) continue
+      // As Lambda does: invoke once the window has passed since the batch's
+      // first record, or when the batch is full.
+      const full = state.gathered.length >= ROUTER_STREAM.batchSize
+      if (!full && Date.now() - (state.since ?? 0) < windowMs) {
+        // Gathering: look again soon, without waking every other poller.
+        idle.found('stream')
         continue
       }
+      const batch = state.gathered.splice(0, ROUTER_STREAM.batchSize)
+      state.since = state.gathered.length > 0 ? Date.now() : undefined
       stats.routerInvocations++
-      const result = await handlers.router({ Records: passing })
+      const result = await handlers.router({ Records: batch.map(lambdaStreamRecord) })
       const failed = result.batchItemFailures[0]?.itemIdentifier
       const position = failed
-        ? Records.findIndex((record) => record.dynamodb?.SequenceNumber === failed)
+        ? batch.findIndex((record) => record.dynamodb?.SequenceNumber === failed)
         : -1
-      // Resume at the first failed record, as Lambda does.
-      const last = position === -1 ? Records.at(-1) : Records[position - 1]
-      if (position !== 0) checkpoints.set(shardId, last?.dynamodb?.SequenceNumber ?? after)
+      if (position === -1) {
+        // Records the filter dropped after the batch's last are covered too.
+        state.checkpoint =
+          state.gathered.length > 0 ? batch.at(-1)?.dynamodb?.SequenceNumber : state.read
+        continue
+      }
+      // Resume at the first failed record, as Lambda does: read it again.
+      if (position > 0) state.checkpoint = batch[position - 1]?.dynamodb?.SequenceNumber
+      state.read = undefined
+      state.gathered = []
+      state.since = undefined
     }
     return busy
   })
@@ -367,6 +410,8 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       for (const victim of victims) victim.kill()
       return victims.length
     },
+    routerGathering: () =>
+      [...shards.values()].reduce((sum, shard) => sum + shard.gathered.length, 0),
     stop,
   }
 }

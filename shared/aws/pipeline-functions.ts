@@ -104,6 +104,25 @@ export const QUEUE_FUNCTION_NAMES = Object.keys(QUEUE_FUNCTIONS) as QueueFunctio
 
 export { QUEUE_LANES, type QueueLane }
 
+/**
+ * How the stream router's event source mapping reads the table's stream.
+ *
+ * The router is the backstop behind the fast path: every function that
+ * appends sends its own wake-ups at once, so the router's copies matter only
+ * when a process died between its append and its send (or for a writer that
+ * does not send, such as `a2-aws import`). It can wait: Lambda gathers a
+ * shard's records for up to `maxBatchingWindowSeconds` before it invokes
+ * (Lambda developer guide, "Lambda parameters for Amazon DynamoDB event
+ * source mappings": MaximumBatchingWindowInSeconds, 0 to 300, default 0),
+ * so a turn's records reach the router in one or two invocations instead
+ * of one every time Lambda polls the shard (about four times a second). The
+ * cost is that a wake-up only the router sends arrives up to that much later.
+ */
+export const ROUTER_STREAM = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 3,
+} as const
+
 /** The construct's default redrive `maxReceiveCount`. */
 export const DEFAULT_MAX_RECEIVE_COUNT = 5
 

@@ -6,6 +6,7 @@ import {
 import type { Dispatcher, WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
 import type { IndexWatermark } from './index-watermark.ts'
+import { ROUTER_STREAM, VISIBILITY_LEASE } from './pipeline-functions.ts'
 import { type QueueLane, type WakeUpMessage, wakeUpMessage } from './wake-up-message.ts'
 
 /** SendMessageBatch takes at most 10 entries. */
@@ -25,7 +26,16 @@ export interface SqsDispatcherOptions {
    * random ID: correct, but the router's copy is delivered too.
    */
   watermark?: IndexWatermark
+  /**
+   * How soon a lost wake-up is delivered again (the `Dispatcher` promise a
+   * reader relies on; default: the visibility lease plus the router's
+   * batching window, as deployed).
+   */
+  redeliversWithinMs?: number
 }
+
+const REDELIVERS_WITHIN_MS =
+  (VISIBILITY_LEASE.seconds + ROUTER_STREAM.maxBatchingWindowSeconds) * 1000
 
 /** A wake-up and the index its news reaches, when known. */
 export interface IndexedWakeUp {
@@ -44,6 +54,7 @@ export interface IndexedWakeUp {
  */
 export function sqsDispatcher(options: SqsDispatcherOptions): Dispatcher {
   return {
+    redeliversWithinMs: options.redeliversWithinMs ?? REDELIVERS_WITHIN_MS,
     wake: (wakeUps) =>
       sendWakeUps(
         options,

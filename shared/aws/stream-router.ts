@@ -29,8 +29,8 @@ type LambdaImage = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage
 
 /**
  * The stream router, the backstop behind the fast path: it turns new event
- * items into wake-ups, one set per session, with the session's highest index
- * in the batch in the deduplication ID. Other items (heads, cursors, claims,
+ * items into wake-ups, one set per session, each with the highest index of
+ * the events that made it in its deduplication ID. Other items (heads, cursors, claims,
  * ID guards) are not news, but for a head that DynamoDB's TTL deleted: the
  * rest of that session is erased (retention takes a session whole). A
  * session whose wake-ups could not be sent, or whose leftovers could not be
@@ -44,9 +44,12 @@ export async function routeStreamRecords(
   options: StreamRouterOptions,
 ): Promise<DynamoDBBatchResponse> {
   const logger = options.logger ?? console
+  // Per session, each wake-up with the highest index among the events that
+  // made it: a lane is woken for the news it reads, and the fast path's copy
+  // of that wake-up (sent once that event committed) carries the same ID.
   const sessions = new Map<
     string,
-    { wakeUps: Map<string, WakeUp>; index: number; sequenceNumbers: string[] }
+    { wakeUps: Map<string, IndexedWakeUp & { index: number }>; sequenceNumbers: string[] }
   >()
   const expired = new Map<string, string[]>()
   for (const record of records) {
@@ -73,28 +76,36 @@ export async function routeStreamRecords(
       continue
     }
     const session = sessions.get(event.sessionId) ?? {
-      wakeUps: new Map<string, WakeUp>(),
-      index: event.index,
+      wakeUps: new Map<string, IndexedWakeUp & { index: number }>(),
       sequenceNumbers: [],
     }
-    for (const wakeUp of wakeUps)
-      session.wakeUps.set(`${wakeUp.lane}\u0000${wakeUp.key ?? ''}`, wakeUp)
-    session.index = Math.max(session.index, event.index)
+    for (const wakeUp of wakeUps) {
+      const key = `${wakeUp.lane}\u0000${wakeUp.key ?? ''}`
+      const known = session.wakeUps.get(key)
+      if (!known || known.index < event.index)
+        session.wakeUps.set(key, { wakeUp, index: event.index })
+    }
     if (record.dynamodb?.SequenceNumber)
       session.sequenceNumbers.push(record.dynamodb.SequenceNumber)
     sessions.set(event.sessionId, session)
   }
 
   const failed: string[] = []
+  const woken = [...sessions].filter(([, session]) => session.wakeUps.size > 0)
+  // Every session's wake-ups in one send (batches of 10 per queue); only when
+  // that fails, a send per session, so a session that cannot be woken is
+  // retried alone (a resend is deduplicated).
+  const all = woken.flatMap(([, session]) => [...session.wakeUps.values()])
+  const sentTogether =
+    all.length === 0 ||
+    (await options.send(all).then(
+      () => true,
+      () => false,
+    ))
   await Promise.all([
-    ...[...sessions].map(async ([sessionId, session]) => {
-      const wakeUps = [...session.wakeUps.values()].map((wakeUp) => ({
-        wakeUp,
-        index: session.index,
-      }))
-      if (wakeUps.length === 0) return
+    ...(sentTogether ? [] : woken).map(async ([sessionId, session]) => {
       try {
-        await options.send(wakeUps)
+        await options.send([...session.wakeUps.values()])
       } catch (error) {
         logger.warn(
           `a2 router: wake-ups for session ${sessionId} not sent, the batch will be retried: ${messageOf(error)}`,

@@ -31,4 +31,14 @@ export const DONE: RunOutcome = { kind: 'done' }
 /** Delivers wake-ups to lane workers: in process when embedded, through SQS on AWS. */
 export interface Dispatcher {
   wake(wakeUps: readonly WakeUp[]): Promise<void>
+  /**
+   * A durable dispatcher's promise: a wake-up whose run died (or whose send
+   * was lost with its process) is delivered again within this many ms (on
+   * SQS, the visibility lease and the stream router's batching window). A
+   * reader then wakes a session to recover it only once its latest event is
+   * older than that: younger work is still in its own wake-up's hands.
+   * Unset (the embedded dispatcher, whose wake-ups die with the process), a
+   * reader recovers whatever may be stuck.
+   */
+  readonly redeliversWithinMs?: number
 }

@@ -335,8 +335,10 @@ function sqsUnits(
   const chunks = (bytes: number) => Math.max(1, Math.ceil(bytes / SQS_CHUNK_BYTES))
   switch (call.op) {
     case 'SendMessageBatch': {
-      const entries = input.Entries as { MessageBody: string }[]
+      const entries = input.Entries as { MessageBody: string; MessageDeduplicationId?: string }[]
       call.sent = entries.length
+      if (process.env.A2_BENCH_SENDS)
+        console.log('SEND', call.fn, call.queue ?? '', entries.map((e) => e.MessageDeduplicationId).join(' '))
       call.sqsChunks = chunks(entries.reduce((sum, entry) => sum + utf8(entry.MessageBody), 0))
       return
     }
@@ -725,7 +727,8 @@ async function main(): Promise<void> {
           sessionId: `s${session}`,
           fetchAgent: (request) => fetch(request),
           url: pipeline.url,
-          settle: () => quiet(() => running > 0),
+          // Quiet includes the router's batching window: its sends belong to the turn.
+          settle: () => quiet(() => running > 0 || pipeline.routerGathering() > 0),
           runner: pipeline,
           withReconnect: session === 1,
         })

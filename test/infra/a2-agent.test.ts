@@ -189,6 +189,10 @@ describe('the A2Agent template', () => {
       EventSourceArn: { 'Fn::GetAtt': [logicalId(agent.table), 'StreamArn'] },
       FunctionName: { Ref: logicalId(agent.functions.router) },
       StartingPosition: 'TRIM_HORIZON',
+      // The backstop waits to gather a turn's records (ROUTER_STREAM; the
+      // local runner plays the same window).
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 3,
       ParallelizationFactor: 1,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],

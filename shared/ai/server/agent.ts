@@ -122,9 +122,16 @@ export function agent<
     // work a crashed process left behind (read off the state, no I/O beyond
     // the cached fold), admission runs and wakes the lanes that hold it.
     onRead: async (sessionId) => {
-      const { state: current } = await state(sessionId)
+      const { state: current, index } = await state(sessionId)
       const handlers = config.handledTypes.size > 0
       if (!mayHoldStuckWork(current.ai, { handlers, controller: config.controller })) return
+      // Durable delivery still holds work younger than its redelivery: a
+      // page that POSTs and then opens its stream wakes nothing twice.
+      const within = delivery.dispatcher.redeliversWithinMs
+      if (within !== undefined) {
+        const [latest] = await log.session(sessionId).read({ after: index - 1, limit: 1 })
+        if (latest && config.now() - latest.timestamp < within) return
+      }
       await wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }])
     },
     ...(options.stream ? { stream: options.stream } : {}),

@@ -1,7 +1,8 @@
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { deriveUIMessages, inputs } from '../../../shared/ai/index.ts'
 import { sendInputs } from '../../../shared/aws/ingress-message.ts'
+import { ROUTER_STREAM } from '../../../shared/aws/pipeline-functions.ts'
 import type { StoredEvent } from '../../../shared/log/event.ts'
 import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
 import { expectEachAnsweredOnce, until, userMessage } from '../../support/agent-log.ts'
@@ -28,6 +29,12 @@ const replyText = (messages: { data: string }[]): string[] => {
 
 describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP streaming)', () => {
   it('answers a POSTed message; the reply streams over SSE', async () => {
+    // When the router first runs: its mapping gathers for its batching window.
+    const postedAt = Date.now()
+    let routedAt: number | undefined
+    const watch = setInterval(() => {
+      if (suite().pipeline.stats.routerInvocations > 0) routedAt ??= Date.now()
+    }, 20)
     const posted = await fetch(`${suite().pipeline.url}?sessionId=web-1`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -48,8 +55,13 @@ describe('the pipeline on the emulator (router, FIFO lanes, ingress, HTTP stream
     expect(read.messages.map((message) => Number(message.id))).toEqual(
       read.messages.map((_, n) => n + 1),
     )
-    expect(suite().pipeline.stats.routerInvocations).toBeGreaterThan(0)
     expect(suite().pipeline.stats.laneInvocations.generation).toBeGreaterThan(0)
+    // The backstop reads the turn's records once its batching window has passed.
+    await vi.waitFor(() => expect(routedAt).toBeDefined(), { timeout: 15_000, interval: 100 })
+    clearInterval(watch)
+    expect((routedAt as number) - postedAt).toBeGreaterThanOrEqual(
+      ROUTER_STREAM.maxBatchingWindowSeconds * 1000 - 100,
+    )
   })
 
   it('starts a turn from inputs sent to the ingress queue', async () => {

@@ -430,6 +430,41 @@ describe('what a reader wakes', () => {
     expect(woken.map((wakeUp) => wakeUp.lane).sort()).toEqual(['generation', 'generation', 'tools'])
   })
 
+  it('on durable delivery, recovers only work older than its redelivery: a page that POSTs and then opens its stream wakes admission once', async () => {
+    const woken: WakeUp[] = []
+    let now = 1_700_000_000_000
+    const a = track(
+      agent({
+        name: 'reader',
+        model: scriptedModel([]).model,
+        now: () => now,
+        store: memoryEventStore({ now: () => now }),
+        dispatcher: {
+          redeliversWithinMs: 33_000,
+          wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps),
+        },
+      }),
+    )
+    const read = async () => {
+      const controller = new AbortController()
+      await a.fetch(
+        new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
+      )
+      controller.abort()
+    }
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    // The append's own wake-up is in the dispatcher's hands.
+    expect(woken).toEqual([{ sessionId: 's', lane: 'admission' }])
+    woken.length = 0
+    now += 32_000
+    await read()
+    expect(woken).toEqual([])
+    // Older than any redelivery: the wake-up was lost for good (dead-lettered).
+    now += 2_000
+    await read()
+    expect(woken).toEqual([{ sessionId: 's', lane: 'admission', key: 'recover' }])
+  })
+
   it('recovers generation and tools while a turn is active, handlers when the agent has them', () => {
     const idle = initialAIState()
     expect(lanesToRecover(idle, { handlers: false })).toEqual([])
