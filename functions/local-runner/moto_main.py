@@ -3,7 +3,7 @@
 Single-threaded on purpose: the threaded server lets two concurrent
 conditional writes both succeed, which would hide the races we test.
 
-Three changes to how moto 5 runs, none to what it answers:
+Three changes to how moto 5 runs:
 
 - It exits when its parent does (its stdin closes), so a crashed test run
   or `npm run local` leaves no server behind.
@@ -21,6 +21,17 @@ Three changes to how moto 5 runs, none to what it answers:
   are shared (moto never changes an item it does not write), and the stream
   is shared, as a cancelled transaction's records already reach readers
   (the "phantom records" of the design notes: a wake-up, never data).
+
+And one to what it answers, where moto departs from SQS:
+
+- A FIFO queue's deduplication lasts its five minutes whatever happened to
+  the first copy. moto compares a new message only with the messages still
+  in the queue, so a copy sent after the first was received and deleted
+  (the stream router's, a few seconds behind the fast path) was delivered
+  again; SQS accepts it and does not deliver it ("Amazon SQS FIFO queue
+  message deduplication ID", SQS developer guide). Per message group when
+  the queue's DeduplicationScope is messageGroup (high throughput), as SQS
+  scopes it.
 """
 
 import copy
@@ -33,6 +44,7 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+from moto.sqs.models import DEDUPLICATION_TIME_IN_SECONDS, Queue
 from werkzeug.serving import run_simple
 
 
@@ -106,6 +118,38 @@ def transact_write_items_backing_up_what_it_touches(self, transact_items):
 
 
 DynamoDBBackend.transact_write_items = transact_write_items_backing_up_what_it_touches
+
+add_message = Queue.add_message
+
+
+def add_message_deduplicated_for_five_minutes(self, message):
+    if self.fifo_queue and (
+        message.deduplication_id or self.attributes.get("ContentBasedDeduplication") == "true"
+    ):
+        scope = self.attributes.get("DeduplicationScope") == "messageGroup"
+        key = (message.group_id if scope else None, message.deduplication_id)
+        sent = self.__dict__.setdefault("_deduplication_sent", {})
+        now = message.sent_timestamp
+        first = sent.get(key)
+        if first is not None and (now - first) / 1000 < DEDUPLICATION_TIME_IN_SECONDS:
+            return
+        if len(sent) > 10_000:
+            for old_key, at in list(sent.items()):
+                if (now - at) / 1000 >= DEDUPLICATION_TIME_IN_SECONDS:
+                    del sent[old_key]
+        sent[key] = now
+        # moto's own check (against queued messages, whatever their group)
+        # is this one's job now: hide the ID from it while the message is queued.
+        deduplication_id, message.deduplication_id = message.deduplication_id, None
+        try:
+            add_message(self, message)
+        finally:
+            message.deduplication_id = deduplication_id
+        return
+    add_message(self, message)
+
+
+Queue.add_message = add_message_deduplicated_for_five_minutes
 
 if __name__ == "__main__":
     threading.Thread(target=exit_with_parent, daemon=True).start()

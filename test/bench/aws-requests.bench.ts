@@ -338,7 +338,12 @@ function sqsUnits(
       const entries = input.Entries as { MessageBody: string; MessageDeduplicationId?: string }[]
       call.sent = entries.length
       if (process.env.A2_BENCH_SENDS)
-        console.log('SEND', call.fn, call.queue ?? '', entries.map((e) => e.MessageDeduplicationId).join(' '))
+        console.log(
+          'SEND',
+          call.fn,
+          call.queue ?? '',
+          entries.map((e) => e.MessageDeduplicationId).join(' '),
+        )
       call.sqsChunks = chunks(entries.reduce((sum, entry) => sum + utf8(entry.MessageBody), 0))
       return
     }
@@ -349,6 +354,8 @@ function sqsUnits(
     case 'ReceiveMessage': {
       const messages = (output?.Messages ?? []) as { MessageId?: string; Body?: string }[]
       call.received = messages.map((message) => message.MessageId ?? '?')
+      if (process.env.A2_BENCH_SENDS && messages.length > 0)
+        console.log('RECV', call.queue ?? '', messages.map((m) => m.Body).join(' | '))
       call.sqsChunks = chunks(messages.reduce((sum, message) => sum + utf8(message.Body ?? ''), 0))
       return
     }

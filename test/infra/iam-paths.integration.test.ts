@@ -176,6 +176,9 @@ describe('a GET, as the stream function may serve it on AWS', () => {
       dispatcher: aws.dispatcher,
       scheduler: aws.scheduler,
       logger: { info: () => {}, warn: () => {}, error: () => {} },
+      // The reader comes a minute later, past SQS's redelivery of the
+      // message's own wake-up (the dispatcher's redeliversWithinMs).
+      now: () => Date.now() + 60_000,
     })
     try {
       // A message the controller has not admitted yet (nothing runs the lanes

@@ -34,8 +34,9 @@ const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.s
  * - what only the controller writes (its receipts and commits, the messages
  *   it opens and closes, the requests it makes): its lane runs rounds until
  *   nothing is due, so its own append never needs another look;
- * - a step's opening and its approval requests: the controller waits on
- *   the step's end and on the answer, which wake it;
+ * - a step's opening, its tool calls (recorded mid-stream, before the step
+ *   ends) and its approval requests: the controller waits on the step's
+ *   end, the calls' results and the answer, which wake it;
  * - streamed chunks, a tool's durable steps, dead letters.
  */
 const NOT_FOR_ADMISSION = new Set([
@@ -45,6 +46,7 @@ const NOT_FOR_ADMISSION = new Set([
   'ai.message.completed',
   'ai.generation.requested',
   'ai.generation.started',
+  'ai.tool.called',
   'ai.approval.requested',
   'ai.generation.progress',
   'ai.handler.dead-lettered',

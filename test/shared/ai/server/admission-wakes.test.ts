@@ -55,7 +55,7 @@ describe('admission wake-ups', () => {
     )
   })
 
-  it("the controller's own batches, streamed progress and a step's opening wake it no more", () => {
+  it("the controller's own batches, streamed progress, a step's opening and its tool calls wake it no more", () => {
     fc.assert(
       fc.property(scenarioArbitrary, (steps) => {
         woken.length = 0
@@ -69,6 +69,7 @@ describe('admission wake-ups', () => {
               'ai.message.completed',
               'ai.generation.requested',
               'ai.generation.started',
+              'ai.tool.called',
               'ai.generation.progress',
               'ai.approval.requested',
             ].includes(type),
