@@ -1,4 +1,6 @@
 import { A2Error } from '../log/error-brand.ts'
+import { messageOf } from '../log/message-of.ts'
+import { backoff, type RetryPolicy } from '../timing/backoff.ts'
 import type { Scheduler, Timer } from './scheduler.ts'
 
 declare module '../log/error-brand.ts' {
@@ -22,11 +24,27 @@ export class TimerConflictError extends A2Error<'TIMER_CONFLICT'> {
 /** setTimeout stops at 2^31 - 1 ms (about 24.8 days); longer waits are chained. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
+/**
+ * How a firing that fails is tried again: as a due timer on AWS is (the
+ * timer queue's redrive after five receives, the lease's waits doubling from
+ * 2 s), so a store outage of half a minute loses no timer, and one that
+ * keeps failing is given up, not retried every second forever.
+ */
+export const DEFAULT_TIMER_RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 2_000,
+  maxDelayMs: 60_000,
+}
+
 export interface InProcessSchedulerOptions {
   fire: (timer: Timer) => Promise<void>
   now?: () => number
-  /** A failed firing is retried after this long (default 1 s), until it succeeds. */
-  retryDelayMs?: number
+  /** How a failed firing is retried (default `DEFAULT_TIMER_RETRY`), with equal jitter. */
+  retry?: Partial<RetryPolicy>
+  /** A failed firing, before its retry `delayMs` later (default: `console.warn`). */
+  onRetry?: (timer: Timer, error: unknown, attempt: number, delayMs: number) => void
+  /** A firing that failed `maxAttempts` times: the timer is dropped (default: `console.error`). */
+  onGiveUp?: (timer: Timer, error: unknown, attempts: number) => void
 }
 
 /**
@@ -39,9 +57,22 @@ export function inProcessScheduler(options: InProcessSchedulerOptions): Schedule
   close(): void
 } {
   const now = options.now ?? Date.now
+  const policy = { ...DEFAULT_TIMER_RETRY, ...options.retry }
+  const onRetry =
+    options.onRetry ??
+    ((timer: Timer, error: unknown, attempt: number, delayMs: number) =>
+      console.warn(
+        `a2: timer "${timer.name}" of session ${timer.sessionId} failed to fire (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
+      ))
+  const onGiveUp =
+    options.onGiveUp ??
+    ((timer: Timer, error: unknown, attempts: number) =>
+      console.error(
+        `a2: timer "${timer.name}" of session ${timer.sessionId} gave up after ${attempts} attempts; its events were not appended: ${messageOf(error)}`,
+      ))
   const timers = new Map<
     string,
-    { timer: Timer; handle: ReturnType<typeof setTimeout> | undefined }
+    { timer: Timer; handle: ReturnType<typeof setTimeout> | undefined; failures: number }
   >()
   let closed = false
 
@@ -64,8 +95,15 @@ export function inProcessScheduler(options: InProcessSchedulerOptions): Schedule
       () => current() && timers.delete(id),
       (error: unknown) => {
         if (!current()) return
-        console.warn(`a2: timer "${entry.timer.name}" failed to fire; retrying:`, error)
-        entry.handle = setTimeout(() => fire(id), options.retryDelayMs ?? 1_000)
+        entry.failures++
+        if (entry.failures >= policy.maxAttempts) {
+          timers.delete(id)
+          onGiveUp(entry.timer, error, entry.failures)
+          return
+        }
+        const delay = backoff(entry.failures - 1, { ...policy, jitter: 'equal' })
+        onRetry(entry.timer, error, entry.failures, delay)
+        entry.handle = setTimeout(() => fire(id), delay)
       },
     )
   }
@@ -78,7 +116,7 @@ export function inProcessScheduler(options: InProcessSchedulerOptions): Schedule
         if (existing.timer.at !== timer.at) throw new TimerConflictError(timer, existing.timer.at)
         return
       }
-      timers.set(id, { timer: structuredClone(timer), handle: undefined })
+      timers.set(id, { timer: structuredClone(timer), handle: undefined, failures: 0 })
       arm(id)
     },
     async cancel(sessionId) {

@@ -40,7 +40,19 @@ export function agentDelivery(
 ): AgentDelivery {
   const { logger } = config
   const scheduler =
-    options.scheduler ?? inProcessScheduler({ fire: targets.fireTimer, now: config.now })
+    options.scheduler ??
+    inProcessScheduler({
+      fire: targets.fireTimer,
+      now: config.now,
+      onRetry: (timer, error, attempt, delayMs) =>
+        logger.warn(
+          `a2: timer "${timer.name}" of session ${timer.sessionId} failed to fire (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
+        ),
+      onGiveUp: (timer, error, attempts) =>
+        logger.error(
+          `a2: timer "${timer.name}" of session ${timer.sessionId} gave up after ${attempts} attempts; its events were not appended: ${messageOf(error)}`,
+        ),
+    })
   const closeScheduler = (): void => scheduler.close?.()
   if (options.dispatcher) {
     return {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import {
+  DEFAULT_TIMER_RETRY,
   inProcessScheduler,
   TimerConflictError,
 } from '../../../shared/runtime/in-process-scheduler.ts'
@@ -40,24 +41,51 @@ describe('the in-process scheduler', () => {
     expect(fired).toHaveLength(1)
   })
 
-  it('retries a firing that fails', async () => {
+  it('retries a firing that fails, with backoff', async () => {
     vi.useFakeTimers({ now: 0 })
     let calls = 0
+    const retries: number[] = []
     const scheduler = inProcessScheduler({
-      retryDelayMs: 100,
+      retry: { baseDelayMs: 100 },
+      onRetry: (_timer, _error, attempt) => void retries.push(attempt),
       fire: async () => {
         calls++
-        if (calls === 1) throw new Error('store down')
+        if (calls <= 2) throw new Error('store down')
       },
     })
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     await scheduler.schedule(timer(10))
     await vi.advanceTimersByTimeAsync(10)
     expect(calls).toBe(1)
+    // Equal jitter: the first retry within 50 to 100 ms, the second 100 to 200 ms later.
     await vi.advanceTimersByTimeAsync(100)
     expect(calls).toBe(2)
+    await vi.advanceTimersByTimeAsync(200)
+    expect(calls).toBe(3)
+    expect(retries).toEqual([1, 2])
     expect(scheduler.pending()).toEqual([])
-    warn.mockRestore()
+  })
+
+  it('gives a firing that keeps failing up after its attempts, as the timer queue dead-letters it, and says so', async () => {
+    vi.useFakeTimers({ now: 0 })
+    let calls = 0
+    const gaveUp: { name: string; attempts: number; message: string }[] = []
+    const scheduler = inProcessScheduler({
+      onRetry: () => {},
+      onGiveUp: (t, error, attempts) =>
+        void gaveUp.push({ name: t.name, attempts, message: (error as Error).message }),
+      fire: async () => {
+        calls++
+        throw new Error('always down')
+      },
+    })
+    await scheduler.schedule(timer(0))
+    // The defaults: five tries, the waits doubling from 2 s (at most 2 + 4 + 8 + 16 s).
+    await vi.advanceTimersByTimeAsync(31_000)
+    expect(calls).toBe(DEFAULT_TIMER_RETRY.maxAttempts)
+    expect(gaveUp).toEqual([{ name: 'reminder:1', attempts: 5, message: 'always down' }])
+    expect(scheduler.pending()).toEqual([])
+    await vi.advanceTimersByTimeAsync(600_000)
+    expect(calls).toBe(5)
   })
 
   it('waits past the 24.8-day setTimeout limit', async () => {
