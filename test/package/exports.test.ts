@@ -49,6 +49,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'A2ErrorCode',
       'AppendOptions',
       'AppendResult',
+      'Authenticate',
       'Authorize',
       'CapabilityKey',
       'Claim',

@@ -95,7 +95,7 @@ describe('the stream router', () => {
       // where the fast path's copy (sent once 1 was stored) has the same ID.
       { wakeUp: { sessionId: 's1', lane: 'admission' }, index: 1 },
       { wakeUp: { sessionId: 's1', lane: 'generation' }, index: 2 },
-      { wakeUp: { sessionId: 's3', lane: 'admission' }, index: 9 },
+      // A tool call wakes its own keyed run, not admission.
       { wakeUp: { sessionId: 's3', lane: 'tools' }, index: 9 },
     ])
   })
