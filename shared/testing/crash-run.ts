@@ -1,5 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider'
 import type { ToolSet, UIMessage } from 'ai'
+import type { ControlCommandInput } from '../ai/inputs/command.ts'
 import { inputs } from '../ai/inputs/inputs.ts'
 import { type Agent, agent } from '../ai/server/agent.ts'
 import type { AgentOptions } from '../ai/server/agent-options.ts'
@@ -151,6 +152,8 @@ export async function runConversation<Tools extends ToolSet>(
   const queue: WakeUp[] = []
   const timers: Timer[] = []
   const waits = new Map<number, number>()
+  /** What each action appended: redone after a crash, it sends that exact batch again, as a client's retry does. */
+  const sent = new Map<number, ControlCommandInput<UIMessage>[]>()
   const appended: { id: string; index: number }[] = []
   const labels: string[] = []
   const stuck: string[] = []
@@ -247,43 +250,17 @@ export async function runConversation<Tools extends ToolSet>(
   }
 
   async function perform(a: Agent, action: ConversationAction, position: number): Promise<void> {
-    const session = a.session(sessionId)
-    const { state, index } = await session.state()
-    if ('user' in action) {
-      const message: UIMessage = {
-        id: `m${position}`,
-        role: 'user',
-        parts: [{ type: 'text', text: action.user }],
-      }
-      await session.append(...inputs.message(message))
-    } else if ('approve' in action) {
-      const pending = state.pendingApprovals[0]
-      if (pending) {
-        await session.append(
-          ...inputs.approval(pending, { approved: action.approve, id: `approval-${position}` }),
-        )
-      }
-    } else if ('stop' in action) {
-      if (state.active) {
-        await session.append(
-          ...inputs.stop({ turnId: state.active.turnId, frontier: index, id: `stop-${position}` }),
-        )
-      }
-    } else if ('steer' in action) {
-      const message: UIMessage = {
-        id: `m${position}`,
-        role: 'user',
-        parts: [{ type: 'text', text: action.steer }],
-      }
-      await session.append(
-        ...inputs.steer(message, { afterStepOf: state.activeGeneration?.generationId ?? null }),
-      )
-    } else {
+    if ('wait' in action) {
       // Redone after a crash, a wait ends when it first would have.
       const until = waits.get(position) ?? time + action.wait
       waits.set(position, until)
       time = Math.max(time, until)
+      return
     }
+    const session = a.session(sessionId)
+    const batch = sent.get(position) ?? inputsOf(action, position, await session.state())
+    sent.set(position, batch)
+    if (batch.length > 0) await session.append(...batch)
   }
 
   let process = start(crashAt)
@@ -327,4 +304,31 @@ export async function runConversation<Tools extends ToolSet>(
     ),
     stuck,
   }
+}
+
+/** The inputs an action appends, given the session as the user saw it. */
+function inputsOf(
+  action: Exclude<ConversationAction, { wait: number }>,
+  position: number,
+  { state, index }: { state: AIState; index: number },
+): ControlCommandInput<UIMessage>[] {
+  const message = (words: string): UIMessage => ({
+    id: `m${position}`,
+    role: 'user',
+    parts: [{ type: 'text', text: words }],
+  })
+  if ('user' in action) return inputs.message(message(action.user))
+  if ('approve' in action) {
+    const pending = state.pendingApprovals[0]
+    return pending
+      ? inputs.approval(pending, { approved: action.approve, id: `approval-${position}` })
+      : []
+  }
+  if ('stop' in action) {
+    return state.active
+      ? inputs.stop({ turnId: state.active.turnId, frontier: index, id: `stop-${position}` })
+      : []
+  }
+  // `afterStepOf` names the turn the user saw running: its current step hands over.
+  return inputs.steer(message(action.steer), { afterStepOf: state.active?.turnId ?? null })
 }
