@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { acpLoader } from '../../../../../shared/ai/server/harness/fx/load-acp.ts'
+import { HarnessUnavailableError } from '../../../../../shared/ai/server/harness/harness-errors.ts'
 import { type ImportModule, piLoader } from '../../../../../shared/ai/server/harness/pi/load-pi.ts'
 import { hasA2Code } from '../../../../../shared/index.ts'
 
@@ -59,5 +60,19 @@ describe('HARNESS_UNAVAILABLE: a harness whose package is not installed', () => 
       throw broken
     })
     await expect(load()).rejects.toBe(broken)
+  })
+
+  it('Given a Lambda function, When a package is missing, Then the message names what the deployment must say', () => {
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'Support-GenerationFunction')
+    try {
+      expect(new HarnessUnavailableError('pi', '@mariozechner/pi-agent-core').message).toBe(
+        "The pi harness needs @mariozechner/pi-agent-core: npm install @mariozechner/pi-agent-core (in a function the A2Agent construct deployed, set its harness: 'pi' prop, which installs it beside the bundle)",
+      )
+      expect(new HarnessUnavailableError('fx', '@agentclientprotocol/sdk').message).toContain(
+        'the FX harness does not run in a Lambda function',
+      )
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 })
