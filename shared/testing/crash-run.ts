@@ -11,6 +11,7 @@ import type { EventStore } from '../log/event-store.ts'
 import { messageOf } from '../log/message-of.ts'
 import type { Timer } from '../runtime/scheduler.ts'
 import { type WakeUp, wakeUpGroup } from '../runtime/wake-up.ts'
+import { sleep } from '../timing/sleep.ts'
 import {
   CrashError,
   CrashPoints,
@@ -109,6 +110,20 @@ const CLAIM_TTL_MS = 30_000
 const MAX_WAKE_UPS = 2_000
 const MAX_FAILURES = 5
 const quiet = { info() {}, warn() {}, error() {} }
+/** How often a settling process looks whether a run under way waits for the user. */
+const USER_WAIT_POLL_MS = 20
+
+type RunResult = { outcome: Awaited<ReturnType<Agent['runtime']['run']>> } | { error: unknown }
+
+/** One process of a run: its agent, its crash points, its runs left waiting for the user. */
+interface Process {
+  a: Agent
+  points: CrashPoints
+  /** Runs that hold a step open for the user's answer, with their wake-ups. */
+  waiting: { wakeUp: WakeUp; running: Promise<RunResult> }[]
+  /** Wake-ups held by this process's own waiting runs: run again after them. */
+  heldBehind: WakeUp[]
+}
 
 /**
  * Model steps chosen by position, not by call order: the steps the log
@@ -152,7 +167,7 @@ export async function runConversation<Tools extends ToolSet>(
   const queue: WakeUp[] = []
   const timers: Timer[] = []
   const waits = new Map<number, number>()
-  /** What each action appended: redone after a crash, it sends that exact batch again, as a client's retry does. */
+  /** What each action appended (or was about to), by its position in the conversation. */
   const sent = new Map<number, ControlCommandInput<UIMessage>[]>()
   const appended: { id: string; index: number }[] = []
   const labels: string[] = []
@@ -183,7 +198,7 @@ export async function runConversation<Tools extends ToolSet>(
     },
   }
 
-  function start(crashPoint?: number): { a: Agent; points: CrashPoints } {
+  function start(crashPoint?: number): Process {
     const points = new CrashPoints(crashPoint)
     const definition = options.agent
     const generation = definition.harness?.generation
@@ -204,11 +219,17 @@ export async function runConversation<Tools extends ToolSet>(
         generation: { ...generation, progress: { windowMs: 0, maxWindowMs: 0, maxChunks: 1 } },
       },
     } as AgentOptions<ToolSet>)
-    return { a, points }
+    return { a, points, waiting: [], heldBehind: [] }
   }
 
-  /** Runs queued wake-ups and due timers until there are none (a process's whole life, if it dies). */
-  async function settle(process: { a: Agent; points: CrashPoints }): Promise<void> {
+  /**
+   * Runs queued wake-ups and due timers until there are none (a process's
+   * whole life, if it dies). A run that waits for the user (an external
+   * loop's permission request holds its step open) is left running: the
+   * process settles with it waiting, the next action answers, and the run
+   * is awaited once the queue is empty again.
+   */
+  async function settle(process: Process): Promise<void> {
     const failures = new Map<string, number>()
     for (let runs = 0; ; runs++) {
       if (process.points.crashed) throw process.points.crashed
@@ -216,36 +237,94 @@ export async function runConversation<Tools extends ToolSet>(
         stuck.push(`more than ${MAX_WAKE_UPS} wake-ups: a livelock`)
         return
       }
-      const wakeUp = queue.shift()
-      if (!wakeUp) {
+      let wakeUp = queue.shift()
+      let running: Promise<RunResult>
+      if (wakeUp) running = runOf(process, wakeUp)
+      else {
         const due = timers.findIndex((timer) => timer.at <= time)
-        if (due === -1) return
-        await process.a.runtime.fireTimer(timers[due] as Timer)
-        timers.splice(due, 1)
-        continue
-      }
-      try {
-        const outcome = await process.a.runtime.run(wakeUp)
-        if (outcome.kind === 'held') {
-          // Held by a dead process until its claim expires: let that time pass.
-          time = Math.max(time, outcome.retryAt + 1)
-          queue.push(wakeUp)
-        }
-      } catch (error) {
-        if (process.points.crashed) {
-          // The queue delivers a message its consumer died holding again.
-          queue.unshift(wakeUp)
-          throw process.points.crashed
-        }
-        const group = wakeUpGroup(wakeUp)
-        const failed = (failures.get(group) ?? 0) + 1
-        failures.set(group, failed)
-        if (failed >= MAX_FAILURES) {
-          stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(error)}`)
+        if (due !== -1) {
+          await process.a.runtime.fireTimer(timers[due] as Timer)
+          timers.splice(due, 1)
           continue
         }
-        queue.push(wakeUp)
+        const waiting = process.waiting.shift()
+        if (!waiting) return
+        ;({ wakeUp, running } = waiting)
       }
+      const result = await untilSettledOrWaiting(process, running)
+      if (result === 'waiting') {
+        process.waiting.push({ wakeUp, running })
+        // The user's turn, once nothing else is due.
+        if (queue.length === 0 && !timers.some((timer) => timer.at <= time)) return
+        continue
+      }
+      if (process.waiting.length === 0) queue.push(...process.heldBehind.splice(0))
+      if ('outcome' in result) {
+        if (result.outcome.kind !== 'held') continue
+        if (process.waiting.length > 0) {
+          // Held by this process's own waiting run: after it, not after a lapse.
+          process.heldBehind.push(wakeUp)
+          continue
+        }
+        // Held by a dead process until its claim expires: let that time pass.
+        time = Math.max(time, result.outcome.retryAt + 1)
+        queue.push(wakeUp)
+        continue
+      }
+      if (process.points.crashed) {
+        // The queue delivers a message its consumer died holding again.
+        queue.unshift(wakeUp)
+        throw process.points.crashed
+      }
+      const group = wakeUpGroup(wakeUp)
+      const failed = (failures.get(group) ?? 0) + 1
+      failures.set(group, failed)
+      if (failed >= MAX_FAILURES) {
+        stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(result.error)}`)
+        continue
+      }
+      queue.push(wakeUp)
+    }
+  }
+
+  /** A run's outcome or its error, never a rejection (a waiting run may outlive its process). */
+  function runOf(process: Process, wakeUp: WakeUp): Promise<RunResult> {
+    return process.a.runtime.run(wakeUp).then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    )
+  }
+
+  /** The run's result, or `'waiting'` once it holds its step open for the user's answer. */
+  async function untilSettledOrWaiting(
+    process: Process,
+    running: Promise<RunResult>,
+  ): Promise<RunResult | 'waiting'> {
+    let result: RunResult | undefined
+    running.then((settled) => {
+      result = settled
+    })
+    for (;;) {
+      await Promise.race([running, sleep(USER_WAIT_POLL_MS)])
+      if (result) return result
+      if (await waitsForUser(process)) return 'waiting'
+    }
+  }
+
+  /** Whether an external loop's permission request (a provider-executed call's approval) is pending. */
+  async function waitsForUser(process: Process): Promise<boolean> {
+    try {
+      const { state } = await process.a.session(sessionId).state()
+      return state.pendingApprovals.some((approval) =>
+        state.tools.some(
+          (tool) =>
+            tool.providerExecuted === true &&
+            tool.toolCallId === approval.toolCallId &&
+            tool.generationId === approval.generationId,
+        ),
+      )
+    } catch {
+      return false
     }
   }
 
@@ -258,7 +337,14 @@ export async function runConversation<Tools extends ToolSet>(
       return
     }
     const session = a.session(sessionId)
-    const batch = sent.get(position) ?? inputsOf(action, position, await session.state())
+    // Redone after a crash, an action the log recorded is sent again as it
+    // was (a retry); one that never reached it, the user does again on
+    // what they now see (an approval asked again after a takeover).
+    const before = sent.get(position)
+    const recorded =
+      before?.[0] !== undefined &&
+      (await store.read(sessionId)).some((event) => event.id === before[0]?.id)
+    const batch = recorded && before ? before : inputsOf(action, position, await session.state())
     sent.set(position, batch)
     if (batch.length > 0) await session.append(...batch)
   }
