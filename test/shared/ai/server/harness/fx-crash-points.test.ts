@@ -78,10 +78,7 @@ describe('crash points of a conversation through the FX harness (memory store)',
         sessionId: 'labels',
       })
       const nth = (label: string, occurrence: number) =>
-        labels.reduce<number[]>(
-          (found, seen, k) => (seen === label ? [...found, k + 1] : found),
-          [],
-        )[occurrence - 1] as number
+        labels.flatMap((seen, k) => (seen === label ? [k + 1] : []))[occurrence - 1] as number
       const telling = [
         nth('after store.append(approval.requested)', 1),
         nth('after store.append(control.requested)', 2),
