@@ -3,11 +3,6 @@ import { inputs } from '../../../../../shared/ai/index.ts'
 import { agent } from '../../../../../shared/ai/server/index.ts'
 import { memoryEventStore } from '../../../../../shared/index.ts'
 import {
-  CrashError,
-  CrashPoints,
-  crashingStore,
-} from '../../../../../shared/testing/crash-ports.ts'
-import {
   describeHarnessConformance,
   reasoning,
   text,
@@ -186,55 +181,6 @@ describe('the FX harness', () => {
       await other.session('s').append(...inputs.approval(waiting, { approved: true, id: 'yes' }))
       expect(textOf((await settled(running)).messages.at(-1))).toBe('Deployed.')
       expect(peer.permissions()).toEqual([{ outcome: 'selected', optionId: 'yes' }])
-    } finally {
-      peer.remove()
-    }
-  })
-
-  it('a permission request outlives its process: the process dies while the agent waits, the user answers a day later through a fresh process, and the recovered turn gets that answer without asking the user again', async () => {
-    // Each prompt plays the next step: the recovered turn's prompt asks again.
-    const asks = [
-      ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'deploy' } }).slice(0, -1),
-      ...text('Deployed.').slice(1),
-    ]
-    const peer = acpPeerDir([asks, asks], ['act'])
-    try {
-      let time = Date.UTC(2026, 0, 1)
-      const now = () => time
-      const store = memoryEventStore({ now })
-      const options = {
-        name: 'fx',
-        model: 'openai/gpt-5.6-terra',
-        now,
-        harness: { type: 'fx' as const, command: acpPeerCommand(peer.dir) },
-      }
-      // The first process's store calls all fail once it is dead: it writes and reads nothing more.
-      const life = new CrashPoints()
-      const dying = track(agent({ ...options, store: crashingStore(store, life, () => {}) }))
-      await dying.session('s').append(...inputs.message(userMessage('m1', 'Ship it')))
-      const waiting = await until(
-        async () => (await dying.session('s').state()).state.pendingApprovals[0],
-      )
-      life.crashed = new CrashError(0, 'the process died waiting for permission')
-      time += 24 * 60 * 60 * 1000
-      const fresh = track(agent({ ...options, store }))
-      await fresh.session('s').append(...inputs.approval(waiting, { approved: true, id: 'yes' }))
-      // A reader's arrival is what wakes recovery (as `fetch` does).
-      await fresh.runtime.run({ sessionId: 's', lane: 'admission', key: 'recover' })
-      const state = await settled(fresh)
-      expect(textOf(state.messages.at(-1))).toBe('Deployed.')
-      expect(state.messages.at(-1)?.parts).toContainEqual(
-        expect.objectContaining({ type: 'tool-act', state: 'output-available' }),
-      )
-      expect(peer.permissions().at(-1)).toEqual({ outcome: 'selected', optionId: 'yes' })
-      const events = await fresh.runtime.log.session('s').read()
-      const decided = events.filter(
-        (event) =>
-          event.type === 'ai.control.committed' &&
-          JSON.stringify(event.payload).includes('approval.respond'),
-      )
-      expect(decided).toHaveLength(1)
-      expect(events.filter((event) => event.type === 'ai.generation.superseded')).toHaveLength(1)
     } finally {
       peer.remove()
     }
