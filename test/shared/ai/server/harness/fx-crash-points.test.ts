@@ -13,7 +13,7 @@ import { acpPeerCommand, acpPeerDir } from '../../../../support/acp-subject.ts'
 // own tool runs are its own (see docs/harnesses.md), so only the log is
 // checked: the transcript, no event lost, no duplicate, the turn completed.
 // Each run starts agent processes, so `npm test` crashes at a sample of
-// points; `npm run test:crash-fx` at every one.
+// points; `npm run test:crash-harnesses` at every one.
 const matrix = process.env.A2_CRASH_MATRIX === 'all'
 const points: CrashPointsOptions['points'] = matrix ? 'all' : { sample: 4 }
 const timeout = matrix ? 3_600_000 : 120_000
