@@ -125,6 +125,21 @@ export interface A2AgentProps {
   apiGatewayCloudWatchRole?: boolean
   /** Where esbuild runs and finds `node_modules` (default: the current directory). */
   projectRoot?: string
+  /**
+   * The loop the agent module runs, as its `agent({ harness: { type } })`
+   * says (default `'ai-sdk'`, which needs nothing more). A2 loads a
+   * harness's packages by name when its first step runs, so no bundle holds
+   * them: `'pi'` installs `@mariozechner/pi-agent-core` and
+   * `@mariozechner/pi-ai` into each function's `node_modules` beside its
+   * bundle (the versions in your lock file; install them in `projectRoot`
+   * first) and leaves them out of the bundle. Without it, a Pi step in a
+   * deployed function fails with `HARNESS_UNAVAILABLE`. `'fx'` is refused:
+   * the FX harness runs an ACP agent process (`fx acp`) beside the agent
+   * and holds a step open while that agent waits for permission, which a
+   * Lambda function has neither the command nor the time for; run an FX
+   * agent in a Node server or container (docs/harnesses.md).
+   */
+  harness?: 'ai-sdk' | 'pi' | 'fx'
   /** The API stage (default `prod`). */
   stageName?: string
   /**

@@ -56,6 +56,7 @@ export function agentFunctions(
   const projectRoot = resolve(props.projectRoot ?? process.cwd())
   const agentEntry = resolve(projectRoot, props.entry)
   const aliasTarget = `./${relative(projectRoot, agentEntry).split('\\').join('/')}`
+  const nodeModules = harnessModules(props.harness, projectRoot)
   const fn = (
     name: string,
     handler: string,
@@ -93,6 +94,8 @@ export function agentFunctions(
         banner:
           "import { createRequire as __a2CreateRequire } from 'node:module'; const require = __a2CreateRequire(import.meta.url);",
         esbuildArgs: { '--alias:a2-aws-agent-module': aliasTarget },
+        // Installed beside the bundle (and external to it), from the lock file.
+        ...(nodeModules.length > 0 ? { nodeModules: [...nodeModules] } : {}),
       },
     })
 
@@ -119,6 +122,51 @@ export function agentFunctions(
     ),
     router: fn('RouterFunction', 'router', options.timeoutOf('router')),
     ...queueFunctions,
+  }
+}
+
+/** The packages each harness loads by name at run time, which a bundle cannot hold. */
+const HARNESS_MODULES = {
+  'ai-sdk': [],
+  pi: ['@mariozechner/pi-agent-core', '@mariozechner/pi-ai'],
+} as const
+
+/**
+ * What every function installs beside its bundle for the agent's harness
+ * (every function loads the agent module, whose own imports of Pi's
+ * packages become external with them). The packages must be installed in
+ * `projectRoot`, where the lock file gives their versions; the FX harness
+ * cannot run in Lambda at all.
+ */
+export function harnessModules(
+  harness: A2AgentProps['harness'],
+  projectRoot: string,
+): readonly string[] {
+  if (harness === 'fx') {
+    throw new Error(
+      "a2: A2Agent cannot deploy harness 'fx': the FX harness runs an ACP agent process (`fx acp`) beside the agent and holds a step open while it waits for the user's permission, and a Lambda function has neither that command nor the time. Run an FX agent in a Node server or container (see docs/harnesses.md), or deploy an 'ai-sdk' or 'pi' agent.",
+    )
+  }
+  const modules = HARNESS_MODULES[harness ?? 'ai-sdk']
+  if (modules === undefined) {
+    throw new Error(
+      `a2: A2Agent's harness is ${JSON.stringify(harness)}: use 'ai-sdk' (the default) or 'pi'`,
+    )
+  }
+  const missing = modules.filter((name) => !installedFrom(projectRoot, name))
+  if (missing.length > 0) {
+    throw new Error(
+      `a2: harness '${harness}' needs ${missing.join(' and ')} installed in ${projectRoot}, whose lock file gives the version each function installs: npm install ${modules.join(' ')}`,
+    )
+  }
+  return modules
+}
+
+/** Whether Node would find the package from `projectRoot` (its `node_modules` or a parent's). */
+function installedFrom(projectRoot: string, name: string): boolean {
+  for (let dir = projectRoot; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'node_modules', name, 'package.json'))) return true
+    if (dirname(dir) === dir) return false
   }
 }
 

@@ -1,5 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider'
 import type { ToolSet, UIMessage } from 'ai'
+import type { ControlCommandInput } from '../ai/inputs/command.ts'
 import { inputs } from '../ai/inputs/inputs.ts'
 import { type Agent, agent } from '../ai/server/agent.ts'
 import type { AgentOptions } from '../ai/server/agent-options.ts'
@@ -10,6 +11,7 @@ import type { EventStore } from '../log/event-store.ts'
 import { messageOf } from '../log/message-of.ts'
 import type { Timer } from '../runtime/scheduler.ts'
 import { type WakeUp, wakeUpGroup } from '../runtime/wake-up.ts'
+import { sleep } from '../timing/sleep.ts'
 import {
   CrashError,
   CrashPoints,
@@ -108,6 +110,20 @@ const CLAIM_TTL_MS = 30_000
 const MAX_WAKE_UPS = 2_000
 const MAX_FAILURES = 5
 const quiet = { info() {}, warn() {}, error() {} }
+/** How often a settling process looks whether a run under way waits for the user. */
+const USER_WAIT_POLL_MS = 20
+
+type RunResult = { outcome: Awaited<ReturnType<Agent['runtime']['run']>> } | { error: unknown }
+
+/** One process of a run: its agent, its crash points, its runs left waiting for the user. */
+interface Process {
+  a: Agent
+  points: CrashPoints
+  /** Runs that hold a step open for the user's answer, with their wake-ups. */
+  waiting: { wakeUp: WakeUp; running: Promise<RunResult> }[]
+  /** Wake-ups held by this process's own waiting runs: run again after them. */
+  heldBehind: WakeUp[]
+}
 
 /**
  * Model steps chosen by position, not by call order: the steps the log
@@ -151,6 +167,8 @@ export async function runConversation<Tools extends ToolSet>(
   const queue: WakeUp[] = []
   const timers: Timer[] = []
   const waits = new Map<number, number>()
+  /** What each action appended (or was about to), by its position in the conversation. */
+  const sent = new Map<number, ControlCommandInput<UIMessage>[]>()
   const appended: { id: string; index: number }[] = []
   const labels: string[] = []
   const stuck: string[] = []
@@ -180,7 +198,7 @@ export async function runConversation<Tools extends ToolSet>(
     },
   }
 
-  function start(crashPoint?: number): { a: Agent; points: CrashPoints } {
+  function start(crashPoint?: number): Process {
     const points = new CrashPoints(crashPoint)
     const definition = options.agent
     const generation = definition.harness?.generation
@@ -201,11 +219,17 @@ export async function runConversation<Tools extends ToolSet>(
         generation: { ...generation, progress: { windowMs: 0, maxWindowMs: 0, maxChunks: 1 } },
       },
     } as AgentOptions<ToolSet>)
-    return { a, points }
+    return { a, points, waiting: [], heldBehind: [] }
   }
 
-  /** Runs queued wake-ups and due timers until there are none (a process's whole life, if it dies). */
-  async function settle(process: { a: Agent; points: CrashPoints }): Promise<void> {
+  /**
+   * Runs queued wake-ups and due timers until there are none (a process's
+   * whole life, if it dies). A run that waits for the user (an external
+   * loop's permission request holds its step open) is left running: the
+   * process settles with it waiting, the next action answers, and the run
+   * is awaited once the queue is empty again.
+   */
+  async function settle(process: Process): Promise<void> {
     const failures = new Map<string, number>()
     for (let runs = 0; ; runs++) {
       if (process.points.crashed) throw process.points.crashed
@@ -213,77 +237,116 @@ export async function runConversation<Tools extends ToolSet>(
         stuck.push(`more than ${MAX_WAKE_UPS} wake-ups: a livelock`)
         return
       }
-      const wakeUp = queue.shift()
-      if (!wakeUp) {
+      let wakeUp = queue.shift()
+      let running: Promise<RunResult>
+      if (wakeUp) running = runOf(process, wakeUp)
+      else {
         const due = timers.findIndex((timer) => timer.at <= time)
-        if (due === -1) return
-        await process.a.runtime.fireTimer(timers[due] as Timer)
-        timers.splice(due, 1)
-        continue
-      }
-      try {
-        const outcome = await process.a.runtime.run(wakeUp)
-        if (outcome.kind === 'held') {
-          // Held by a dead process until its claim expires: let that time pass.
-          time = Math.max(time, outcome.retryAt + 1)
-          queue.push(wakeUp)
-        }
-      } catch (error) {
-        if (process.points.crashed) {
-          // The queue delivers a message its consumer died holding again.
-          queue.unshift(wakeUp)
-          throw process.points.crashed
-        }
-        const group = wakeUpGroup(wakeUp)
-        const failed = (failures.get(group) ?? 0) + 1
-        failures.set(group, failed)
-        if (failed >= MAX_FAILURES) {
-          stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(error)}`)
+        if (due !== -1) {
+          await process.a.runtime.fireTimer(timers[due] as Timer)
+          timers.splice(due, 1)
           continue
         }
-        queue.push(wakeUp)
+        const waiting = process.waiting.shift()
+        if (!waiting) return
+        ;({ wakeUp, running } = waiting)
       }
+      const result = await untilSettledOrWaiting(process, running)
+      if (result === 'waiting') {
+        process.waiting.push({ wakeUp, running })
+        // The user's turn, once nothing else is due.
+        if (queue.length === 0 && !timers.some((timer) => timer.at <= time)) return
+        continue
+      }
+      if (process.waiting.length === 0) queue.push(...process.heldBehind.splice(0))
+      if ('outcome' in result) {
+        if (result.outcome.kind !== 'held') continue
+        if (process.waiting.length > 0) {
+          // Held by this process's own waiting run: after it, not after a lapse.
+          process.heldBehind.push(wakeUp)
+          continue
+        }
+        // Held by a dead process until its claim expires: let that time pass.
+        time = Math.max(time, result.outcome.retryAt + 1)
+        queue.push(wakeUp)
+        continue
+      }
+      if (process.points.crashed) {
+        // The queue delivers a message its consumer died holding again.
+        queue.unshift(wakeUp)
+        throw process.points.crashed
+      }
+      const group = wakeUpGroup(wakeUp)
+      const failed = (failures.get(group) ?? 0) + 1
+      failures.set(group, failed)
+      if (failed >= MAX_FAILURES) {
+        stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(result.error)}`)
+        continue
+      }
+      queue.push(wakeUp)
+    }
+  }
+
+  /** A run's outcome or its error, never a rejection (a waiting run may outlive its process). */
+  function runOf(process: Process, wakeUp: WakeUp): Promise<RunResult> {
+    return process.a.runtime.run(wakeUp).then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    )
+  }
+
+  /** The run's result, or `'waiting'` once it holds its step open for the user's answer. */
+  async function untilSettledOrWaiting(
+    process: Process,
+    running: Promise<RunResult>,
+  ): Promise<RunResult | 'waiting'> {
+    let result: RunResult | undefined
+    running.then((settled) => {
+      result = settled
+    })
+    for (;;) {
+      await Promise.race([running, sleep(USER_WAIT_POLL_MS)])
+      if (result) return result
+      if (await waitsForUser(process)) return 'waiting'
+    }
+  }
+
+  /** Whether an external loop's permission request (a provider-executed call's approval) is pending. */
+  async function waitsForUser(process: Process): Promise<boolean> {
+    try {
+      const { state } = await process.a.session(sessionId).state()
+      return state.pendingApprovals.some((approval) =>
+        state.tools.some(
+          (tool) =>
+            tool.providerExecuted === true &&
+            tool.toolCallId === approval.toolCallId &&
+            tool.generationId === approval.generationId,
+        ),
+      )
+    } catch {
+      return false
     }
   }
 
   async function perform(a: Agent, action: ConversationAction, position: number): Promise<void> {
-    const session = a.session(sessionId)
-    const { state, index } = await session.state()
-    if ('user' in action) {
-      const message: UIMessage = {
-        id: `m${position}`,
-        role: 'user',
-        parts: [{ type: 'text', text: action.user }],
-      }
-      await session.append(...inputs.message(message))
-    } else if ('approve' in action) {
-      const pending = state.pendingApprovals[0]
-      if (pending) {
-        await session.append(
-          ...inputs.approval(pending, { approved: action.approve, id: `approval-${position}` }),
-        )
-      }
-    } else if ('stop' in action) {
-      if (state.active) {
-        await session.append(
-          ...inputs.stop({ turnId: state.active.turnId, frontier: index, id: `stop-${position}` }),
-        )
-      }
-    } else if ('steer' in action) {
-      const message: UIMessage = {
-        id: `m${position}`,
-        role: 'user',
-        parts: [{ type: 'text', text: action.steer }],
-      }
-      await session.append(
-        ...inputs.steer(message, { afterStepOf: state.activeGeneration?.generationId ?? null }),
-      )
-    } else {
+    if ('wait' in action) {
       // Redone after a crash, a wait ends when it first would have.
       const until = waits.get(position) ?? time + action.wait
       waits.set(position, until)
       time = Math.max(time, until)
+      return
     }
+    const session = a.session(sessionId)
+    // Redone after a crash, an action the log recorded is sent again as it
+    // was (a retry); one that never reached it, the user does again on
+    // what they now see (an approval asked again after a takeover).
+    const before = sent.get(position)
+    const recorded =
+      before?.[0] !== undefined &&
+      (await store.read(sessionId)).some((event) => event.id === before[0]?.id)
+    const batch = recorded && before ? before : inputsOf(action, position, await session.state())
+    sent.set(position, batch)
+    if (batch.length > 0) await session.append(...batch)
   }
 
   let process = start(crashAt)
@@ -327,4 +390,31 @@ export async function runConversation<Tools extends ToolSet>(
     ),
     stuck,
   }
+}
+
+/** The inputs an action appends, given the session as the user saw it. */
+function inputsOf(
+  action: Exclude<ConversationAction, { wait: number }>,
+  position: number,
+  { state, index }: { state: AIState; index: number },
+): ControlCommandInput<UIMessage>[] {
+  const message = (words: string): UIMessage => ({
+    id: `m${position}`,
+    role: 'user',
+    parts: [{ type: 'text', text: words }],
+  })
+  if ('user' in action) return inputs.message(message(action.user))
+  if ('approve' in action) {
+    const pending = state.pendingApprovals[0]
+    return pending
+      ? inputs.approval(pending, { approved: action.approve, id: `approval-${position}` })
+      : []
+  }
+  if ('stop' in action) {
+    return state.active
+      ? inputs.stop({ turnId: state.active.turnId, frontier: index, id: `stop-${position}` })
+      : []
+  }
+  // `afterStepOf` names the turn the user saw running: its current step hands over.
+  return inputs.steer(message(action.steer), { afterStepOf: state.active?.turnId ?? null })
 }

@@ -10,6 +10,7 @@ import type { StoredEvent } from '../log/event.ts'
 import type { EventStore } from '../log/event-store.ts'
 import { memoryEventStore } from '../stores/memory/memory-event-store.ts'
 import { sleep } from '../timing/sleep.ts'
+import { CrashError, CrashPoints, crashingStore } from './crash-ports.ts'
 import type { ConformanceTestApi } from './event-store-conformance.ts'
 import { gatewayDouble } from './gateway-double.ts'
 import { lastUserText, type ModelCall, type Step, text, toolCalls } from './model-script.ts'
@@ -99,7 +100,8 @@ export function describeHarnessConformance(
     const store = await (options.store ?? ((clock) => memoryEventStore({ now: clock })))(now)
     const sut = await subject.setUp(script, { approvals: approval ? ['act'] : [] })
     const agents: Agent[] = []
-    const start = (): Agent => {
+    /** A process on the store; with `life`, one whose store calls all fail once it has died. */
+    const start = (life?: CrashPoints): Agent => {
       const a = agent({
         name: `conformance-${randomUUID()}`,
         model: sut.model,
@@ -115,7 +117,7 @@ export function describeHarnessConformance(
               }
             : {}),
         } as HarnessOptions,
-        store,
+        store: life ? crashingStore(store, life, () => {}) : store,
         now,
         claimTtlMs: CLAIM_TTL_MS,
         logger: quiet,
@@ -365,6 +367,57 @@ export function describeHarnessConformance(
               all.filter((event) => event.type === 'ai.tool.result').map((event) => event.payload),
             ).toMatchObject([{ toolCallId: 'c1', outcome: 'output' }])
             expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Removed.' })
+          },
+          undefined,
+          true,
+        )
+      })
+
+      it("the loop's permission request outlives its process: answered a day later through a fresh process, the recovered turn gets that answer without asking the user again", async () => {
+        // The recovered turn runs again from its prompt, and the loop asks again.
+        const asks: Step = [
+          ...toolCalls({
+            toolCallId: 'c1',
+            toolName: 'act',
+            input: { what: 'deploy' },
+          }).slice(0, -1),
+          ...text('Deployed.').slice(1),
+        ]
+        await withWorld(
+          [asks, asks],
+          async (w) => {
+            const life = new CrashPoints()
+            const dying = w.start(life)
+            await send(dying, w.sessionId, 'm1', 'Ship it')
+            const waiting = await waitFor('the approval request', async () => {
+              const current = await state(dying, w.sessionId)
+              return current.pendingApprovals[0]
+            })
+            life.crashed = new CrashError(0, 'the process died waiting for the answer')
+            w.advance(DAY_MS)
+            const later = w.start()
+            await later
+              .session(w.sessionId)
+              .append(...inputs.approval(waiting, { approved: true, id: `${w.sessionId}-yes` }))
+            // A reader's arrival is what wakes recovery (as `fetch` does).
+            await later.runtime.run({ sessionId: w.sessionId, lane: 'admission', key: 'recover' })
+            const current = await settled(later, w.sessionId)
+            expect(texts(current).at(-1)).toEqual({ role: 'assistant', text: 'Deployed.' })
+            const all = await events(later, w.sessionId)
+            expect(all.filter((event) => event.type === 'ai.generation.superseded')).toHaveLength(1)
+            expect(
+              all.filter((event) => event.type === 'ai.tool.result').map((event) => event.payload),
+            ).toMatchObject([{ toolCallId: 'c1', outcome: 'output' }])
+            expect(current.pendingApprovals).toEqual([])
+            // The user answered once, and that answer is the one the recovered turn got.
+            const answers = all.filter(
+              (event) =>
+                event.type === 'ai.control.committed' &&
+                (event.payload as { changes: { op: string }[] }).changes.some(
+                  (change) => change.op === 'approval.respond',
+                ),
+            )
+            expect(answers).toHaveLength(1)
           },
           undefined,
           true,

@@ -4,8 +4,16 @@ import type { HandlerContext } from '../../shared/runtime/handler-context.ts'
 import { assistant } from './assistant.ts'
 import { GET, POST } from './route.ts'
 import { setReminder } from './set-reminder.ts'
+import { fxAssistant, piCompactedAssistant, piToolsAssistant } from './with-each-harness.ts'
 
 describe('the seed samples, as documented', () => {
+  it('"The same agent can run FX\'s or Pi\'s loop instead": the samples under `pi` and `fx` are agents', async () => {
+    for (const each of [piToolsAssistant, piCompactedAssistant, fxAssistant]) {
+      expect((await each.session('never-used').state()).index).toBe(0)
+      each.runtime.close()
+    }
+  })
+
   it('"An empty session folds to the initial AIState; its log is created when the first message is pushed"', async () => {
     const snapshot = await assistant.session('never-used').state()
     expect(snapshot.index).toBe(0)

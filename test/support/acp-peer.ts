@@ -1,8 +1,10 @@
 // A real ACP agent on a script, written with @agentclientprotocol/sdk and
 // run as a child process over stdio (`node test/support/acp-peer.ts DIR`):
 // the FX harness's peer in tests. DIR holds `script.json` ({ steps,
-// approvals }: the model-script steps it plays, one per prompt turn, and the
-// tools it asks permission for); it appends each prompt to `calls.jsonl`
+// approvals, byPrompt }: the model-script steps it plays, one per prompt
+// turn, and the tools it asks permission for; or, with `byPrompt`, the step
+// for each prompt by its last text, as a deterministic agent answers the
+// same prompt alike whichever process sends it); it appends each prompt to `calls.jsonl`
 // (which also says which step comes next, across processes), each answer
 // to its permission requests to `permissions.jsonl`, and plays a
 // hanging step's rest once `released` exists.
@@ -15,9 +17,12 @@ type Part = { type: string; [key: string]: unknown }
 type Step = Part[] | { error: string } | { hang: true; parts?: Part[]; afterRelease?: Part[] }
 
 const dir = process.argv[2] as string
-const { steps, approvals } = JSON.parse(readFileSync(join(dir, 'script.json'), 'utf8')) as {
+const { steps, approvals, byPrompt } = JSON.parse(
+  readFileSync(join(dir, 'script.json'), 'utf8'),
+) as {
   steps: Step[]
   approvals: string[]
+  byPrompt?: Record<string, Step>
 }
 const cancelled = new Map<string, AbortController>()
 let sessions = 0
@@ -57,8 +62,14 @@ acp
         body: params,
       })}\n`,
     )
-    const step = steps[index]
-    if (step === undefined) throw new Error(`The script has no step ${index + 1}`)
+    const step = byPrompt ? byPrompt[texts.at(-1) ?? ''] : steps[index]
+    if (step === undefined) {
+      throw new Error(
+        byPrompt
+          ? `The script has no step for ${JSON.stringify(texts.at(-1))}`
+          : `The script has no step ${index + 1}`,
+      )
+    }
     if (!Array.isArray(step) && 'error' in step) throw new acp.RequestError(-32603, step.error)
     const update = (change: acp.SessionUpdate) =>
       client.notify(acp.methods.client.session.update, { sessionId, update: change })

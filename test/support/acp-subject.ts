@@ -10,10 +10,23 @@ export function acpPeerCommand(dir: string): string[] {
   return [process.execPath, join(repoRoot, 'test/support/acp-peer.ts'), dir]
 }
 
-/** A scratch directory for one peer: its script, the prompts it got, its release. */
-export function acpPeerDir(script: unknown[], approvals: readonly string[] = []) {
+/**
+ * A scratch directory for one peer: its script (the steps in order, or by
+ * the prompt's last text), the prompts it got, its release.
+ */
+export function acpPeerDir(
+  script: unknown[] | Record<string, unknown>,
+  approvals: readonly string[] = [],
+) {
   const dir = mkdtempSync(join(tmpdir(), 'a2-acp-peer-'))
-  writeFileSync(join(dir, 'script.json'), JSON.stringify({ steps: script, approvals }))
+  writeFileSync(
+    join(dir, 'script.json'),
+    JSON.stringify(
+      Array.isArray(script)
+        ? { steps: script, approvals }
+        : { steps: [], approvals, byPrompt: script },
+    ),
+  )
   return {
     dir,
     calls(): ModelCall[] {

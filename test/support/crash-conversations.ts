@@ -88,21 +88,38 @@ export const reminder: Conversation = {
   conversation: [{ user: 'Remind me to pay rent' }, { wait: 60_000 }],
 }
 
-/** A steer while an approval waits, Stop, and a denied charge. */
+/**
+ * A steer while an approval waits (the handoff closes it), a denied charge,
+ * and Stop while a third charge waits for approval.
+ */
 export const steerStopDeny: Conversation = {
   model: [
     toolCalls({ toolCallId: 'call_0', toolName: 'chargeCard', input: { amount: 7 } }),
     text('Not charging.'),
     toolCalls({ toolCallId: 'call_0', toolName: 'chargeCard', input: { amount: 9 } }),
     text('Not charged.'),
+    toolCalls({ toolCallId: 'call_0', toolName: 'chargeCard', input: { amount: 3 } }),
   ],
   conversation: [
     { user: 'Charge 7' },
     { steer: 'Actually, no' },
-    { stop: true },
     { user: 'Charge 9' },
     { approve: false },
+    { user: 'Charge 3' },
+    { stop: true },
   ],
+}
+
+/**
+ * A steer while an approval waits: the handoff closes the unanswered
+ * approval (the charge never runs), and the steering is the next turn.
+ */
+export const steeredCharge: Conversation = {
+  model: [
+    toolCalls({ toolCallId: 'call_0', toolName: 'chargeCard', input: { amount: 5 } }),
+    text('Not charged; hi!'),
+  ],
+  conversation: [{ user: 'Charge 5' }, { steer: 'Never mind, just say hi' }],
 }
 
 /** A tool with no idempotency to offer. */

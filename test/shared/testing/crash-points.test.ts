@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { memoryEventStore } from '../../../shared/stores/memory/memory-event-store.ts'
 import { type CrashPointsReport, crashPoints } from '../../../shared/testing/crash-points.ts'
+import { runConversation } from '../../../shared/testing/crash-run.ts'
 import {
   agentDefinition,
   approvedCharge,
@@ -8,6 +10,7 @@ import {
   effects,
   reminder,
   reportedCommand,
+  steeredCharge,
   steerStopDeny,
 } from '../../support/crash-conversations.ts'
 
@@ -27,6 +30,38 @@ function expectSafe(report: CrashPointsReport): void {
   expect(report.runs).toBe(report.points + 1)
 }
 
+describe("the crash kit's conversation", () => {
+  it("Given a turn waiting for approval, When the kit's user steers, Then the steer hands over at the step boundary: the approval closes, the charge never runs, and the steering is the next turn", async () => {
+    const run = await runConversation({
+      agent: agentDefinition,
+      effects,
+      store: (now) => memoryEventStore({ now }),
+      sessionId: 'steered',
+      ...steeredCharge,
+    })
+    expect(run.stuck).toEqual([])
+    const completed = run.events.filter((event) => event.type === 'ai.message.completed')
+    expect(completed.map((event) => (event.payload as { reason?: string }).reason)).toEqual([
+      'handoff',
+      'finished',
+    ])
+    expect(
+      run.state.messages.map((message) => [
+        message.role,
+        message.parts.flatMap((part) =>
+          part.type === 'text' ? [part.text] : 'state' in part ? [part.state] : [],
+        ),
+      ]),
+    ).toEqual([
+      ['user', ['Charge 5']],
+      ['assistant', ['output-denied']],
+      ['user', ['Never mind, just say hi']],
+      ['assistant', ['Not charged; hi!']],
+    ])
+    expect(run.effects.payments).toEqual([])
+  })
+})
+
 describe('every crash point of a conversation (memory store)', () => {
   it('Given a charge that needs approval, When the process dies at any point, Then the card is charged exactly once and the transcript is the uncrashed one', async () => {
     const report = await crashPoints({ agent: agentDefinition, effects, ...approvedCharge })
@@ -44,7 +79,7 @@ describe('every crash point of a conversation (memory store)', () => {
     ).toBe(true)
   }, 120_000)
 
-  it('Given a turn waiting for approval, When the user steers, stops it and denies the next charge, Then a crash at any point changes nothing', async () => {
+  it('Given a turn waiting for approval, When the user steers, denies the next charge and stops the third, Then a crash at any point changes nothing', async () => {
     const report = await crashPoints({ agent: agentDefinition, effects, ...steerStopDeny })
     expectSafe(report)
   }, 120_000)

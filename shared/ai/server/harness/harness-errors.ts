@@ -38,9 +38,21 @@ export class UnknownHarnessError extends A2Error<'UNKNOWN_HARNESS'> {
 }
 
 /**
+ * In a Lambda function, what the deployment must say: a bundle cannot hold
+ * a package loaded by name, so the A2Agent construct installs it when told.
+ */
+function inLambda(harnessType: string): string {
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) return ''
+  return harnessType === 'fx'
+    ? ' (the FX harness does not run in a Lambda function: run it in a Node server or container)'
+    : ` (in a function the A2Agent construct deployed, set its harness: '${harnessType}' prop, which installs it beside the bundle)`
+}
+
+/**
  * A harness's package is not installed (`@mariozechner/pi-agent-core` for
  * `{ type: 'pi' }`, `@agentclientprotocol/sdk` for `{ type: 'fx' }`): the
- * step fails with this message, and `retry()` runs it again once it is.
+ * step fails with this message, and `retry()` runs it again once it is. In
+ * a Lambda function the message names the A2Agent prop that installs it.
  */
 export class HarnessUnavailableError extends A2Error<'HARNESS_UNAVAILABLE'> {
   readonly harnessType: string
@@ -49,7 +61,7 @@ export class HarnessUnavailableError extends A2Error<'HARNESS_UNAVAILABLE'> {
   constructor(harnessType: string, packageName: string, options?: ErrorOptions) {
     super(
       'HARNESS_UNAVAILABLE',
-      `The ${harnessType} harness needs ${packageName}: npm install ${packageName}`,
+      `The ${harnessType} harness needs ${packageName}: npm install ${packageName}${inLambda(harnessType)}`,
       options,
     )
     this.name = 'HarnessUnavailableError'

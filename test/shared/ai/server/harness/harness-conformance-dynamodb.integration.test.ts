@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { dynamoDBEventStore } from '../../../../../shared/stores/dynamodb/dynamodb-event-store.ts'
-import { describeHarnessConformance, scriptedSubject } from '../../../../../shared/testing/index.ts'
+import {
+  describeHarnessConformance,
+  gatewaySubject,
+  scriptedSubject,
+} from '../../../../../shared/testing/index.ts'
 import { acpSubject } from '../../../../support/acp-subject.ts'
 import { eventLogTableForSuite } from '../../../../support/aws.ts'
 
@@ -13,6 +17,15 @@ const store = (now: () => number) =>
 describeHarnessConformance(
   'ai-sdk on DynamoDB',
   scriptedSubject({ type: 'ai-sdk' }),
+  { describe, it, expect },
+  { store, timeoutMs: 30_000 },
+)
+
+// Pi's real pi-agent-core loop, its streamFn on a Gateway model ID that the
+// real @ai-sdk/gateway provider sends to the Gateway double.
+describeHarnessConformance(
+  'pi through the Gateway double on DynamoDB',
+  gatewaySubject({ type: 'pi' }),
   { describe, it, expect },
   { store, timeoutMs: 30_000 },
 )
