@@ -54,6 +54,9 @@ async function expectRefused(response: Response, status: number, code: string) {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
+/** A token's four parts: version, session, expiry, signature. */
+const partsOf = (token: string) => token.split('.') as [string, string, string, string]
+
 describe('a session capability', () => {
   it('POST {} opens a session the server names, with a token that expires', async () => {
     const { open, clock } = setup()
@@ -110,12 +113,7 @@ describe('a session capability', () => {
   it('refuses a malformed, tampered or foreign-key token with 401 TOKEN_INVALID', async () => {
     const { open, post, log } = setup()
     const { sessionId, token } = await open()
-    const [version, session, expires, signature] = token.split('.') as [
-      string,
-      string,
-      string,
-      string,
-    ]
+    const [version, session, expires, signature] = partsOf(token)
     const later = `${version}.${session}.${Number(expires) + 3600}.${signature}`
     const other = await sessionCapability({ key: 'o'.repeat(32) }).mint(sessionId)
     for (const bad of ['nonsense', later, other.token, `${token}x`]) {
@@ -128,12 +126,7 @@ describe('a session capability', () => {
   it('accepts only the canonical spelling of a token: no padding, no standard alphabet, no stray low bits', async () => {
     const { open, post, log } = setup()
     const { sessionId, token } = await open()
-    const [version, session, expires, signature] = token.split('.') as [
-      string,
-      string,
-      string,
-      string,
-    ]
+    const [version, session, expires, signature] = partsOf(token)
     // 32 bytes are 43 base64url characters: the last carries 2 unused bits.
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
     const last = alphabet.indexOf(signature.at(-1) as string)

@@ -378,6 +378,18 @@ describe('a replacement attempt', () => {
   })
 })
 
+/** A reader: opens the session's stream (its GET wakes what it wakes) and leaves. */
+async function openStream(
+  a: { fetch: (request: Request) => Promise<Response> },
+  sessionId: string,
+) {
+  const controller = new AbortController()
+  await a.fetch(
+    new Request(`http://a2.test/api/agent?sessionId=${sessionId}`, { signal: controller.signal }),
+  )
+  controller.abort()
+}
+
 describe('what a reader wakes', () => {
   it('wakes nothing for an idle, settled session: a reconnecting tab costs no wake-up', async () => {
     const woken: WakeUp[] = []
@@ -388,13 +400,7 @@ describe('what a reader wakes', () => {
         dispatcher: { wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps) },
       }),
     )
-    const read = async () => {
-      const controller = new AbortController()
-      await a.fetch(
-        new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
-      )
-      controller.abort()
-    }
+    const read = () => openStream(a, 's')
     // A session with nothing in it, then one whose passive message was decided.
     await read()
     expect(woken).toEqual([])
@@ -418,11 +424,7 @@ describe('what a reader wakes', () => {
     // A command nobody decided: the process that took it died.
     await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
     woken.length = 0
-    const controller = new AbortController()
-    await a.fetch(
-      new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
-    )
-    controller.abort()
+    await openStream(a, 's')
     expect(woken).toEqual([{ sessionId: 's', lane: 'admission', key: 'recover' }])
     woken.length = 0
     await a.runtime.run({ sessionId: 's', lane: 'admission', key: 'recover' })
@@ -445,13 +447,7 @@ describe('what a reader wakes', () => {
         },
       }),
     )
-    const read = async () => {
-      const controller = new AbortController()
-      await a.fetch(
-        new Request('http://a2.test/api/agent?sessionId=s', { signal: controller.signal }),
-      )
-      controller.abort()
-    }
+    const read = () => openStream(a, 's')
     await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
     // The append's own wake-up is in the dispatcher's hands.
     expect(woken).toEqual([{ sessionId: 's', lane: 'admission' }])
