@@ -6,7 +6,8 @@
 // for each prompt by its last text, as a deterministic agent answers the
 // same prompt alike whichever process sends it); it appends each prompt to `calls.jsonl`
 // (which also says which step comes next, across processes), each answer
-// to its permission requests to `permissions.jsonl`, and plays a
+// to its permission requests to `permissions.jsonl`, its process ID to
+// `pids.jsonl`, and plays a
 // hanging step's rest once `released` exists.
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -24,6 +25,7 @@ const { steps, approvals, byPrompt } = JSON.parse(
   approvals: string[]
   byPrompt?: Record<string, Step>
 }
+appendFileSync(join(dir, 'pids.jsonl'), `${process.pid}\n`)
 const cancelled = new Map<string, AbortController>()
 let sessions = 0
 

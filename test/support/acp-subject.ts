@@ -50,6 +50,14 @@ export function acpPeerDir(
         return []
       }
     },
+    /** The process IDs of the agent processes started on this directory. */
+    pids(): number[] {
+      try {
+        return readFileSync(join(dir, 'pids.jsonl'), 'utf8').split('\n').filter(Boolean).map(Number)
+      } catch {
+        return []
+      }
+    },
     release() {
       writeFileSync(join(dir, 'released'), '')
     },

@@ -110,6 +110,7 @@ export function agent<
     close() {
       delivery.close()
       work.abortAll('closed')
+      config.harness.close?.()
     },
   })
 

@@ -34,6 +34,8 @@ export interface Harness {
   readonly compactsByDefault: boolean
   /** One model step: its chunks, writing the response message, and its usage when known. */
   step(context: HarnessStepContext): Promise<HarnessStep>
+  /** Ends what the loop keeps open between steps (FX: its agent processes); `runtime.close()` calls it. */
+  close?(): void
 }
 
 /** What a harness gets for one step: the custom-`generate` context and A2's view of the turn. */

@@ -66,6 +66,16 @@ export function fxHarness(options: FxHarnessOptions): Harness {
       })
       return { stream }
     },
+    close() {
+      for (const timer of timers.values()) clearTimeout(timer)
+      timers.clear()
+      for (const connection of connections.values())
+        connection.then(
+          (open) => open.close(),
+          () => undefined,
+        )
+      connections.clear()
+    },
   }
 }
 

@@ -129,6 +129,33 @@ describe('the FX harness', () => {
     }
   })
 
+  it('runtime.close() ends the agent processes it keeps open between turns, before their idle time', async () => {
+    const peer = acpPeerDir([text('First answer.')])
+    try {
+      const a = agent({
+        name: 'fx',
+        model: 'openai/gpt-5.6-terra',
+        harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
+      })
+      await a.session('s').append(...inputs.message(userMessage('m1', 'One')))
+      await until(async () => textOf((await settled(a)).messages.at(-1)) === 'First answer.')
+      const [pid] = peer.pids()
+      const alive = (id: number) => {
+        try {
+          process.kill(id, 0)
+          return true
+        } catch {
+          return false
+        }
+      }
+      expect(alive(pid as number)).toBe(true)
+      a.runtime.close()
+      await until(() => !alive(pid as number) || undefined)
+    } finally {
+      peer.remove()
+    }
+  })
+
   it('a command that does not start fails the turn with the spawn error; retry() runs it again once it does', async () => {
     const peer = acpPeerDir([text('Up now.')])
     try {
