@@ -100,6 +100,9 @@ export {
   type FaultKind,
   replayCommand,
   type SessionFailure,
+  type SimModelCall,
+  type SimulatedAgent,
+  type SimulatedAgentOptions,
   type SimulationOptions,
   type SimulationReport,
   shrink,
@@ -107,4 +110,5 @@ export {
   type TraceLine,
   TURN_KINDS,
   type TurnKind,
+  USER_AGENT_TURN_KINDS,
 } from './simulator/index.ts'

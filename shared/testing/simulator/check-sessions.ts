@@ -3,7 +3,7 @@ import { sessionReducer } from '../../ai/state/session-state.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
 import { foldEvents } from '../../log/reducer.ts'
-import { brokenInvariants, explain } from './invariants.ts'
+import { brokenInvariants, explain, type SessionFacts } from './invariants.ts'
 import type { ModelSpans } from './sim-model.ts'
 import type { ProcessPool } from './sim-process.ts'
 import { emptyRecord, type UserRecord } from './user.ts'
@@ -16,6 +16,7 @@ export interface SessionFailure {
   explanation: string[]
 }
 
+import type { EffectRuns } from './user-agent.ts'
 import type { ToolLedger } from './workload-agent.ts'
 import type { World, WorldEnd } from './world.ts'
 
@@ -29,6 +30,8 @@ export interface CheckInputs {
   spans: ModelSpans
   ledger: ToolLedger
   end: WorldEnd
+  policies?: SessionFacts['policies']
+  effects?: EffectRuns
 }
 
 /**
@@ -76,6 +79,8 @@ export async function checkSessions(
       tools: inputs.ledger,
       user,
       now: world.time,
+      ...(inputs.policies ? { policies: inputs.policies } : {}),
+      ...(inputs.effects ? { effects: inputs.effects.broken(sessionId) } : {}),
     })
     if (end !== 'quiet') {
       broken.unshift(

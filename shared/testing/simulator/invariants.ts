@@ -28,7 +28,17 @@ export interface SessionFacts {
   tools: ToolLedger
   user: UserRecord
   now: number
+  /**
+   * The agent's tool rules (default: the workload agent's): tools under
+   * `toolRecovery: 'report'`, tools that need approval, and whether its
+   * effect services (charge, email) are the workload's.
+   */
+  policies?: { report: readonly string[]; approval: readonly string[]; workload: boolean }
+  /** What your effect ledgers saw broken (see `EffectRuns`). */
+  effects?: readonly string[]
 }
+
+const WORKLOAD_POLICIES = { report: ['runCommand'], approval: ['closeTicket'], workload: true }
 
 /** The invariants, each a sentence; what broke, in those words. */
 export function brokenInvariants(facts: SessionFacts): string[] {
@@ -108,18 +118,21 @@ export function brokenInvariants(facts: SessionFacts): string[] {
         return `${generationId}\u0000${toolCallId}`
       }),
   )
-  const services: Record<string, (key: string) => string> = {
-    charge: (key) => `payments\u0000${sessionId}\u0000${key}`,
-    email: (key) => `email\u0000${sessionId}\u0000${key}:email`,
-  }
+  const policies = facts.policies ?? WORKLOAD_POLICIES
+  const services: Record<string, (key: string) => string> = policies.workload
+    ? {
+        charge: (key) => `payments\u0000${sessionId}\u0000${key}`,
+        email: (key) => `email\u0000${sessionId}\u0000${key}:email`,
+      }
+    : {}
   for (const [call, keys] of facts.tools.keys) {
     const [toolName = '', session, calledId = ''] = call.split('\u0000')
     if (session !== sessionId) continue
     if (keys.size > 1)
       broken.push(`${toolName} call ${calledId} ran under ${keys.size} idempotency keys`)
     const runs = facts.tools.runs.get(call) ?? 0
-    if (toolName === 'runCommand' && runs > 1) {
-      broken.push(`runCommand (toolRecovery: 'report') ran ${runs} times for call ${calledId}`)
+    if (policies.report.includes(toolName) && runs > 1) {
+      broken.push(`${toolName} (toolRecovery: 'report') ran ${runs} times for call ${calledId}`)
     }
     const service = services[toolName]
     const identity = calls.get(calledId)
@@ -131,12 +144,15 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     }
   }
   const approved = approvalsApplied(events)
-  const closings = [...facts.tools.runs.keys()].filter((call) => {
-    const [toolName, session] = call.split('\u0000')
-    return toolName === 'closeTicket' && session === sessionId
+  const gated = [...facts.tools.runs.keys()].filter((call) => {
+    const [toolName = '', session] = call.split('\u0000')
+    return policies.approval.includes(toolName) && session === sessionId
   }).length
-  if (closings > approved)
-    broken.push(`closeTicket ran for ${closings} calls, but ${approved} approvals were applied`)
+  if (gated > approved)
+    broken.push(
+      `${policies.approval.join(', ')} ran for ${gated} calls, but ${approved} approvals were applied`,
+    )
+  broken.push(...(facts.effects ?? []))
 
   // Work that cannot be done ends, not loops: a model step, or one logical
   // tool call, is attempted a bounded number of times (the queue's receives,

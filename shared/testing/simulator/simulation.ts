@@ -8,6 +8,7 @@ import type { EventStore } from '../../log/event-store.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import { installDefaultProvider } from '../default-provider.ts'
+import { observeEffects } from '../effect-observer.ts'
 import { checkSessions, type SessionFailure } from './check-sessions.ts'
 import { FAULT_KINDS, type FaultKind, Faults, planFaults } from './faults.ts'
 import { seededRandom } from './random.ts'
@@ -19,7 +20,15 @@ import { simStore } from './sim-store.ts'
 import { SimTimers } from './sim-timers.ts'
 import { withCrashPoints } from './tool-crash-points.ts'
 import { emptyRecord, playSession, type UserRecord } from './user.ts'
-import { planSessions, type TurnKind } from './workload.ts'
+import {
+  countedTools,
+  EffectRuns,
+  type SimulatedAgent,
+  toolPolicies,
+  userScript,
+  withSummaries,
+} from './user-agent.ts'
+import { planSessions, type TurnKind, USER_AGENT_TURN_KINDS } from './workload.ts'
 import { ToolLedger, workloadAgentOptions, workloadScript } from './workload-agent.ts'
 import { type TraceLine, World, type WorldEnd } from './world.ts'
 
@@ -57,6 +66,15 @@ export interface SimulationOptions {
   ) => EventStore | Promise<EventStore>
   /** Agenda entries a run may fire before it is called a livelock (default 200,000). */
   maxSteps?: number
+  /**
+   * Your agent in place of the simulator's workload: its tools, contract,
+   * handlers and instructions, on the simulator's model (your script),
+   * store, queues, timers and clocks; users play the turn kinds that need
+   * nothing of its tools (`USER_AGENT_TURN_KINDS`, or `kinds`) with your
+   * `messages`, and your `effects` are checked: once per logical call.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
+  agent?: SimulatedAgent<any>
 }
 
 export type { SessionFailure } from './check-sessions.ts'
@@ -69,6 +87,9 @@ export interface SimulationReport {
     only?: readonly number[]
     faults: readonly FaultKind[]
     kinds?: readonly TurnKind[]
+    /** Your agent, when the run was of it (a replay passes it again). */
+    // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
+    agent?: SimulatedAgent<any>
   }
   end: WorldEnd
   failures: SessionFailure[]
@@ -122,10 +143,12 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   }
   const model = options.model ?? drawn.model
   const allowed = options.faults ?? FAULT_KINDS
+  const users = options.agent
+  const kinds = options.kinds ?? (users ? USER_AGENT_TURN_KINDS : undefined)
   const planned = planSessions(random.fork('workload'), {
     sessions,
     turns,
-    ...(options.kinds ? { kinds: options.kinds } : {}),
+    ...(kinds ? { kinds } : {}),
   })
   const plans = options.only ? planned.filter((_, index) => options.only?.includes(index)) : planned
   const faults = new Faults(planFaults(random.fork('fault plan'), allowed), random.fork('faults'))
@@ -152,14 +175,36 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const ledger = new ToolLedger()
   const returned = new Map<string, { id: string; index: number }[]>()
   const watermarks = new Map<number, Map<string, number>>()
-  const script = workloadScript(plans)
+  const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
+  const effects = new EffectRuns()
+  for (const ledger of users?.effects ?? []) ledger.reset()
+  const said = random.fork('messages')
+  const messages = users?.messages ?? ['Hello']
+  const sayings = new Map<string, string>()
+  const say = users
+    ? (sessionId: string, turn: number) => {
+        const key = `${sessionId} ${turn}`
+        const saying = sayings.get(key) ?? said.pick(messages)
+        sayings.set(key, saying)
+        return saying
+      }
+    : undefined
+  /** The agent's definition in a process (`owner`: its tools' sleeps stop when it dies). */
+  const definitionOf = (owner: () => number | undefined) =>
+    users
+      ? ({
+          ...users.options,
+          tools: countedTools(users.options.tools ?? {}, ledger),
+        } as ReturnType<typeof workloadAgentOptions>)
+      : workloadAgentOptions(world, ledger, owner)
+  const policies = users ? { ...toolPolicies(users.options), workload: false } : undefined
   const latency = schedule.fork('latency')
   const models = new Map<number, LanguageModelV4>()
   const oversizedPrompts = new Set<string>()
 
   // Only its `wakeUpsFor`, which is pure: what the stream router sends.
   const router = agent({
-    ...workloadAgentOptions(world, ledger, () => undefined),
+    ...definitionOf(() => undefined),
     model: 'unused',
     store: memoryEventStore(),
     dispatcher: { wake: async () => {} },
@@ -225,7 +270,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       models.delete(owner)
     },
     build: (parts): Agent => {
-      const definition = workloadAgentOptions(world, ledger, () => parts.owner)
+      const definition = definitionOf(() => parts.owner)
       const processModel = simModel(
         world,
         parts.owner,
@@ -260,10 +305,14 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     },
   })
   const undoProvider = installDefaultProvider(gatewayProvider(models))
+  const undoEffects = observeEffects((ledger, what, performed) =>
+    effects.record(ledger, what, performed),
+  )
   try {
     for (let n = 0; n < processes.min; n++) pool.start()
     return await runAndCheck()
   } finally {
+    undoEffects()
     undoProvider()
     for (const process of pool.live()) process.agent.runtime.close()
     router.runtime.close()
@@ -271,7 +320,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
 
   async function runAndCheck(): Promise<SimulationReport> {
     const records = new Map<string, UserRecord>()
-    const context = { world, pool, random: schedule.fork('users') }
+    const context = { world, pool, random: schedule.fork('users'), ...(say ? { say } : {}) }
     for (const plan of plans) {
       void playSession(context, plan).then(
         (record) => records.set(plan.sessionId, record),
@@ -298,6 +347,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       spans,
       ledger,
       end,
+      ...(policies ? { policies, effects } : {}),
     })
     return {
       seed: options.seed,
@@ -309,6 +359,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         faults: allowed,
         ...(options.only ? { only: options.only } : {}),
         ...(options.kinds ? { kinds: options.kinds } : {}),
+        ...(users ? { agent: users } : {}),
       },
       end,
       failures,

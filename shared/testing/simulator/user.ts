@@ -35,6 +35,8 @@ export interface UserContext {
   world: World
   pool: ProcessPool
   random: Random
+  /** What the user says to start a turn (default: `turnText()`, what the workload's model reads). */
+  say?: (sessionId: string, turn: number, kind: string) => string
 }
 
 /**
@@ -223,7 +225,9 @@ class User {
     }
     await this.append(
       `message t${index} ${turn.kind}`,
-      inputs.message(this.message(id, turnText(this.sessionId, index, turn.kind))),
+      inputs.message(
+        this.message(id, (this.context.say ?? turnText)(this.sessionId, index, turn.kind)),
+      ),
     )
     const sentAt = world.time
     let acted = false

@@ -155,7 +155,6 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
   const hungOnce = new Set<string>()
   return (call) => {
     const said = lastUserText(call)
-    if (said.startsWith('Summarize')) return text(`Summary of ${call.sessionId}.`)
     if (said.startsWith('Reminder: ')) return text(`Reminded: ${said.slice(10)}`, { chunks: 3 })
     const asked = /^\[(\S+) t(\d+)\] (\S+)/.exec(said)
     const turn = asked ? bySession.get(asked[1] as string)?.turns[Number(asked[2])] : undefined

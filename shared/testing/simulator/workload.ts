@@ -35,6 +35,16 @@ export const TURN_KINDS = [
 
 export type TurnKind = (typeof TURN_KINDS)[number]
 
+/** The turn kinds that need nothing of the agent's tools: what users play with your own agent. */
+export const USER_AGENT_TURN_KINDS: readonly TurnKind[] = [
+  'text',
+  'stop',
+  'pause',
+  'pause-after-turn',
+  'queue',
+  'passive',
+]
+
 export interface TurnPlan {
   kind: TurnKind
   /** Simulated ms before the user acts (stops, pauses, steers, answers, resumes). */
