@@ -11,8 +11,12 @@ import {
   simulate,
 } from '../../shared/testing/simulator/index.ts'
 import { brokenInvariants, type SessionFacts } from '../../shared/testing/simulator/invariants.ts'
+import { seededRandom } from '../../shared/testing/simulator/random.ts'
+import { processClock } from '../../shared/testing/simulator/sim-clock.ts'
+import { simStore, storeCaller } from '../../shared/testing/simulator/sim-store.ts'
 import { THROTTLING_ERRORS, throttlingError } from '../../shared/testing/simulator/store-faults.ts'
 import { ToolLedger } from '../../shared/testing/simulator/workload-agent.ts'
+import { World } from '../../shared/testing/simulator/world.ts'
 import type { Timers } from '../../shared/timing/timers.ts'
 import { userMessage } from '../support/agent-log.ts'
 
@@ -64,6 +68,28 @@ describe('the simulator', () => {
       'ThrottlingException',
       'RequestLimitExceeded',
     ])
+  })
+})
+
+describe("the processes' clocks", () => {
+  it('the store judges a claim by the clock of the process calling it: one whose clock jumped ahead takes it early', async () => {
+    const world = new World({ start: 0, maxSteps: 1_000, maxDurationMs: 3_600_000 })
+    const [first, second] = [world.spawn(), world.spawn()]
+    const clocks = new Map([first, second].map((owner) => [owner, processClock(world, owner)]))
+    const store = memoryEventStore({
+      now: () => clocks.get(storeCaller.getStore() ?? 0)?.now() ?? world.time,
+    })
+    const hooks = { committed() {}, returned() {} }
+    const portOf = (owner: number) =>
+      simStore(world, owner, store, undefined, seededRandom(1), hooks)
+    const taken: number[] = []
+    void (async () => {
+      await portOf(first).claim('s0', 'gen', { ttlMs: 30_000 })
+      clocks.get(second)?.jump(31_000)
+      taken.push((await portOf(second).claim('s0', 'gen', { ttlMs: 30_000 })).attempt)
+    })()
+    await world.run()
+    expect(taken).toEqual([2])
   })
 })
 
@@ -181,6 +207,29 @@ describe('the invariants', () => {
       event(n + 1, `started-${n}`, 'ai.generation.started', { requestId: 'r1', attempt: n + 1 }),
     )
     expect(brokenInvariants(facts({ events }))).toContain('model step r1 was attempted 14 times')
+  })
+
+  it('find an input request left pending, and an app event its handler never handled', () => {
+    const fresh = {
+      ...initialAIState(),
+      pendingInputs: [
+        { inputRequestId: 'ask-1', turnId: null, request: {}, status: 'pending' as const },
+      ],
+    }
+    const tools = new ToolLedger()
+    tools.handled.set('s0\u0000order-2', new Set(['k2']))
+    const broken = brokenInvariants(
+      facts({
+        fresh,
+        events: [event(1, 'order-1', 'sim.order.placed'), event(2, 'order-2', 'sim.order.placed')],
+        tools,
+      }),
+    )
+    expect(broken).toEqual([
+      'an input request is still pending',
+      'the handler of order-1 never ran',
+      'the handler of order-2 never shipped its order',
+    ])
   })
 
   it('find an erased session brought back', () => {

@@ -90,6 +90,8 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   if (fresh.inbox.items.length > 0 && !failed)
     broken.push(`${fresh.inbox.items.length} inputs still queued`)
   if (fresh.pendingApprovals.length > 0 && !failed) broken.push('an approval is still pending')
+  if (fresh.pendingInputs.some((input) => input.status === 'pending') && !failed)
+    broken.push('an input request is still pending')
   const diagnosis = diagnose(fresh, { now: facts.now })
   if (diagnosis.status === 'stuck')
     broken.push(`stuck: ${diagnosis.waits.map((wait) => wait.says).join('; ')}`)
@@ -153,6 +155,23 @@ export function brokenInvariants(facts: SessionFacts): string[] {
       `${policies.approval.join(', ')} ran for ${gated} calls, but ${approved} approvals were applied`,
     )
   broken.push(...(facts.effects ?? []))
+
+  // The app handler ran for each event it handles, under one key, its effect done.
+  if (policies.workload) {
+    for (const event of events) {
+      if (event.type !== 'sim.order.placed') continue
+      const keys = facts.tools.handled.get(`${sessionId}\u0000${event.id}`)
+      if (!keys) {
+        broken.push(`the handler of ${event.id} never ran`)
+        continue
+      }
+      if (keys.size > 1) broken.push(`the handler of ${event.id} ran under ${keys.size} keys`)
+      for (const key of keys) {
+        if (!facts.tools.effects.has(`shipping\u0000${sessionId}\u0000${key}`))
+          broken.push(`the handler of ${event.id} never shipped its order`)
+      }
+    }
+  }
 
   // Work that cannot be done ends, not loops: a model step, or one logical
   // tool call, is attempted a bounded number of times (the queue's receives,

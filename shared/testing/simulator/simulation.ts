@@ -16,7 +16,7 @@ import { catalogFetch, gatewayProvider, SIM_GATEWAY_MODEL } from './sim-gateway.
 import { ModelSpans, simModel } from './sim-model.ts'
 import { ProcessPool, workContext } from './sim-process.ts'
 import { SimQueues } from './sim-queues.ts'
-import { simStore } from './sim-store.ts'
+import { simStore, storeCaller } from './sim-store.ts'
 import { SimTimers } from './sim-timers.ts'
 import { withCrashPoints } from './tool-crash-points.ts'
 import { emptyRecord, playSession, type UserRecord } from './user.ts'
@@ -163,10 +163,13 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       return faults.pick(['before', 'after'] as const)
     },
   })
-  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(
-    () => world.time,
-    faults,
-  )
+  // The store reads the clock of the process it serves (its adapter's), else the world's.
+  const clocks = new Map<number, () => number>()
+  const storeNow = () => {
+    const owner = storeCaller.getStore()
+    return (owner === undefined ? undefined : clocks.get(owner)?.()) ?? world.time
+  }
+  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(storeNow, faults)
   const faultsAtPort = options.store === undefined
   const schedule = random.fork('schedule')
   const queues = new SimQueues(world, faults, schedule.fork('queues'))
@@ -189,6 +192,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         return saying
       }
     : undefined
+  const ordering = plans.some((plan) => plan.turns.some((turn) => turn.kind === 'order'))
   /** The agent's definition in a process (`owner`: its tools' sleeps stop when it dies). */
   const definitionOf = (owner: () => number | undefined) =>
     users
@@ -196,7 +200,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
           ...users.options,
           tools: countedTools(users.options.tools ?? {}, ledger),
         } as ReturnType<typeof workloadAgentOptions>)
-      : workloadAgentOptions(world, ledger, owner)
+      : workloadAgentOptions(world, ledger, owner, { handlers: ordering })
   const policies = users ? { ...toolPolicies(users.options), workload: false } : undefined
   const latency = schedule.fork('latency')
   const models = new Map<number, LanguageModelV4>()
@@ -270,6 +274,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       models.delete(owner)
     },
     build: (parts): Agent => {
+      clocks.set(parts.owner, parts.clock.now)
       const definition = definitionOf(() => parts.owner)
       const processModel = simModel(
         world,

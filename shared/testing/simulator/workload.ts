@@ -31,6 +31,10 @@ export const TURN_KINDS = [
   'queue',
   /** A passive message (`generate: false`) first, then a generating one. */
   'passive',
+  /** A tool asks the user for input (`inputs.requestInput`); they answer late (or twice), and the turn goes on. */
+  'ask',
+  /** A tool records an app event; the agent's handler ships the order, once per event. */
+  'order',
 ] as const
 
 export type TurnKind = (typeof TURN_KINDS)[number]
