@@ -53,6 +53,17 @@ export const PUT_BACK: Record<string, { says: string; edits: Edit[] }> = {
       },
     ],
   },
+  'sse-no-rewind': {
+    says: "not a bug of the turn: the client's SSE subscription without its rewind when the server's log is shorter than what it applied (an erased session), to show the simulated browsers read the real client through reconnects",
+    edits: [
+      {
+        file: 'ai/client/sse-subscription.ts',
+        fixed:
+          'if (options.onRewind && Number(head[1]) < options.lastIndex()) attempt.rewound = true',
+        broken: 'if (options.onRewind && Number(head[1]) < 0) attempt.rewound = true',
+      },
+    ],
+  },
 }
 
 /** What the simulator found with a bug put back. */

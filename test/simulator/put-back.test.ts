@@ -15,4 +15,9 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
     const found = await findPutBackBug('unstorable-output-reruns', { seeds: 30 })
     expect(found?.broken.join('\n')).toMatch(/was attempted \d+ times|ran \d+ times/)
   }, 60_000)
+
+  it("the browsers read through the real client: one that does not rewind when its session's log was erased never catches up", async () => {
+    const found = await findPutBackBug('sse-no-rewind', { seeds: 30 })
+    expect(found?.broken.join('\n')).toMatch(/the browser did not catch up .* the log at #0/)
+  }, 60_000)
 })

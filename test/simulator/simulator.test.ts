@@ -232,6 +232,34 @@ describe('the invariants', () => {
     ])
   })
 
+  it("find a browser that applied an event twice, lost one, or left behind the log's head", () => {
+    const log = [event(1, 'a'), event(2, 'b'), event(3, 'c')]
+    const browser = (applied: StoredEvent[], problems: string[] = []) => ({
+      sessionId: 's0',
+      applied,
+      headAtClose: 3,
+      problems,
+      drops: 1,
+      reloads: 0,
+    })
+    const fold = (events: readonly StoredEvent[]) => events.map((e) => e.id)
+    expect(brokenInvariants(facts({ events: log, browser: browser(log), fold }))).toEqual([])
+    expect(
+      brokenInvariants(
+        facts({
+          events: log,
+          browser: browser([event(1, 'a'), event(3, 'c')], ['the browser got #3 (c) after #1']),
+          fold,
+        }),
+      ),
+    ).toEqual([
+      'the browser got #3 (c) after #1',
+      'the browser applied 2 events, the log had 3 when it left',
+      "the browser's event #3 (c) is not the log's",
+      "the browser's state differs from the server's fold of the log it read",
+    ])
+  })
+
   it('find an erased session brought back', () => {
     const user = {
       sessionId: 's0',

@@ -16,6 +16,7 @@ export interface SessionFailure {
   explanation: string[]
 }
 
+import type { BrowserRecord } from './browser.ts'
 import type { EffectRuns } from './user-agent.ts'
 import type { ToolLedger } from './workload-agent.ts'
 import type { World, WorldEnd } from './world.ts'
@@ -30,6 +31,8 @@ export interface CheckInputs {
   spans: ModelSpans
   ledger: ToolLedger
   end: WorldEnd
+  /** The browsers that read sessions' streams, by session. */
+  browsers?: ReadonlyMap<string, BrowserRecord>
   policies?: SessionFacts['policies']
   effects?: EffectRuns
 }
@@ -80,6 +83,10 @@ export async function checkSessions(
       user,
       now: world.time,
       ...(inputs.policies ? { policies: inputs.policies } : {}),
+      fold: foldOf,
+      ...(inputs.browsers?.has(sessionId)
+        ? { browser: inputs.browsers.get(sessionId) as BrowserRecord }
+        : {}),
       ...(inputs.effects ? { effects: inputs.effects.broken(sessionId) } : {}),
     })
     if (end !== 'quiet') {

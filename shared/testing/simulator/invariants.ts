@@ -5,6 +5,7 @@ import type { AIState } from '../../ai/state/ai-state.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { StoredSnapshot } from '../../log/event-store.ts'
 import { brokenLogInvariants } from '../log-invariants.ts'
+import type { BrowserRecord } from './browser.ts'
 import type { ModelSpan } from './sim-model.ts'
 import type { UserRecord } from './user.ts'
 import type { ToolLedger } from './workload-agent.ts'
@@ -36,6 +37,10 @@ export interface SessionFacts {
   policies?: { report: readonly string[]; approval: readonly string[]; workload: boolean }
   /** What your effect ledgers saw broken (see `EffectRuns`). */
   effects?: readonly string[]
+  /** The browser that read the session's stream, when one did. */
+  browser?: BrowserRecord
+  /** The session's fold of some events (what a browser's state is checked against). */
+  fold?: (events: readonly StoredEvent[]) => unknown
 }
 
 const WORKLOAD_POLICIES = { report: ['runCommand'], approval: ['closeTicket'], workload: true }
@@ -44,6 +49,11 @@ const WORKLOAD_POLICIES = { report: ['runCommand'], approval: ['closeTicket'], w
 export function brokenInvariants(facts: SessionFacts): string[] {
   const { sessionId, events, fresh, user } = facts
   const broken = [...user.problems]
+
+  // A browser's view converges: what it applied is the log up to the head
+  // it caught up with, each event once, in order, as stored; its fold is
+  // the server's fold of that much.
+  if (facts.browser) broken.push(...brokenBrowser(facts.browser, events, facts.fold))
 
   if (user.erased) {
     // An erased session stays gone: nothing a late worker, timer or redelivery did brings it back.
@@ -205,6 +215,31 @@ export function brokenInvariants(facts: SessionFacts): string[] {
       )
     }
   }
+  return broken
+}
+
+function brokenBrowser(
+  browser: BrowserRecord,
+  events: readonly StoredEvent[],
+  fold: ((events: readonly StoredEvent[]) => unknown) | undefined,
+): string[] {
+  const broken = [...browser.problems]
+  if (browser.headAtClose === undefined) return broken
+  const expected = events.slice(0, browser.headAtClose)
+  const applied = browser.applied
+  if (applied.length !== expected.length)
+    broken.push(
+      `the browser applied ${applied.length} events, the log had ${expected.length} when it left`,
+    )
+  const differs = applied.findIndex(
+    (event, n) => !isDeepStrictEqual(asJson(event), asJson(expected[n])),
+  )
+  if (differs >= 0)
+    broken.push(
+      `the browser's event #${applied[differs]?.index} (${applied[differs]?.id}) is not the log's`,
+    )
+  if (fold && !isDeepStrictEqual(asJson(fold(applied)), asJson(fold(expected))))
+    broken.push("the browser's state differs from the server's fold of the log it read")
   return broken
 }
 

@@ -15,7 +15,7 @@ export interface ProcessClock {
  * an agenda entry of the process, so it fires in simulated time, in a
  * reproducible order, and never after the process died.
  */
-export function processClock(world: World, owner: number, skewMs = 0): ProcessClock {
+export function processClock(world: World, owner: number | undefined, skewMs = 0): ProcessClock {
   const handles = new Map<object, AgendaEntry>()
   const cancel = (handle: unknown): void => {
     const entry = handles.get(handle as object)

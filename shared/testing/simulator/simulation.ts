@@ -9,6 +9,7 @@ import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import { installDefaultProvider } from '../default-provider.ts'
 import { observeEffects } from '../effect-observer.ts'
+import { type BrowserRecord, browse } from './browser.ts'
 import { checkSessions, type SessionFailure } from './check-sessions.ts'
 import { FAULT_KINDS, type FaultKind, Faults, planFaults } from './faults.ts'
 import { seededRandom } from './random.ts'
@@ -325,9 +326,30 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
 
   async function runAndCheck(): Promise<SimulationReport> {
     const records = new Map<string, UserRecord>()
+    const browsers = new Map<string, BrowserRecord>()
     const context = { world, pool, random: schedule.fork('users'), ...(say ? { say } : {}) }
+    const browsing = random.fork('browsers')
     for (const plan of plans) {
-      void playSession(context, plan).then(
+      const played = playSession(context, plan)
+      // Browsers on the memory store only: another store's tail may poll on real time.
+      if (options.store === undefined && browsing.chance(0.6)) {
+        void browse(
+          { world, pool, random: browsing.fork(plan.sessionId), store },
+          plan.sessionId,
+          played,
+        ).then(
+          (record) => browsers.set(plan.sessionId, record),
+          (error: unknown) =>
+            browsers.set(plan.sessionId, {
+              sessionId: plan.sessionId,
+              applied: [],
+              problems: [`the browser failed: ${error instanceof Error ? error.stack : error}`],
+              drops: 0,
+              reloads: 0,
+            }),
+        )
+      }
+      void played.then(
         (record) => records.set(plan.sessionId, record),
         (error: unknown) =>
           records.set(plan.sessionId, {
@@ -352,6 +374,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       spans,
       ledger,
       end,
+      browsers,
       ...(policies ? { policies, effects } : {}),
     })
     return {
