@@ -1,5 +1,19 @@
 import type { StoredEvent } from '../log/event.ts'
-import { GLOBAL_TIMERS, type Timers } from '../timing/timers.ts'
+
+/** The timers a stream runs on (`Timers` of shared/timing, which this layer does not import). */
+interface SseTimers {
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+  setInterval(callback: () => void, ms: number): unknown
+  clearInterval(handle: unknown): void
+}
+
+const GLOBAL_SSE_TIMERS: SseTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setInterval: (callback, ms) => setInterval(callback, ms),
+  clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+}
 
 const encoder = new TextEncoder()
 
@@ -95,7 +109,7 @@ export interface SseResponseOptions {
   pageEvents?: number
   signal?: AbortSignal
   /** The timers of the heartbeat, the quiet end and `maxDurationMs` (default: the global ones; an agent's clock seam). */
-  timers?: Timers
+  timers?: SseTimers
 }
 
 /**
@@ -121,7 +135,7 @@ export function sseResponseBody(
     quietRetryMs = DEFAULT_QUIET_RETRY_MS,
     bufferBytes = DEFAULT_BUFFER_BYTES,
     pageEvents = DEFAULT_PAGE_EVENTS,
-    timers: clock = GLOBAL_TIMERS,
+    timers: clock = GLOBAL_SSE_TIMERS,
   } = options
   /** Aborted when the stream ends, for whatever reason: stops every read. */
   const stop = new AbortController()

@@ -34,6 +34,15 @@ const REGRESSIONS: { found: string; options: SimulationOptions }[] = [
     found: 'the same, the newer attempt in another process',
     options: { seed: 977 },
   },
+  {
+    found:
+      "a step whose output the log refused stopped reading its model stream without ending it (the retry's call overlapped it)",
+    options: { seed: 112 },
+  },
+  {
+    found: 'the same, the stalled stream timing out after the retry began',
+    options: { seed: 285 },
+  },
 ]
 
 describe('the simulator', () => {

@@ -45,13 +45,14 @@ describe('the SSE clock seam', () => {
         quietMs: 10_000,
       },
     )
-    const reader = body.pipeThrough(new TextDecoderStream()).getReader()
+    const reader = body.getReader()
+    const decoder = new TextDecoder()
     let text = ''
     const reading = (async () => {
       for (;;) {
         const { value, done } = await reader.read()
         if (done) return
-        text += value
+        text += decoder.decode(value, { stream: true })
       }
     })()
     await new Promise((resolve) => setTimeout(resolve, 10))
