@@ -68,9 +68,12 @@ export const PUT_BACK: Record<string, { says: string; edits: Edit[] }> = {
 
 /** What the simulator found with a bug put back. */
 export interface PutBackFinding {
+  /** The first failing seed. */
   seed: number
   tried: number
   broken: string[]
+  /** With `every`: all the seeds tried that failed. */
+  failing: number[]
 }
 
 /**
@@ -80,7 +83,15 @@ export interface PutBackFinding {
  */
 export async function findPutBackBug(
   name: string,
-  { from = 1, seeds = 200 }: { from?: number; seeds?: number } = {},
+  {
+    from = 1,
+    seeds = 200,
+    every = false,
+  }: {
+    from?: number
+    seeds?: number /** Try every seed, not stop at the first failing. */
+    every?: boolean
+  } = {},
 ): Promise<PutBackFinding | undefined> {
   const bug = PUT_BACK[name]
   if (!bug) throw new TypeError(`No bug "${name}" to put back`)
@@ -102,19 +113,23 @@ export async function findPutBackBug(
     pathToFileURL(simulator).href
   )) as typeof import('../../shared/testing/simulator/index.ts')
   try {
+    let found: PutBackFinding | undefined
     for (let seed = from; seed < from + seeds; seed++) {
       const report = await simulate({ seed })
-      if (report.failures.length > 0) {
-        return {
-          seed,
-          tried: seed - from + 1,
-          broken: report.failures.flatMap((failure) =>
-            failure.broken.map((line) => `${failure.sessionId}: ${line}`),
-          ),
-        }
+      if (report.failures.length === 0) continue
+      found ??= {
+        seed,
+        tried: seed - from + 1,
+        broken: report.failures.flatMap((failure) =>
+          failure.broken.map((line) => `${failure.sessionId}: ${line}`),
+        ),
+        failing: [],
       }
+      found.failing.push(seed)
+      if (!every) break
     }
-    return undefined
+    if (found && every) found.tried = seeds
+    return found
   } finally {
     rmSync(copy, { recursive: true, force: true })
   }

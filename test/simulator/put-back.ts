@@ -6,6 +6,7 @@
  *   npm run simulate:put-back -- store-global-metadata-id
  *   npm run simulate:put-back -- unstorable-output-reruns --seeds 200 --from 1
  *   npm run simulate:put-back -- all
+ *   npm run simulate:put-back -- all --seeds 100 --every   # how many of the seeds find it
  *
  * Exits non-zero when a bug was not found within the seeds. The bugs and
  * what put them back are `PUT_BACK` (put-back-bugs.ts).
@@ -17,6 +18,7 @@ const { values, positionals } = parseArgs({
   options: {
     seeds: { type: 'string', default: '200' },
     from: { type: 'string', default: '1' },
+    every: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 })
@@ -32,11 +34,12 @@ for (const name of names) {
   const found = await findPutBackBug(name, {
     from: Number(values.from),
     seeds: Number(values.seeds),
+    every: values.every,
   })
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
   if (found) {
     console.log(
-      `${name}: found by seed ${found.seed} (${found.tried} seeds tried, ${seconds} s): ${found.broken.slice(0, 3).join('; ')}`,
+      `${name}: found by seed ${found.seed} (${found.tried} seeds tried, ${seconds} s${values.every ? `; ${found.failing.length} failing: ${found.failing.join(' ')}` : ''}): ${found.broken.slice(0, 3).join('; ')}`,
     )
   } else {
     missed++

@@ -182,16 +182,11 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
   const effects = new EffectRuns()
   for (const ledger of users?.effects ?? []) ledger.reset()
-  const said = random.fork('messages')
   const messages = users?.messages ?? ['Hello']
-  const sayings = new Map<string, string>()
+  // Each turn's message from its own stream: the same whichever sessions a replay keeps.
   const say = users
-    ? (sessionId: string, turn: number) => {
-        const key = `${sessionId} ${turn}`
-        const saying = sayings.get(key) ?? said.pick(messages)
-        sayings.set(key, saying)
-        return saying
-      }
+    ? (sessionId: string, turn: number) =>
+        random.fork(`message ${sessionId} ${turn}`).pick(messages)
     : undefined
   const ordering = plans.some((plan) => plan.turns.some((turn) => turn.kind === 'order'))
   /** The agent's definition in a process (`owner`: its tools' sleeps stop when it dies). */
@@ -328,13 +323,14 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     const records = new Map<string, UserRecord>()
     const browsers = new Map<string, BrowserRecord>()
     const context = { world, pool, random: schedule.fork('users'), ...(say ? { say } : {}) }
-    const browsing = random.fork('browsers')
     for (const plan of plans) {
       const played = playSession(context, plan)
+      // Each session's browser from its own stream (a replay of one session keeps it).
+      const browsing = random.fork(`browser ${plan.sessionId}`)
       // Browsers on the memory store only: another store's tail may poll on real time.
       if (options.store === undefined && browsing.chance(0.6)) {
         void browse(
-          { world, pool, random: browsing.fork(plan.sessionId), store },
+          { world, pool, random: browsing, store },
           plan.sessionId,
           played,
         ).then(
