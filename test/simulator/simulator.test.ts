@@ -39,6 +39,11 @@ const REGRESSIONS: { found: string; options: SimulationOptions }[] = [
     found: 'the same, the stalled stream timing out after the retry began',
     options: { seed: 864 },
   },
+  {
+    found:
+      "a tool's input request decided after its turn was stopped became a pending input of no turn, waiting forever",
+    options: { seed: 2262 },
+  },
 ]
 
 describe('the simulator', () => {

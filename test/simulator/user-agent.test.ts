@@ -78,7 +78,7 @@ describe("the simulator on the user's own agent", () => {
 
   it('reports, with its seed, a charge run again without an idempotencyKey', async () => {
     let found: SimulationReport | undefined
-    for (let seed = 1; seed <= SEEDS && !found; seed++) {
+    for (let seed = 1; seed <= 2 * SEEDS && !found; seed++) {
       const report = await simulate({ seed, agent: shop(false) })
       if (report.failures.length > 0) found = report
     }

@@ -329,11 +329,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       const browsing = random.fork(`browser ${plan.sessionId}`)
       // Browsers on the memory store only: another store's tail may poll on real time.
       if (options.store === undefined && browsing.chance(0.6)) {
-        void browse(
-          { world, pool, random: browsing, store },
-          plan.sessionId,
-          played,
-        ).then(
+        void browse({ world, pool, random: browsing, store }, plan.sessionId, played).then(
           (record) => browsers.set(plan.sessionId, record),
           (error: unknown) =>
             browsers.set(plan.sessionId, {
