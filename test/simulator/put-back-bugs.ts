@@ -66,6 +66,14 @@ export const PUT_BACK: Record<string, { says: string; edits: Edit[] }> = {
   },
 }
 
+/**
+ * A put-back bug may make a run loop: it is called a livelock after this many
+ * agenda entries (a passing seed takes a few thousand), not the default's
+ * 200,000, so a search takes seconds. A seed counts only if it passes on the
+ * fixed code with the same budget.
+ */
+const MAX_STEPS = 8_000
+
 /** What the simulator found with a bug put back. */
 export interface PutBackFinding {
   /** The first failing seed. */
@@ -79,7 +87,8 @@ export interface PutBackFinding {
 /**
  * Copies shared/ to `.put-back/<bug>/shared` (inside the repository, so its
  * packages resolve), makes the bug's edits there, and runs the copy's
- * simulator from seed `from` until a seed fails, at most `seeds` seeds.
+ * simulator from seed `from` until a seed fails there and passes on the
+ * fixed code, at most `seeds` seeds.
  */
 export async function findPutBackBug(
   name: string,
@@ -87,10 +96,13 @@ export async function findPutBackBug(
     from = 1,
     seeds = 200,
     every = false,
+    maxSteps = MAX_STEPS,
   }: {
     from?: number
-    seeds?: number /** Try every seed, not stop at the first failing. */
+    seeds?: number
+    /** Try every seed, not stop at the first failing. */
     every?: boolean
+    maxSteps?: number
   } = {},
 ): Promise<PutBackFinding | undefined> {
   const bug = PUT_BACK[name]
@@ -112,11 +124,14 @@ export async function findPutBackBug(
   const { simulate } = (await import(
     pathToFileURL(simulator).href
   )) as typeof import('../../shared/testing/simulator/index.ts')
+  const fixed = await import('../../shared/testing/simulator/index.ts')
   try {
     let found: PutBackFinding | undefined
     for (let seed = from; seed < from + seeds; seed++) {
-      const report = await simulate({ seed })
+      const report = await simulate({ seed, maxSteps })
       if (report.failures.length === 0) continue
+      // Only what the fix holds: the same seed, the same budget, passes on the fixed code.
+      if ((await fixed.simulate({ seed, maxSteps })).failures.length > 0) continue
       found ??= {
         seed,
         tried: seed - from + 1,

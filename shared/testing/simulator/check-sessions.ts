@@ -49,6 +49,8 @@ export async function checkSessions(
   const reducer = sessionReducer(undefined)
   const foldOf = (events: readonly StoredEvent[]) =>
     foldEvents(reducer, { state: reducer.initialState, index: 0 }, events).state
+  // A run that ran out of budget (a livelock) still has its processes asked.
+  if (end !== 'quiet') world.extend({ steps: 20_000, ms: 3_600_000 })
   const failures: SessionFailure[] = []
   let events = 0
   let compactions = 0
@@ -63,7 +65,8 @@ export async function checkSessions(
         state: (await process.agent.session(sessionId).state()).state as AIState,
       })),
     )
-    await world.run()
+    // A quiet world runs to quiet again; a livelocked one only until the answers are in.
+    await world.run(end === 'quiet' ? undefined : asked)
     const processStates = await asked
     const stored = await store.readSnapshot(sessionId, reducer.name)
     const snapshot = stored && { stored, fold: foldOf(log.slice(0, stored.index)) }
