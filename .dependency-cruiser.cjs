@@ -53,6 +53,8 @@ const LAYERS = {
       'stores',
       'ai-core',
       'ai-server',
+      // The simulator's browsers run the client's SSE subscription.
+      'ai-client',
       'aws',
       'node',
       'entries',

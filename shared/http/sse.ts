@@ -1,5 +1,20 @@
 import type { StoredEvent } from '../log/event.ts'
 
+/** The timers a stream runs on (`Timers` of shared/timing, which this layer does not import). */
+interface SseTimers {
+  setTimeout(callback: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+  setInterval(callback: () => void, ms: number): unknown
+  clearInterval(handle: unknown): void
+}
+
+const GLOBAL_SSE_TIMERS: SseTimers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setInterval: (callback, ms) => setInterval(callback, ms),
+  clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
+}
+
 const encoder = new TextEncoder()
 
 /**
@@ -93,6 +108,8 @@ export interface SseResponseOptions {
   /** Events per read while catching up (default 100). */
   pageEvents?: number
   signal?: AbortSignal
+  /** The timers of the heartbeat, the quiet end and `maxDurationMs` (default: the global ones; an agent's clock seam). */
+  timers?: SseTimers
 }
 
 /**
@@ -118,10 +135,11 @@ export function sseResponseBody(
     quietRetryMs = DEFAULT_QUIET_RETRY_MS,
     bufferBytes = DEFAULT_BUFFER_BYTES,
     pageEvents = DEFAULT_PAGE_EVENTS,
+    timers: clock = GLOBAL_SSE_TIMERS,
   } = options
   /** Aborted when the stream ends, for whatever reason: stops every read. */
   const stop = new AbortController()
-  const timers: ReturnType<typeof setTimeout>[] = []
+  const timers: { handle: unknown; interval: boolean }[] = []
   let controller!: ReadableStreamDefaultController<Uint8Array>
   let ended = false
 
@@ -144,7 +162,10 @@ export function sseResponseBody(
     ended = true
     stop.abort()
     dropTail()
-    for (const timer of timers) clearTimeout(timer)
+    for (const { handle, interval } of timers) {
+      if (interval) clock.clearInterval(handle)
+      else clock.clearTimeout(handle)
+    }
     if (how === 'leave') return
     try {
       if (how === 'quiet') {
@@ -188,7 +209,7 @@ export function sseResponseBody(
       }
       const current = tail
       const quiet =
-        quietMs === false ? undefined : setTimeout(() => end('quiet'), Math.max(0, quietMs))
+        quietMs === false ? undefined : clock.setTimeout(() => end('quiet'), Math.max(0, quietMs))
       try {
         const result = await current.iterator.next()
         if (result.done) {
@@ -197,7 +218,7 @@ export function sseResponseBody(
         }
         if (result.value.index > cursor) return result.value
       } finally {
-        clearTimeout(quiet)
+        if (quiet !== undefined) clock.clearTimeout(quiet)
       }
     }
     return undefined
@@ -211,12 +232,17 @@ export function sseResponseBody(
         send(retryFrame(retryMs))
         if (options.head !== undefined) send(headFrame(options.head))
         // A queue already full means the reader is not reading: a heartbeat would not help.
-        timers.push(
-          setInterval(() => {
+        timers.push({
+          handle: clock.setInterval(() => {
             if ((controller.desiredSize ?? 0) > 0) send(HEARTBEAT_FRAME)
           }, heartbeatMs),
-        )
-        if (maxDurationMs !== undefined) timers.push(setTimeout(() => end('close'), maxDurationMs))
+          interval: true,
+        })
+        if (maxDurationMs !== undefined)
+          timers.push({
+            handle: clock.setTimeout(() => end('close'), maxDurationMs),
+            interval: false,
+          })
         if (options.signal?.aborted) end('close')
       },
       // Every pull sends at least one frame (or ends the stream): a pull that

@@ -21,6 +21,7 @@ import {
   crashingStore,
   crashingTools,
 } from './crash-ports.ts'
+import { effectObserved } from './effect-observer.ts'
 import { type Step, scriptedModel } from './scripted-model.ts'
 
 /** One thing the user does, once the session has nothing left to do. */
@@ -64,10 +65,14 @@ export function effectLedger(name = 'effects'): EffectLedger {
     performed,
     perform(what, idempotencyKey) {
       if (idempotencyKey !== undefined) {
-        if (keys.has(idempotencyKey)) return false
+        if (keys.has(idempotencyKey)) {
+          effectObserved(name, what, false)
+          return false
+        }
         keys.add(idempotencyKey)
       }
       performed.push(what)
+      effectObserved(name, what, true)
       return true
     },
     reset() {

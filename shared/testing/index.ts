@@ -24,9 +24,12 @@
 //   FIFO lane queues, timers, a scripted model) in a seeded world on
 //   simulated time, with DynamoDB's, SQS's, the Scheduler's and the model's
 //   faults and processes killed at any call, users playing random sessions,
+//   browsers reading their streams through the client and reconnecting,
 //   and the invariants checked once the world is quiet; a failure replays
 //   from its seed (`replayCommand()`), `shrink()` makes it smaller and
-//   `describeFailure()` prints its trace.
+//   `describeFailure()` prints its trace. `simulate({ seed, agent })` runs
+//   your own agent (its tools, handlers, contract) in place of the
+//   workload, your `effectLedger()`s checked once per logical call.
 // - `describeEventStoreConformance()`: the suite every store of this package
 //   passes, to run on your own `EventStore` (vitest; pass its
 //   `describe`/`it`/`expect`, so importing this entry loads no test runner),
@@ -100,6 +103,9 @@ export {
   type FaultKind,
   replayCommand,
   type SessionFailure,
+  type SimModelCall,
+  type SimulatedAgent,
+  type SimulatedAgentOptions,
   type SimulationOptions,
   type SimulationReport,
   shrink,
@@ -107,4 +113,5 @@ export {
   type TraceLine,
   TURN_KINDS,
   type TurnKind,
+  USER_AGENT_TURN_KINDS,
 } from './simulator/index.ts'

@@ -1,6 +1,7 @@
 /**
- * The timers the runtime's own in-process waits run on: claim renewals and
- * progress batching windows. The default is the global ones; a simulator
+ * The timers the runtime's own in-process waits run on: claim renewals,
+ * progress batching windows, the SSE stream's heartbeat and quiet end (and a
+ * client's SSE subscription, given them). The default is the global ones; a simulator
  * passes its own, on simulated time, so a run is reproducible from a seed
  * (see `simulate()` in `a2-aws/test`).
  */

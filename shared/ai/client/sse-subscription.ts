@@ -1,7 +1,7 @@
 import { createParser } from 'eventsource-parser'
 import type { StoredEvent } from '../../log/event.ts'
 import { backoff } from '../../timing/backoff.ts'
-import { sleep } from '../../timing/sleep.ts'
+import { GLOBAL_TIMERS, type Timers } from '../../timing/timers.ts'
 import { type BackoffOptions, CLIENT_RETRY_POLICY, clientBackoff } from './backoff.ts'
 import { type AgentClientError, errorFromResponse, networkError } from './client-error.ts'
 import { type Endpoint, resolveHeaders, sessionUrl } from './endpoint.ts'
@@ -47,6 +47,12 @@ export interface SseSubscriptionOptions {
   /** How often a resting subscription checks the head while the page is visible (default 8 s). */
   idleCheckMs?: number
   backoff?: BackoffOptions
+  /**
+   * The clock seam (default: the global timers, `Date.now`, `Math.random`
+   * for the backoff's jitter): a simulator runs the subscription on
+   * simulated time, reproducibly (`simulate()` in `a2-aws/test`).
+   */
+  clock?: { timers?: Timers; now?: () => number; random?: () => number }
 }
 
 export interface SseSubscription {
@@ -96,6 +102,19 @@ interface Attempt {
  * stream.close()
  */
 export function openSseSubscription(options: SseSubscriptionOptions): SseSubscription {
+  const timers = options.clock?.timers ?? GLOBAL_TIMERS
+  const now = options.clock?.now ?? Date.now
+  const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      if (signal.aborted) return resolve()
+      const timer = timers.setTimeout(done, ms)
+      signal.addEventListener('abort', done, { once: true })
+      function done(): void {
+        timers.clearTimeout(timer)
+        signal.removeEventListener('abort', done)
+        resolve()
+      }
+    })
   const closed = new AbortController()
   let retryHint: number | undefined
   /** Resolves the rest in progress, if any. */
@@ -112,12 +131,12 @@ export function openSseSubscription(options: SseSubscriptionOptions): SseSubscri
     while (!closed.signal.aborted) {
       const wait = page?.hidden() ? Math.max(interval, HIDDEN_CHECK_MS) : interval
       const woken = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => done(false), wait)
+        const timer = timers.setTimeout(() => done(false), wait)
         const onClose = (): void => done(false)
         closed.signal.addEventListener('abort', onClose, { once: true })
         wakeRest = () => done(true)
         function done(byWake: boolean): void {
-          clearTimeout(timer)
+          timers.clearTimeout(timer)
           closed.signal.removeEventListener('abort', onClose)
           wakeRest = undefined
           resolve(byWake)
@@ -147,7 +166,7 @@ export function openSseSubscription(options: SseSubscriptionOptions): SseSubscri
     while (!closed.signal.aborted) {
       if (resuming) options.onHead?.(undefined)
       else options.onStatus(attempt === 0 && error === null ? 'connecting' : 'reconnecting', error)
-      const openedAt = Date.now()
+      const openedAt = now()
       const result = await readOnce(options, closed.signal, (ms) => {
         retryHint = ms
       })
@@ -164,7 +183,7 @@ export function openSseSubscription(options: SseSubscriptionOptions): SseSubscri
         error = null
         resuming = true
         if (options.expectsNews?.()) {
-          await sleep(Math.max(0, MIN_STREAM_MS - (Date.now() - openedAt)), closed.signal)
+          await sleep(Math.max(0, MIN_STREAM_MS - (now() - openedAt)), closed.signal)
         } else {
           await rest()
         }
@@ -181,7 +200,11 @@ export function openSseSubscription(options: SseSubscriptionOptions): SseSubscri
         options.backoff?.baseDelayMs ?? retryHint ?? CLIENT_RETRY_POLICY.baseDelayMs
       options.onStatus('reconnecting', error)
       await sleep(
-        backoff(attempt++, clientBackoff({ ...options.backoff, baseDelayMs })),
+        backoff(
+          attempt++,
+          clientBackoff({ ...options.backoff, baseDelayMs }),
+          options.clock?.random,
+        ),
         closed.signal,
       )
     }

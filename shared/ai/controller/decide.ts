@@ -248,6 +248,17 @@ function judge<M extends UIMessage>(
       }
       if (request.turnId !== undefined && request.turnId !== active?.turnId)
         return reject('stale-turn')
+      // A tool's request joins its call's turn: once that turn ended (a Stop
+      // decided first), the request is stale, as the turn's own pending
+      // inputs were closed with it, not a pending input of no turn.
+      if (
+        request.turnId === undefined &&
+        request.toolCallId !== undefined &&
+        !state.tools.some(
+          (tool) => tool.toolCallId === request.toolCallId && tool.turnId === active?.turnId,
+        )
+      )
+        return reject('stale-turn')
       const { action: _action, turnId, ...rest } = request
       return {
         changes: [{ op: 'input.request', ...rest, turnId: turnId ?? active?.turnId ?? null }],

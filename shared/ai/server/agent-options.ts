@@ -108,7 +108,8 @@ export interface AgentOptions<
   now?: () => number
   /**
    * The timers of the runtime's own waits in this process (claim renewals,
-   * progress batching windows); default the global ones. With `now`, the
+   * progress batching windows, the SSE stream's heartbeat and quiet end);
+   * default the global ones. With `now`, the
    * clock seam a simulator drives: `simulate()` in `a2-aws/test` runs them
    * on simulated time.
    */

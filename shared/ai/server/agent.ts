@@ -135,7 +135,8 @@ export function agent<
       }
       await wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }])
     },
-    ...(options.stream ? { stream: options.stream } : {}),
+    // The stream's heartbeat and quiet end run on the clock seam too.
+    stream: { ...options.stream, timers: config.timers },
   })
 
   const { session, ...runtimeParts } = runtime

@@ -3,7 +3,7 @@ import { sessionReducer } from '../../ai/state/session-state.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
 import { foldEvents } from '../../log/reducer.ts'
-import { brokenInvariants, explain } from './invariants.ts'
+import { brokenInvariants, explain, type SessionFacts } from './invariants.ts'
 import type { ModelSpans } from './sim-model.ts'
 import type { ProcessPool } from './sim-process.ts'
 import { emptyRecord, type UserRecord } from './user.ts'
@@ -16,6 +16,8 @@ export interface SessionFailure {
   explanation: string[]
 }
 
+import type { BrowserRecord } from './browser.ts'
+import type { EffectRuns } from './user-agent.ts'
 import type { ToolLedger } from './workload-agent.ts'
 import type { World, WorldEnd } from './world.ts'
 
@@ -29,6 +31,10 @@ export interface CheckInputs {
   spans: ModelSpans
   ledger: ToolLedger
   end: WorldEnd
+  /** The browsers that read sessions' streams, by session. */
+  browsers?: ReadonlyMap<string, BrowserRecord>
+  policies?: SessionFacts['policies']
+  effects?: EffectRuns
 }
 
 /**
@@ -43,6 +49,8 @@ export async function checkSessions(
   const reducer = sessionReducer(undefined)
   const foldOf = (events: readonly StoredEvent[]) =>
     foldEvents(reducer, { state: reducer.initialState, index: 0 }, events).state
+  // A run that ran out of budget (a livelock) still has its processes asked.
+  if (end !== 'quiet') world.extend({ steps: 20_000, ms: 3_600_000 })
   const failures: SessionFailure[] = []
   let events = 0
   let compactions = 0
@@ -57,7 +65,8 @@ export async function checkSessions(
         state: (await process.agent.session(sessionId).state()).state as AIState,
       })),
     )
-    await world.run()
+    // A quiet world runs to quiet again; a livelocked one only until the answers are in.
+    await world.run(end === 'quiet' ? undefined : asked)
     const processStates = await asked
     const stored = await store.readSnapshot(sessionId, reducer.name)
     const snapshot = stored && { stored, fold: foldOf(log.slice(0, stored.index)) }
@@ -76,6 +85,12 @@ export async function checkSessions(
       tools: inputs.ledger,
       user,
       now: world.time,
+      ...(inputs.policies ? { policies: inputs.policies } : {}),
+      fold: foldOf,
+      ...(inputs.browsers?.has(sessionId)
+        ? { browser: inputs.browsers.get(sessionId) as BrowserRecord }
+        : {}),
+      ...(inputs.effects ? { effects: inputs.effects.broken(sessionId) } : {}),
     })
     if (end !== 'quiet') {
       broken.unshift(

@@ -40,6 +40,12 @@ export const FAULT_KINDS = [
   'process.killed',
   /** A process's clock is off by up to a second. */
   'clock.skew',
+  /**
+   * A process's clock steps ahead or behind by 1 to 10 s while it runs: the
+   * claims it judges (its store adapter's conditions) expire early or late
+   * for it, its events' timestamps and timers move with it.
+   */
+  'clock.jump',
 ] as const
 
 export type FaultKind = (typeof FAULT_KINDS)[number]
@@ -65,6 +71,7 @@ const RATES: Record<FaultKind, readonly number[]> = {
   'model.stall': [0.03, 0.1],
   'process.killed': [0.002, 0.01],
   'clock.skew': [1],
+  'clock.jump': [0.2, 0.5],
 }
 
 /** A seed's faults: each kind on with probability `density`, at one of its rates. */

@@ -2,11 +2,13 @@
 export { describeFailure, traceLine } from './describe.ts'
 export { FAULT_KINDS, type FaultKind } from './faults.ts'
 export { parseFaults, replayCommand, shrink } from './shrink.ts'
+export type { SimModelCall } from './sim-model.ts'
 export {
   type SessionFailure,
   type SimulationOptions,
   type SimulationReport,
   simulate,
 } from './simulation.ts'
-export { TURN_KINDS, type TurnKind } from './workload.ts'
+export type { SimulatedAgent, SimulatedAgentOptions } from './user-agent.ts'
+export { TURN_KINDS, type TurnKind, USER_AGENT_TURN_KINDS } from './workload.ts'
 export type { TraceLine } from './world.ts'

@@ -5,6 +5,7 @@ import type { AIState } from '../../ai/state/ai-state.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { StoredSnapshot } from '../../log/event-store.ts'
 import { brokenLogInvariants } from '../log-invariants.ts'
+import type { BrowserRecord } from './browser.ts'
 import type { ModelSpan } from './sim-model.ts'
 import type { UserRecord } from './user.ts'
 import type { ToolLedger } from './workload-agent.ts'
@@ -28,12 +29,31 @@ export interface SessionFacts {
   tools: ToolLedger
   user: UserRecord
   now: number
+  /**
+   * The agent's tool rules (default: the workload agent's): tools under
+   * `toolRecovery: 'report'`, tools that need approval, and whether its
+   * effect services (charge, email) are the workload's.
+   */
+  policies?: { report: readonly string[]; approval: readonly string[]; workload: boolean }
+  /** What your effect ledgers saw broken (see `EffectRuns`). */
+  effects?: readonly string[]
+  /** The browser that read the session's stream, when one did. */
+  browser?: BrowserRecord
+  /** The session's fold of some events (what a browser's state is checked against). */
+  fold?: (events: readonly StoredEvent[]) => unknown
 }
+
+const WORKLOAD_POLICIES = { report: ['runCommand'], approval: ['closeTicket'], workload: true }
 
 /** The invariants, each a sentence; what broke, in those words. */
 export function brokenInvariants(facts: SessionFacts): string[] {
   const { sessionId, events, fresh, user } = facts
   const broken = [...user.problems]
+
+  // A browser's view converges: what it applied is the log up to the head
+  // it caught up with, each event once, in order, as stored; its fold is
+  // the server's fold of that much.
+  if (facts.browser) broken.push(...brokenBrowser(facts.browser, events, facts.fold))
 
   if (user.erased) {
     // An erased session stays gone: nothing a late worker, timer or redelivery did brings it back.
@@ -80,6 +100,8 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   if (fresh.inbox.items.length > 0 && !failed)
     broken.push(`${fresh.inbox.items.length} inputs still queued`)
   if (fresh.pendingApprovals.length > 0 && !failed) broken.push('an approval is still pending')
+  if (fresh.pendingInputs.some((input) => input.status === 'pending') && !failed)
+    broken.push('an input request is still pending')
   const diagnosis = diagnose(fresh, { now: facts.now })
   if (diagnosis.status === 'stuck')
     broken.push(`stuck: ${diagnosis.waits.map((wait) => wait.says).join('; ')}`)
@@ -108,18 +130,21 @@ export function brokenInvariants(facts: SessionFacts): string[] {
         return `${generationId}\u0000${toolCallId}`
       }),
   )
-  const services: Record<string, (key: string) => string> = {
-    charge: (key) => `payments\u0000${sessionId}\u0000${key}`,
-    email: (key) => `email\u0000${sessionId}\u0000${key}:email`,
-  }
+  const policies = facts.policies ?? WORKLOAD_POLICIES
+  const services: Record<string, (key: string) => string> = policies.workload
+    ? {
+        charge: (key) => `payments\u0000${sessionId}\u0000${key}`,
+        email: (key) => `email\u0000${sessionId}\u0000${key}:email`,
+      }
+    : {}
   for (const [call, keys] of facts.tools.keys) {
     const [toolName = '', session, calledId = ''] = call.split('\u0000')
     if (session !== sessionId) continue
     if (keys.size > 1)
       broken.push(`${toolName} call ${calledId} ran under ${keys.size} idempotency keys`)
     const runs = facts.tools.runs.get(call) ?? 0
-    if (toolName === 'runCommand' && runs > 1) {
-      broken.push(`runCommand (toolRecovery: 'report') ran ${runs} times for call ${calledId}`)
+    if (policies.report.includes(toolName) && runs > 1) {
+      broken.push(`${toolName} (toolRecovery: 'report') ran ${runs} times for call ${calledId}`)
     }
     const service = services[toolName]
     const identity = calls.get(calledId)
@@ -131,12 +156,32 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     }
   }
   const approved = approvalsApplied(events)
-  const closings = [...facts.tools.runs.keys()].filter((call) => {
-    const [toolName, session] = call.split('\u0000')
-    return toolName === 'closeTicket' && session === sessionId
+  const gated = [...facts.tools.runs.keys()].filter((call) => {
+    const [toolName = '', session] = call.split('\u0000')
+    return policies.approval.includes(toolName) && session === sessionId
   }).length
-  if (closings > approved)
-    broken.push(`closeTicket ran for ${closings} calls, but ${approved} approvals were applied`)
+  if (gated > approved)
+    broken.push(
+      `${policies.approval.join(', ')} ran for ${gated} calls, but ${approved} approvals were applied`,
+    )
+  broken.push(...(facts.effects ?? []))
+
+  // The app handler ran for each event it handles, under one key, its effect done.
+  if (policies.workload) {
+    for (const event of events) {
+      if (event.type !== 'sim.order.placed') continue
+      const keys = facts.tools.handled.get(`${sessionId}\u0000${event.id}`)
+      if (!keys) {
+        broken.push(`the handler of ${event.id} never ran`)
+        continue
+      }
+      if (keys.size > 1) broken.push(`the handler of ${event.id} ran under ${keys.size} keys`)
+      for (const key of keys) {
+        if (!facts.tools.effects.has(`shipping\u0000${sessionId}\u0000${key}`))
+          broken.push(`the handler of ${event.id} never shipped its order`)
+      }
+    }
+  }
 
   // Work that cannot be done ends, not loops: a model step, or one logical
   // tool call, is attempted a bounded number of times (the queue's receives,
@@ -170,6 +215,31 @@ export function brokenInvariants(facts: SessionFacts): string[] {
       )
     }
   }
+  return broken
+}
+
+function brokenBrowser(
+  browser: BrowserRecord,
+  events: readonly StoredEvent[],
+  fold: ((events: readonly StoredEvent[]) => unknown) | undefined,
+): string[] {
+  const broken = [...browser.problems]
+  if (browser.headAtClose === undefined) return broken
+  const expected = events.slice(0, browser.headAtClose)
+  const applied = browser.applied
+  if (applied.length !== expected.length)
+    broken.push(
+      `the browser applied ${applied.length} events, the log had ${expected.length} when it left`,
+    )
+  const differs = applied.findIndex(
+    (event, n) => !isDeepStrictEqual(asJson(event), asJson(expected[n])),
+  )
+  if (differs >= 0)
+    broken.push(
+      `the browser's event #${applied[differs]?.index} (${applied[differs]?.id}) is not the log's`,
+    )
+  if (fold && !isDeepStrictEqual(asJson(fold(applied)), asJson(fold(expected))))
+    broken.push("the browser's state differs from the server's fold of the log it read")
   return broken
 }
 

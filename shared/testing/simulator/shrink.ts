@@ -61,12 +61,25 @@ function optionsOf(report: SimulationReport): SimulationOptions {
     faults: options.faults,
     ...(options.only ? { only: options.only } : {}),
     ...(options.kinds ? { kinds: options.kinds } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
   }
 }
 
-/** The command line that replays a report's run. */
+/** The command line that replays a report's run (of your agent: the `simulate()` call). */
 export function replayCommand(report: SimulationReport): string {
   const { options } = report
+  if (options.agent) {
+    const narrowed = [
+      `seed: ${report.seed}`,
+      'agent',
+      ...(options.only ? [`only: [${options.only.join(', ')}]`] : []),
+      ...(options.turns !== 4 ? [`turns: ${options.turns}`] : []),
+      ...(options.faults.length !== FAULT_KINDS.length
+        ? [`faults: [${options.faults.map((kind) => `'${kind}'`).join(', ')}]`]
+        : []),
+    ]
+    return `simulate({ ${narrowed.join(', ')} })`
+  }
   const parts = [`npm run simulate -- --seed ${report.seed}`]
   if (options.only) parts.push(`--only ${options.only.join(',')}`)
   if (options.turns !== 4) parts.push(`--turns ${options.turns}`)

@@ -2,10 +2,12 @@ import type { Timers } from '../../timing/timers.ts'
 import type { AgendaEntry } from './agenda.ts'
 import type { World } from './world.ts'
 
-/** A process's clock: the world's time, off by the process's skew, and timers on the agenda. */
+/** A process's clock: the world's time, off by the process's skew (and its jumps), and timers on the agenda. */
 export interface ProcessClock {
   now: () => number
   timers: Timers
+  /** Steps the clock by `ms` (an NTP correction, a VM resumed): it reads that much ahead, or behind. */
+  jump(ms: number): void
 }
 
 /**
@@ -13,7 +15,7 @@ export interface ProcessClock {
  * an agenda entry of the process, so it fires in simulated time, in a
  * reproducible order, and never after the process died.
  */
-export function processClock(world: World, owner: number, skewMs = 0): ProcessClock {
+export function processClock(world: World, owner: number | undefined, skewMs = 0): ProcessClock {
   const handles = new Map<object, AgendaEntry>()
   const cancel = (handle: unknown): void => {
     const entry = handles.get(handle as object)
@@ -49,5 +51,12 @@ export function processClock(world: World, owner: number, skewMs = 0): ProcessCl
     },
     clearInterval: cancel,
   }
-  return { now: () => world.time + skewMs, timers }
+  let offset = skewMs
+  return {
+    now: () => world.time + offset,
+    timers,
+    jump(ms) {
+      offset += ms
+    },
+  }
 }

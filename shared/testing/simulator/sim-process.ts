@@ -68,6 +68,7 @@ export interface PoolOptions {
 export interface SimProcess {
   owner: number
   agent: Agent
+  clock: ProcessClock
   busy: number
   inFlight: Set<QueueMessage>
 }
@@ -109,7 +110,14 @@ export class ProcessPool {
       scheduler: this.options.timers.port(owner),
       clock,
     })
-    const process: SimProcess = { owner, agent, busy: 0, inFlight: new Set() }
+    const process: SimProcess = { owner, agent, clock, busy: 0, inFlight: new Set() }
+    if (faults.strikes('clock.jump')) {
+      const ms = faults.pick([-1, 1]) * faults.between(1_000, 10_000)
+      world.after(faults.between(500, 90_000), owner, () => {
+        clock.jump(ms)
+        world.log(`p${owner}`, `fault clock.jump ${ms > 0 ? '+' : ''}${ms} ms`)
+      })
+    }
     this.processes.set(owner, process)
     this.started++
     world.log(`p${owner}`, `started${skew ? ` (clock ${skew > 0 ? '+' : ''}${skew} ms)` : ''}`)
@@ -178,7 +186,7 @@ export class ProcessPool {
     const who = `p${owner}`
     try {
       await workContext.run({ sessionId: wakeUp.sessionId, owner }, () =>
-        runWaitingForClaims(world, owner, agent, wakeUp, deadline - CLAIM_WAIT_MARGIN_MS),
+        runWaitingForClaims(world, process, wakeUp, deadline - CLAIM_WAIT_MARGIN_MS),
       )
       timeout.cancelled = true
       world.log(who, `done ${message.id} ${wakeUp.lane} ${wakeUp.sessionId}`)
@@ -229,23 +237,24 @@ export class ProcessPool {
   }
 }
 
+/** `deadline` is the invocation's (Lambda's, world time); `retryAt` is the process's clock. */
 async function runWaitingForClaims(
   world: World,
-  owner: number,
-  agent: Agent,
+  { owner, agent, clock }: SimProcess,
   wakeUp: WakeUp,
   deadline: number,
 ): Promise<void> {
   for (;;) {
     const outcome = await agent.runtime.run(wakeUp)
     if (outcome.kind !== 'held') return
-    if (outcome.retryAt >= deadline) {
+    const waitMs = Math.max(0, outcome.retryAt - clock.now())
+    if (world.time + waitMs >= deadline) {
       throw new PipelineError(
         'WORK_HELD',
         `held until ${outcome.retryAt}, past the invocation's time`,
       )
     }
-    await world.sleep(owner, Math.max(0, outcome.retryAt - world.time) + 5)
+    await world.sleep(owner, waitMs + 5)
   }
 }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type { AppendOptions, AppendResult, EventStore } from '../../log/event-store.ts'
 import type { Faults } from './faults.ts'
@@ -28,6 +29,13 @@ const CALLS = new Set([
   'erase',
 ])
 
+/**
+ * The process a store call is for, while the shared store serves it: the
+ * store reads that process's clock (a DynamoDB adapter runs in each process,
+ * on its clock: its claims' expiry conditions and its events' timestamps).
+ */
+export const storeCaller = new AsyncLocalStorage<number>()
+
 export interface StoreHooks {
   /** An append committed (whoever hears of it): the stream router sees it. */
   committed(sessionId: string, events: readonly StoredEvent[]): void
@@ -53,9 +61,9 @@ export function simStore(
   hooks: StoreHooks,
 ): EventStore {
   const perform = async (method: string, args: unknown[]): Promise<unknown> => {
-    const result = await (
-      store[method as keyof EventStore] as (...a: unknown[]) => Promise<unknown>
-    )(...args)
+    const result = await storeCaller.run(owner, () =>
+      (store[method as keyof EventStore] as (...a: unknown[]) => Promise<unknown>)(...args),
+    )
     if (method === 'append') {
       const { events, replayed } = result as AppendResult
       if (!replayed && events.length > 0) hooks.committed(args[0] as string, events)

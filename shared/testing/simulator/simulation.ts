@@ -8,6 +8,8 @@ import type { EventStore } from '../../log/event-store.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import { installDefaultProvider } from '../default-provider.ts'
+import { observeEffects } from '../effect-observer.ts'
+import { type BrowserRecord, browse } from './browser.ts'
 import { checkSessions, type SessionFailure } from './check-sessions.ts'
 import { FAULT_KINDS, type FaultKind, Faults, planFaults } from './faults.ts'
 import { seededRandom } from './random.ts'
@@ -15,11 +17,19 @@ import { catalogFetch, gatewayProvider, SIM_GATEWAY_MODEL } from './sim-gateway.
 import { ModelSpans, simModel } from './sim-model.ts'
 import { ProcessPool, workContext } from './sim-process.ts'
 import { SimQueues } from './sim-queues.ts'
-import { simStore } from './sim-store.ts'
+import { simStore, storeCaller } from './sim-store.ts'
 import { SimTimers } from './sim-timers.ts'
 import { withCrashPoints } from './tool-crash-points.ts'
 import { emptyRecord, playSession, type UserRecord } from './user.ts'
-import { planSessions, type TurnKind } from './workload.ts'
+import {
+  countedTools,
+  EffectRuns,
+  type SimulatedAgent,
+  toolPolicies,
+  userScript,
+  withSummaries,
+} from './user-agent.ts'
+import { planSessions, type TurnKind, USER_AGENT_TURN_KINDS } from './workload.ts'
 import { ToolLedger, workloadAgentOptions, workloadScript } from './workload-agent.ts'
 import { type TraceLine, World, type WorldEnd } from './world.ts'
 
@@ -57,6 +67,15 @@ export interface SimulationOptions {
   ) => EventStore | Promise<EventStore>
   /** Agenda entries a run may fire before it is called a livelock (default 200,000). */
   maxSteps?: number
+  /**
+   * Your agent in place of the simulator's workload: its tools, contract,
+   * handlers and instructions, on the simulator's model (your script),
+   * store, queues, timers and clocks; users play the turn kinds that need
+   * nothing of its tools (`USER_AGENT_TURN_KINDS`, or `kinds`) with your
+   * `messages`, and your `effects` are checked: once per logical call.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
+  agent?: SimulatedAgent<any>
 }
 
 export type { SessionFailure } from './check-sessions.ts'
@@ -69,6 +88,9 @@ export interface SimulationReport {
     only?: readonly number[]
     faults: readonly FaultKind[]
     kinds?: readonly TurnKind[]
+    /** Your agent, when the run was of it (a replay passes it again). */
+    // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
+    agent?: SimulatedAgent<any>
   }
   end: WorldEnd
   failures: SessionFailure[]
@@ -122,10 +144,12 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   }
   const model = options.model ?? drawn.model
   const allowed = options.faults ?? FAULT_KINDS
+  const users = options.agent
+  const kinds = options.kinds ?? (users ? USER_AGENT_TURN_KINDS : undefined)
   const planned = planSessions(random.fork('workload'), {
     sessions,
     turns,
-    ...(options.kinds ? { kinds: options.kinds } : {}),
+    ...(kinds ? { kinds } : {}),
   })
   const plans = options.only ? planned.filter((_, index) => options.only?.includes(index)) : planned
   const faults = new Faults(planFaults(random.fork('fault plan'), allowed), random.fork('faults'))
@@ -140,10 +164,13 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       return faults.pick(['before', 'after'] as const)
     },
   })
-  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(
-    () => world.time,
-    faults,
-  )
+  // The store reads the clock of the process it serves (its adapter's), else the world's.
+  const clocks = new Map<number, () => number>()
+  const storeNow = () => {
+    const owner = storeCaller.getStore()
+    return (owner === undefined ? undefined : clocks.get(owner)?.()) ?? world.time
+  }
+  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(storeNow, faults)
   const faultsAtPort = options.store === undefined
   const schedule = random.fork('schedule')
   const queues = new SimQueues(world, faults, schedule.fork('queues'))
@@ -152,14 +179,32 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const ledger = new ToolLedger()
   const returned = new Map<string, { id: string; index: number }[]>()
   const watermarks = new Map<number, Map<string, number>>()
-  const script = workloadScript(plans)
+  const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
+  const effects = new EffectRuns()
+  for (const ledger of users?.effects ?? []) ledger.reset()
+  const messages = users?.messages ?? ['Hello']
+  // Each turn's message from its own stream: the same whichever sessions a replay keeps.
+  const say = users
+    ? (sessionId: string, turn: number) =>
+        random.fork(`message ${sessionId} ${turn}`).pick(messages)
+    : undefined
+  const ordering = plans.some((plan) => plan.turns.some((turn) => turn.kind === 'order'))
+  /** The agent's definition in a process (`owner`: its tools' sleeps stop when it dies). */
+  const definitionOf = (owner: () => number | undefined) =>
+    users
+      ? ({
+          ...users.options,
+          tools: countedTools(users.options.tools ?? {}, ledger),
+        } as ReturnType<typeof workloadAgentOptions>)
+      : workloadAgentOptions(world, ledger, owner, { handlers: ordering })
+  const policies = users ? { ...toolPolicies(users.options), workload: false } : undefined
   const latency = schedule.fork('latency')
   const models = new Map<number, LanguageModelV4>()
   const oversizedPrompts = new Set<string>()
 
   // Only its `wakeUpsFor`, which is pure: what the stream router sends.
   const router = agent({
-    ...workloadAgentOptions(world, ledger, () => undefined),
+    ...definitionOf(() => undefined),
     model: 'unused',
     store: memoryEventStore(),
     dispatcher: { wake: async () => {} },
@@ -225,7 +270,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       models.delete(owner)
     },
     build: (parts): Agent => {
-      const definition = workloadAgentOptions(world, ledger, () => parts.owner)
+      clocks.set(parts.owner, parts.clock.now)
+      const definition = definitionOf(() => parts.owner)
       const processModel = simModel(
         world,
         parts.owner,
@@ -260,10 +306,14 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     },
   })
   const undoProvider = installDefaultProvider(gatewayProvider(models))
+  const undoEffects = observeEffects((ledger, what, performed) =>
+    effects.record(ledger, what, performed),
+  )
   try {
     for (let n = 0; n < processes.min; n++) pool.start()
     return await runAndCheck()
   } finally {
+    undoEffects()
     undoProvider()
     for (const process of pool.live()) process.agent.runtime.close()
     router.runtime.close()
@@ -271,9 +321,27 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
 
   async function runAndCheck(): Promise<SimulationReport> {
     const records = new Map<string, UserRecord>()
-    const context = { world, pool, random: schedule.fork('users') }
+    const browsers = new Map<string, BrowserRecord>()
+    const context = { world, pool, random: schedule.fork('users'), ...(say ? { say } : {}) }
     for (const plan of plans) {
-      void playSession(context, plan).then(
+      const played = playSession(context, plan)
+      // Each session's browser from its own stream (a replay of one session keeps it).
+      const browsing = random.fork(`browser ${plan.sessionId}`)
+      // Browsers on the memory store only: another store's tail may poll on real time.
+      if (options.store === undefined && browsing.chance(0.6)) {
+        void browse({ world, pool, random: browsing, store }, plan.sessionId, played).then(
+          (record) => browsers.set(plan.sessionId, record),
+          (error: unknown) =>
+            browsers.set(plan.sessionId, {
+              sessionId: plan.sessionId,
+              applied: [],
+              problems: [`the browser failed: ${error instanceof Error ? error.stack : error}`],
+              drops: 0,
+              reloads: 0,
+            }),
+        )
+      }
+      void played.then(
         (record) => records.set(plan.sessionId, record),
         (error: unknown) =>
           records.set(plan.sessionId, {
@@ -298,6 +366,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       spans,
       ledger,
       end,
+      browsers,
+      ...(policies ? { policies, effects } : {}),
     })
     return {
       seed: options.seed,
@@ -309,6 +379,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         faults: allowed,
         ...(options.only ? { only: options.only } : {}),
         ...(options.kinds ? { kinds: options.kinds } : {}),
+        ...(users ? { agent: users } : {}),
       },
       end,
       failures,

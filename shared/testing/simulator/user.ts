@@ -1,7 +1,7 @@
 import type { UIMessage } from 'ai'
 import { inputs } from '../../ai/inputs/inputs.ts'
 import type { Agent } from '../../ai/server/agent.ts'
-import type { AIState, PendingApproval } from '../../ai/state/ai-state.ts'
+import type { AIState, PendingApproval, PendingInput } from '../../ai/state/ai-state.ts'
 import type { EventInput } from '../../log/event.ts'
 import { messageOf } from '../../log/message-of.ts'
 import type { StateSnapshot } from '../../log/reducer.ts'
@@ -35,6 +35,8 @@ export interface UserContext {
   world: World
   pool: ProcessPool
   random: Random
+  /** What the user says to start a turn (default: `turnText()`, what the workload's model reads). */
+  say?: (sessionId: string, turn: number, kind: string) => string
 }
 
 /**
@@ -160,6 +162,13 @@ class User {
       this.answering++
       void this.answer(pending, id, turn).finally(() => this.answering--)
     }
+    const asked = state.pendingInputs.filter((pending) => pending.status === 'pending')
+    for (const pending of asked) {
+      if (this.answered.has(pending.inputRequestId)) continue
+      this.answered.add(pending.inputRequestId)
+      this.answering++
+      void this.answerInput(pending, id, turn).finally(() => this.answering--)
+    }
     const paused = active?.phase === 'paused' || (state.inbox.paused && active === null)
     if (this.pausedAt && paused) {
       const { lateMs } = this.pausedAt
@@ -198,7 +207,7 @@ class User {
         )
         return false
       }
-      return this.answering === 0 && state.pendingApprovals.length === 0
+      return this.answering === 0 && state.pendingApprovals.length === 0 && asked.length === 0
     }
     return (
       this.answering === 0 &&
@@ -206,6 +215,7 @@ class User {
       state.inbox.items.length === 0 &&
       !state.inbox.paused &&
       state.pendingApprovals.length === 0 &&
+      asked.length === 0 &&
       this.pausedAt === undefined
     )
   }
@@ -223,7 +233,9 @@ class User {
     }
     await this.append(
       `message t${index} ${turn.kind}`,
-      inputs.message(this.message(id, turnText(this.sessionId, index, turn.kind))),
+      inputs.message(
+        this.message(id, (this.context.say ?? turnText)(this.sessionId, index, turn.kind)),
+      ),
     )
     const sentAt = world.time
     let acted = false
@@ -336,6 +348,24 @@ class User {
         inputs.approval(pending, { approved: !turn.approve, id: again }),
       )
       if (twice && !turn.approve) this.record.approvals.push(again)
+    }
+  }
+
+  /** Answers an input request late, and maybe once more (the second is refused as stale). */
+  private async answerInput(pending: PendingInput, id: string, turn: TurnPlan): Promise<void> {
+    const { world } = this.context
+    await world.sleep(undefined, turn.lateMs)
+    const answerId = `${id}-input-${pending.inputRequestId}`
+    await this.append(
+      `answer input ${pending.inputRequestId}`,
+      inputs.input(pending, { city: 'Berlin' }, { id: answerId }),
+    )
+    if (turn.answerTwice) {
+      await world.sleep(undefined, turn.lateMs)
+      await this.append(
+        `answer input ${pending.inputRequestId} again`,
+        inputs.input(pending, { city: 'Paris' }, { id: `${answerId}-again` }),
+      )
     }
   }
 

@@ -1,6 +1,7 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
-import { tool } from 'ai'
+import { type ToolSet, tool } from 'ai'
 import { z } from 'zod'
+import { idempotentId } from '../../ai/contract/idempotent-id.ts'
 import { inputs } from '../../ai/inputs/inputs.ts'
 import type { AgentOptions } from '../../ai/server/agent-options.ts'
 import { handlerContext } from '../../runtime/handler-context.ts'
@@ -23,6 +24,8 @@ export class ToolLedger {
   readonly effects = new Map<string, number>()
   /** Raw runs of a `ctx.step` body: `session \0 key` -> times. */
   readonly stepBodies = new Map<string, number>()
+  /** The app handler's runs: `session \0 handled event ID` -> the idempotency keys they saw. */
+  readonly handled = new Map<string, Set<string>>()
 
   ran(toolName: string): { sessionId: string; key: string } {
     const ctx = handlerContext()
@@ -49,6 +52,8 @@ export function workloadAgentOptions(
   world: World,
   ledger: ToolLedger,
   owner: () => number | undefined,
+  /** With the app handler (only runs that place orders: every handler adds a lane to each append's work). */
+  { handlers = true }: { handlers?: boolean } = {},
 ) {
   const tools = {
     lookup: tool({
@@ -100,6 +105,36 @@ export function workloadAgentOptions(
         return { ticketId, closed: true }
       },
     }),
+    askCity: tool({
+      description: 'Ask the user which city',
+      inputSchema: z.object({}),
+      execute: async (_input, { toolCallId }) => {
+        ledger.ran('askCity')
+        const ctx = handlerContext()
+        await ctx.session.append(
+          ...inputs.requestInput({
+            inputRequestId: idempotentId('ask-city', ctx.event.id),
+            toolCallId,
+            request: { question: 'Which city?' },
+          }),
+        )
+        return { asked: true }
+      },
+    }),
+    placeOrder: tool({
+      description: 'Place an order (a handler ships it)',
+      inputSchema: z.object({ item: z.string() }),
+      execute: async ({ item }) => {
+        ledger.ran('placeOrder')
+        const ctx = handlerContext()
+        await ctx.session.append({
+          id: idempotentId('order', ctx.event.id),
+          type: 'sim.order.placed',
+          payload: { item },
+        })
+        return { placed: item }
+      },
+    }),
     remind: tool({
       description: 'Remind the user later',
       inputSchema: z.object({ note: z.string(), delayMs: z.number() }),
@@ -119,9 +154,22 @@ export function workloadAgentOptions(
       },
     }),
   }
+  const shipping: NonNullable<AgentOptions<ToolSet>['handlers']> = {
+    // An app event handler, at least once: it ships each order through a
+    // service that deduplicates by the handler's idempotency key.
+    'sim.order.placed': async ({ event, session, idempotencyKey }) => {
+      const handled = `${session.id}\u0000${event.id}`
+      const keys = ledger.handled.get(handled) ?? new Set()
+      keys.add(idempotencyKey)
+      ledger.handled.set(handled, keys)
+      await world.sleep(owner(), 30)
+      ledger.perform('shipping', session.id, idempotencyKey)
+    },
+  }
   return {
     name: 'sim-agent',
     tools,
+    handlers: handlers ? shipping : {},
     toolRecovery: { runCommand: 'report' },
     harness: {
       type: 'ai-sdk',
@@ -155,7 +203,6 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
   const hungOnce = new Set<string>()
   return (call) => {
     const said = lastUserText(call)
-    if (said.startsWith('Summarize')) return text(`Summary of ${call.sessionId}.`)
     if (said.startsWith('Reminder: ')) return text(`Reminded: ${said.slice(10)}`, { chunks: 3 })
     const asked = /^\[(\S+) t(\d+)\] (\S+)/.exec(said)
     const turn = asked ? bySession.get(asked[1] as string)?.turns[Number(asked[2])] : undefined
@@ -195,6 +242,10 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
           toolName: 'remind',
           input: { note: position, delayMs: turn.delayMs },
         })
+      case 'ask':
+        return toolCalls({ toolCallId: 'call_0', toolName: 'askCity', input: {} })
+      case 'order':
+        return toolCalls({ toolCallId: 'call_0', toolName: 'placeOrder', input: { item: 'lamp' } })
       case 'steer':
         return toolCalls({
           toolCallId: 'call_0',

@@ -31,9 +31,23 @@ export const TURN_KINDS = [
   'queue',
   /** A passive message (`generate: false`) first, then a generating one. */
   'passive',
+  /** A tool asks the user for input (`inputs.requestInput`); they answer late (or twice), and the turn goes on. */
+  'ask',
+  /** A tool records an app event; the agent's handler ships the order, once per event. */
+  'order',
 ] as const
 
 export type TurnKind = (typeof TURN_KINDS)[number]
+
+/** The turn kinds that need nothing of the agent's tools: what users play with your own agent. */
+export const USER_AGENT_TURN_KINDS: readonly TurnKind[] = [
+  'text',
+  'stop',
+  'pause',
+  'pause-after-turn',
+  'queue',
+  'passive',
+]
 
 export interface TurnPlan {
   kind: TurnKind

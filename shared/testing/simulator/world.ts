@@ -146,11 +146,26 @@ export class World {
     })
   }
 
-  /** Fires the agenda until nothing is left on it, or a budget runs out. */
-  async run(): Promise<WorldEnd> {
+  /**
+   * More budget, from now: what the checks after a run that ran out of its
+   * own (a livelock) need to read the processes' states through the world.
+   */
+  extend({ steps, ms }: { steps: number; ms: number }): void {
+    this.options.maxSteps = this.steps + steps
+    this.options.maxDurationMs = this.time - this.options.start + ms
+  }
+
+  /** Fires the agenda until nothing is left on it, or a budget runs out (or `until` settles). */
+  async run(until?: Promise<unknown>): Promise<WorldEnd> {
     const deadline = this.options.start + this.options.maxDurationMs
+    let settled = false
+    void until?.then(
+      () => (settled = true),
+      () => (settled = true),
+    )
     for (;;) {
       await drain()
+      if (settled) return 'quiet'
       const entry = this.agenda.take()
       if (!entry) return 'quiet'
       if (!this.isAlive(entry.owner)) continue

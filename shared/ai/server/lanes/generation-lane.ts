@@ -328,9 +328,13 @@ async function streamStep(
   let writeFailure: { error: unknown } | undefined
   let usage: PromiseLike<unknown> | undefined
   let contentSeen = false
+  // A step that stops reading early (its output refused) ends its model call
+  // too: the AI SDK would go on streaming it, overlapping the next attempt's.
+  const reading = new AbortController()
   try {
     const generated = await harness.step({
       ...context,
+      signal: AbortSignal.any([signal, reading.signal]),
       resolved: model,
       turnInputIds: [...active.contextInputIds, active.inputId],
       approvals,
@@ -358,11 +362,12 @@ async function streamStep(
         await append([...(pending.length > 0 ? [progress(pending)] : []), ...facts])
       } catch (caught) {
         writeFailure = { error: caught }
+        reading.abort()
         break
       }
     }
   } catch (caught) {
-    if (!signal.aborted) error = messageOf(caught)
+    if (!signal.aborted && !reading.signal.aborted) error = messageOf(caught)
   }
   if (writeFailure) await batcher.close().catch(() => undefined)
   else {

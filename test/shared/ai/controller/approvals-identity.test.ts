@@ -175,3 +175,37 @@ describe('Who may push what', () => {
     )
   })
 })
+
+describe('Input requests of a turn that ended', () => {
+  it('Given a tool call whose turn was stopped, When its input request is decided after the Stop, Then it is rejected as stale-turn and no input waits on no turn (found by the simulator, seed 2262)', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const generation = session.start()
+    session.callTool(generation, 'call-1')
+    const turnId = session.state.active?.turnId as string
+    session.push(inputs.stop({ turnId, frontier: session.index }))
+    expect(session.state.active).toBeNull()
+    const decision = session.push(
+      inputs.requestInput({
+        inputRequestId: 'ask-1',
+        toolCallId: 'call-1',
+        request: { question: 'Which city?' },
+      }),
+    )
+    expect(decision).toMatchObject({ outcome: 'rejected', reason: 'stale-turn' })
+    expect(session.state.pendingInputs).toEqual([])
+  })
+
+  it('Given a tool call of the active turn, When it asks for input, Then the request joins that turn', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const generation = session.start()
+    session.callTool(generation, 'call-1')
+    session.push(
+      inputs.requestInput({ inputRequestId: 'ask-1', toolCallId: 'call-1', request: {} }),
+    )
+    expect(session.state.pendingInputs).toEqual([
+      expect.objectContaining({ inputRequestId: 'ask-1', turnId: session.state.active?.turnId }),
+    ])
+  })
+})

@@ -1,0 +1,151 @@
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+/** One edit that puts a bug back: in `file` (under shared/), `fixed` becomes `broken`. */
+interface Edit {
+  file: string
+  fixed: string
+  broken: string
+}
+
+/**
+ * The runtime bugs of issue 27's turn, each as the edits that undo its fix
+ * (the commits that fixed them: 29d24e4, 376805a).
+ */
+export const PUT_BACK: Record<string, { says: string; edits: Edit[] }> = {
+  'store-global-metadata-id': {
+    says: "a model's metadata request and answer had one ID per model in the whole store: the second session with a Gateway model hung (29d24e4)",
+    edits: [
+      {
+        file: 'ai/controller/generation-attempt.ts',
+        fixed: "sessionScopedId('model-metadata', attempt.sessionId, modelId)",
+        broken: "derivedId('model-metadata', modelId)",
+      },
+      {
+        file: 'ai/server/lanes/metadata-lane.ts',
+        fixed: "sessionScopedId('model-metadata-resolved', sessionId, modelId)",
+        broken: "sessionScopedId('model-metadata-resolved', modelId, '')",
+      },
+    ],
+  },
+  'unstorable-output-reruns': {
+    says: 'model output the log refused (too large) ended the attempt instead of failing the step: the step, and the tools it had called, ran again and again (376805a; a tool ran 388 times)',
+    edits: [
+      {
+        file: 'ai/server/lanes/generation-lane.ts',
+        fixed:
+          'if (isContentRefusal(writeFailure.error)) return { error: unstorable(writeFailure.error) }',
+        broken: '',
+      },
+      {
+        file: 'ai/server/lanes/generation-lane.ts',
+        fixed: `      if (!isContentRefusal(error)) throw error
+      return fail(unstorable(error))`,
+        broken: `      if (error) throw error
+      return fail(unstorable(error))`,
+      },
+      {
+        // And a step given up on after its attempts did not fail its turn: it was tried again.
+        file: 'ai/controller/dead-letter.ts',
+        fixed: "lane === 'generation' ? stepToServe(state)?.requestId : undefined",
+        broken: "lane === 'generation' && stepToServe ? undefined : undefined",
+      },
+    ],
+  },
+  'sse-no-rewind': {
+    says: "not a bug of the turn: the client's SSE subscription without its rewind when the server's log is shorter than what it applied (an erased session), to show the simulated browsers read the real client through reconnects",
+    edits: [
+      {
+        file: 'ai/client/sse-subscription.ts',
+        fixed:
+          'if (options.onRewind && Number(head[1]) < options.lastIndex()) attempt.rewound = true',
+        broken: 'if (options.onRewind && Number(head[1]) < 0) attempt.rewound = true',
+      },
+    ],
+  },
+}
+
+/**
+ * A put-back bug may make a run loop: it is called a livelock after this many
+ * agenda entries (a passing seed takes a few thousand), not the default's
+ * 200,000, so a search takes seconds. A seed counts only if it passes on the
+ * fixed code with the same budget.
+ */
+const MAX_STEPS = 8_000
+
+/** What the simulator found with a bug put back. */
+export interface PutBackFinding {
+  /** The first failing seed. */
+  seed: number
+  tried: number
+  broken: string[]
+  /** With `every`: all the seeds tried that failed. */
+  failing: number[]
+}
+
+/**
+ * Copies shared/ to `.put-back/<bug>/shared` (inside the repository, so its
+ * packages resolve), makes the bug's edits there, and runs the copy's
+ * simulator from seed `from` until a seed fails there and passes on the
+ * fixed code, at most `seeds` seeds.
+ */
+export async function findPutBackBug(
+  name: string,
+  {
+    from = 1,
+    seeds = 200,
+    every = false,
+    maxSteps = MAX_STEPS,
+  }: {
+    from?: number
+    seeds?: number
+    /** Try every seed, not stop at the first failing. */
+    every?: boolean
+    maxSteps?: number
+  } = {},
+): Promise<PutBackFinding | undefined> {
+  const bug = PUT_BACK[name]
+  if (!bug) throw new TypeError(`No bug "${name}" to put back`)
+  const root = join(import.meta.dirname, '..', '..')
+  const copy = join(root, '.put-back', name)
+  rmSync(copy, { recursive: true, force: true })
+  mkdirSync(copy, { recursive: true })
+  cpSync(join(root, 'shared'), join(copy, 'shared'), { recursive: true })
+  for (const edit of bug.edits) {
+    const path = join(copy, 'shared', edit.file)
+    const source = readFileSync(path, 'utf8')
+    if (!source.includes(edit.fixed)) {
+      throw new Error(`put-back ${name}: ${edit.file} no longer has ${JSON.stringify(edit.fixed)}`)
+    }
+    writeFileSync(path, source.replace(edit.fixed, edit.broken))
+  }
+  const simulator = join(copy, 'shared', 'testing', 'simulator', 'index.ts')
+  const { simulate } = (await import(
+    pathToFileURL(simulator).href
+  )) as typeof import('../../shared/testing/simulator/index.ts')
+  const fixed = await import('../../shared/testing/simulator/index.ts')
+  try {
+    let found: PutBackFinding | undefined
+    for (let seed = from; seed < from + seeds; seed++) {
+      const report = await simulate({ seed, maxSteps })
+      if (report.failures.length === 0) continue
+      // Only what the fix holds: the same seed, the same budget, passes on the fixed code.
+      if ((await fixed.simulate({ seed, maxSteps })).failures.length > 0) continue
+      found ??= {
+        seed,
+        tried: seed - from + 1,
+        broken: report.failures.flatMap((failure) =>
+          failure.broken.map((line) => `${failure.sessionId}: ${line}`),
+        ),
+        failing: [],
+      }
+      found.failing.push(seed)
+      if (!every) break
+    }
+    if (found && every) found.tried = seeds
+    return found
+  } finally {
+    rmSync(copy, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { findPutBackBug } from './put-back-bugs.ts'
+
+// Issue 27's "done when": the simulator finds this turn's two bugs from a
+// seed when they are put back (in a copy of shared/, never in the product),
+// and passes once they are fixed (the seeds tests). `npm run
+// simulate:put-back` runs the same from the command line.
+describe('the simulator finds the bugs of its turn when they are put back', () => {
+  it("a model's metadata ID global to the store (29d24e4): the second session hangs", async () => {
+    const found = await findPutBackBug('store-global-metadata-id', { seeds: 30 })
+    expect(found?.broken.join('\n')).toMatch(/never ended|still starting|stuck/)
+  }, 60_000)
+
+  it('output the log refuses ends the attempt, not the step (376805a): the step runs again and again', async () => {
+    const found = await findPutBackBug('unstorable-output-reruns', { seeds: 30 })
+    expect(found?.broken.join('\n')).toMatch(/was attempted \d+ times|ran \d+ times/)
+  }, 60_000)
+
+  it("the browsers read through the real client: one that does not rewind when its session's log was erased never catches up", async () => {
+    const found = await findPutBackBug('sse-no-rewind', { seeds: 30 })
+    expect(found?.broken.join('\n')).toMatch(/the browser did not catch up .* the log at #0/)
+  }, 60_000)
+})
