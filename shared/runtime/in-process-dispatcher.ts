@@ -59,8 +59,12 @@ export function inProcessDispatcher(options: InProcessDispatcherOptions): Dispat
     const attempt = group.failures + 1
     void options.run(group.wakeUp, attempt).then(
       (outcome) => {
-        group.failures = 0
-        if (outcome.kind !== 'held') return finish(id, group)
+        // Held is no try: failures around it still count in a row, as SQS's
+        // receive count goes on through a held message's redeliveries.
+        if (outcome.kind !== 'held') {
+          group.failures = 0
+          return finish(id, group)
+        }
         // Not a failure: the work is someone else's until then (a claim).
         group.running = false
         group.retryTimer = setTimeout(

@@ -137,6 +137,31 @@ describe('the in-process dispatcher', () => {
     expect(deadLetters).toEqual([])
   })
 
+  it('counts failures in a row through held runs: work that fails between holds is still dead-lettered', async () => {
+    const deadLetters: number[] = []
+    const attempts: number[] = []
+    let runs = 0
+    const dispatcher = inProcessDispatcher({
+      ...quiet,
+      retry: { baseDelayMs: 1, maxAttempts: 3 },
+      run: async (_w, attempt) => {
+        attempts.push(attempt)
+        runs++
+        if (runs % 2 === 0) return { kind: 'held', retryAt: Date.now() + 2 }
+        throw new Error('poison')
+      },
+      onDeadLetter: (_w, _error, n) => {
+        deadLetters.push(n)
+      },
+    })
+    await dispatcher.wake([wake('s')])
+    await dispatcher.idle()
+    await tick(20)
+    // fail, held, fail, held, fail: the third failure gives up.
+    expect(attempts).toEqual([1, 2, 2, 3, 3])
+    expect(deadLetters).toEqual([3])
+  })
+
   it('dead-letters a failure that carries a numeric retryAt: only an outcome means held', async () => {
     const deadLetters: string[] = []
     let runs = 0
