@@ -35,6 +35,11 @@ export interface BedrockDoubleOptions {
    * only signed requests are served.
    */
   apiKey?: string
+  /**
+   * How long each streamed part waits after the one before, in ms (default
+   * 0), as with `gatewayDouble`: an answer then streams over time.
+   */
+  chunkDelayMs?: number
 }
 
 export interface BedrockDouble extends LocalServer {
@@ -127,9 +132,14 @@ export async function bedrockDouble(options: BedrockDoubleOptions): Promise<Bedr
       )
     }
     const parts = Array.isArray(step) ? withInputTokens(step, raw.length) : step
-    const stream = stepStream(parts, request.signal, (release) => {
-      hanging.add(release)
-    })
+    const stream = stepStream(
+      parts,
+      request.signal,
+      (release) => {
+        hanging.add(release)
+      },
+      { chunkDelayMs: options.chunkDelayMs ?? 0 },
+    )
     return new Response(converseEventStream(stream), {
       headers: {
         'content-type': 'application/vnd.amazon.eventstream',

@@ -30,8 +30,11 @@ afterEach(async () => {
   bedrock = undefined
 })
 
-async function serve(script: Script<BedrockDouble['calls'][number]>): Promise<BedrockDouble> {
-  bedrock = await bedrockDouble({ script })
+async function serve(
+  script: Script<BedrockDouble['calls'][number]>,
+  options: { chunkDelayMs?: number } = {},
+): Promise<BedrockDouble> {
+  bedrock = await bedrockDouble({ script, ...options })
   return bedrock
 }
 
@@ -80,6 +83,21 @@ describe('bedrockDouble() through the real @ai-sdk/amazon-bedrock provider', () 
     expect(call?.authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=AKIABEDROCKDOUBLE\/\d{8}\/us-east-1\/bedrock\/aws4_request,/,
     )
+  })
+
+  it('streams each part chunkDelayMs after the one before, so a text in deltas arrives over time', async () => {
+    const double = await serve([text('one two three four five', { chunks: 5 })], {
+      chunkDelayMs: 40,
+    })
+    const started = Date.now()
+    const arrivals: number[] = []
+    for await (const _ of streamText({ model: double.provider(SONNET), prompt: 'Slowly' })
+      .textStream) {
+      arrivals.push(Date.now() - started)
+    }
+    expect(arrivals).toHaveLength(5)
+    // Sent 40 ms apart: over at least most of 160 ms (a loaded reader may take two in one read).
+    expect((arrivals[4] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(140)
   })
 
   it('streams reasoning with its signature, which the provider sends back on the next call', async () => {
