@@ -268,6 +268,26 @@ describe('the visibility lease of a queue handler', () => {
     expect(visibilityCalls(sqs).at(-1)?.entries).toEqual([`${last.receiptHandle}=0`])
   })
 
+  it('brings a message no redelivery can mend back at once, for the DLQ: a malformed ingress message, events the log refuses, a malformed timer', async () => {
+    const { handlers, sqs } = setup()
+    const malformed = sqsRecord('{"sessionId": "s1"}', 's1')
+    const refused = sqsRecord(
+      JSON.stringify({
+        sessionId: 's2',
+        events: [{ type: 'ai.generation.completed', payload: {} }],
+      }),
+      's2',
+    )
+    await handlers.ingress({ Records: [malformed, refused] })
+    expect(visibilityCalls(sqs).at(-1)?.entries).toEqual([
+      `${malformed.receiptHandle}=0`,
+      `${refused.receiptHandle}=0`,
+    ])
+    const timer = sqsRecord('not a timer')
+    await handlers.timers({ Records: [timer] })
+    expect(visibilityCalls(sqs).at(-1)?.entries).toEqual([`${timer.receiptHandle}=0`])
+  })
+
   it('leases the ingress and timer queues too', async () => {
     const { handlers, sqs } = setup()
     await handlers.ingress({ Records: [sqsRecord('not json', 's1')] })
