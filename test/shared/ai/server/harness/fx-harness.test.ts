@@ -22,6 +22,20 @@ async function settled(a: ReturnType<typeof agent>) {
   })
 }
 
+/** An agent on the FX harness, driving the scripted ACP peer in `dir`. */
+const fxAgent = (dir: string, harness: { idleMs?: number } = {}) =>
+  agent({
+    name: 'fx',
+    model: 'openai/gpt-5.6-terra',
+    harness: { type: 'fx', command: acpPeerCommand(dir), ...harness },
+  })
+
+/** A turn in which the peer calls its `act` tool (asking permission), then answers `reply`. */
+const actingThenSaying = (what: string, reply: string) => [
+  ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what } }).slice(0, -1),
+  ...text(reply).slice(1),
+]
+
 describe('the FX harness', () => {
   it('streams a real ACP agent process: its reasoning and text as progress, its own tool call with its result', async () => {
     const peer = acpPeerDir([
@@ -32,13 +46,7 @@ describe('the FX harness', () => {
       ],
     ])
     try {
-      const a = track(
-        agent({
-          name: 'fx',
-          model: 'openai/gpt-5.6-terra',
-          harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
-        }),
-      )
+      const a = track(fxAgent(peer.dir))
       await a.session('s').append(...inputs.message(userMessage('m1', 'What is here?')))
       const state = await settled(a)
       const answer = state.messages.at(-1)
@@ -63,26 +71,9 @@ describe('the FX harness', () => {
   })
 
   it("denied, the agent's permission request tells it so, and the call stays denied", async () => {
-    const peer = acpPeerDir(
-      [
-        [
-          ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'rm -r /' } }).slice(
-            0,
-            -1,
-          ),
-          ...text('Not removed.').slice(1),
-        ],
-      ],
-      ['act'],
-    )
+    const peer = acpPeerDir([actingThenSaying('rm -r /', 'Not removed.')], ['act'])
     try {
-      const a = track(
-        agent({
-          name: 'fx',
-          model: 'openai/gpt-5.6-terra',
-          harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
-        }),
-      )
+      const a = track(fxAgent(peer.dir))
       await a.session('s').append(...inputs.message(userMessage('m1', 'Clean up')))
       const waiting = await until(
         async () => (await a.session('s').state()).state.pendingApprovals[0],
@@ -104,13 +95,7 @@ describe('the FX harness', () => {
   it("an idle session's agent process is closed; the next turn starts a new ACP session that gets the conversation so far", async () => {
     const peer = acpPeerDir([text('First answer.'), text('Second answer.')])
     try {
-      const a = track(
-        agent({
-          name: 'fx',
-          model: 'openai/gpt-5.6-terra',
-          harness: { type: 'fx', command: acpPeerCommand(peer.dir), idleMs: 20 },
-        }),
-      )
+      const a = track(fxAgent(peer.dir, { idleMs: 20 }))
       await a.session('s').append(...inputs.message(userMessage('m1', 'One')))
       await until(async () => textOf((await settled(a)).messages.at(-1)) === 'First answer.')
       await new Promise((resolve) => setTimeout(resolve, 200))
@@ -132,11 +117,7 @@ describe('the FX harness', () => {
   it('runtime.close() ends the agent processes it keeps open between turns, before their idle time', async () => {
     const peer = acpPeerDir([text('First answer.')])
     try {
-      const a = agent({
-        name: 'fx',
-        model: 'openai/gpt-5.6-terra',
-        harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
-      })
+      const a = fxAgent(peer.dir)
       await a.session('s').append(...inputs.message(userMessage('m1', 'One')))
       await until(async () => textOf((await settled(a)).messages.at(-1)) === 'First answer.')
       const [pid] = peer.pids()
@@ -179,18 +160,7 @@ describe('the FX harness', () => {
   })
 
   it("the agent's permission request is answered from the log: another process's approval reaches the waiting turn", async () => {
-    const peer = acpPeerDir(
-      [
-        [
-          ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'deploy' } }).slice(
-            0,
-            -1,
-          ),
-          ...text('Deployed.').slice(1),
-        ],
-      ],
-      ['act'],
-    )
+    const peer = acpPeerDir([actingThenSaying('deploy', 'Deployed.')], ['act'])
     try {
       const store = memoryEventStore()
       const options = {
@@ -214,26 +184,9 @@ describe('the FX harness', () => {
   })
 
   it("Stop while the agent waits for permission answers it 'cancelled' and ends the turn", async () => {
-    const peer = acpPeerDir(
-      [
-        [
-          ...toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'deploy' } }).slice(
-            0,
-            -1,
-          ),
-          ...text('Deployed.').slice(1),
-        ],
-      ],
-      ['act'],
-    )
+    const peer = acpPeerDir([actingThenSaying('deploy', 'Deployed.')], ['act'])
     try {
-      const a = track(
-        agent({
-          name: 'fx',
-          model: 'openai/gpt-5.6-terra',
-          harness: { type: 'fx', command: acpPeerCommand(peer.dir) },
-        }),
-      )
+      const a = track(fxAgent(peer.dir))
       await a.session('s').append(...inputs.message(userMessage('m1', 'Ship it')))
       const seen = await until(async () => {
         const snapshot = await a.session('s').state()
