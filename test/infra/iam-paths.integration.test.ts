@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { createLocalResources } from '../../functions/local-runner/resources.ts'
 import { A2Agent, type A2AgentProps } from '../../infra/index.ts'
 import { inputs } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
+import { type AgentOptions, agent } from '../../shared/ai/server/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
 import { eventLog } from '../../shared/index.ts'
@@ -157,25 +157,36 @@ describe("retention's heal on append, as the appending functions may do it on AW
   })
 })
 
+/**
+ * An agent on the AWS parts over clients that record every request, for
+ * checking each against a function's role; `options` joins the agent's.
+ */
+function recordedAgent(options: Partial<AgentOptions> & { name: string }) {
+  const sent: SentRequest[] = []
+  const clients = setup()
+  const aws = awsAgentParts({
+    environment,
+    clients: {
+      dynamodb: recording(clients.dynamodb, 'dynamodb', sent),
+      sqs: recording(clients.sqs, 'sqs', sent),
+      scheduler: recording(clients.scheduler, 'scheduler', sent),
+    },
+  })
+  const served = agent({
+    model: scriptedModel([]).model,
+    store: aws.store,
+    dispatcher: aws.dispatcher,
+    scheduler: aws.scheduler,
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    ...options,
+  })
+  return { sent, aws, served }
+}
+
 describe('a GET, as the stream function may serve it on AWS', () => {
   it('reads the log and wakes admission for work left in the session, which its role allows, and nothing else', async () => {
-    const sent: SentRequest[] = []
-    const clients = setup()
-    const aws = awsAgentParts({
-      environment,
-      clients: {
-        dynamodb: recording(clients.dynamodb, 'dynamodb', sent),
-        sqs: recording(clients.sqs, 'sqs', sent),
-        scheduler: recording(clients.scheduler, 'scheduler', sent),
-      },
-    })
-    const served = agent({
+    const { sent, served } = recordedAgent({
       name: 'iam-get',
-      model: scriptedModel([]).model,
-      store: aws.store,
-      dispatcher: aws.dispatcher,
-      scheduler: aws.scheduler,
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
       // The reader comes a minute later, past SQS's redelivery of the
       // message's own wake-up (the dispatcher's redeliversWithinMs).
       now: () => Date.now() + 60_000,
@@ -218,23 +229,8 @@ describe('a GET, as the stream function may serve it on AWS', () => {
 describe('session.erase() in a tool or handler, as a lane function may run it on AWS', () => {
   /** Every request an erase makes of a session with events and a pending Scheduler timer. */
   async function eraseRequests(): Promise<SentRequest[]> {
-    const sent: SentRequest[] = []
-    const clients = setup()
-    const aws = awsAgentParts({
-      environment,
-      clients: {
-        dynamodb: recording(clients.dynamodb, 'dynamodb', sent),
-        sqs: recording(clients.sqs, 'sqs', sent),
-        scheduler: recording(clients.scheduler, 'scheduler', sent),
-      },
-    })
-    const served = agent({
+    const { sent, aws, served } = recordedAgent({
       name: 'iam-erase',
-      model: scriptedModel([]).model,
-      store: aws.store,
-      dispatcher: aws.dispatcher,
-      scheduler: aws.scheduler,
-      logger: { info: () => {}, warn: () => {}, error: () => {} },
     })
     const sessionId = `erase-${Math.random().toString(36).slice(2, 8)}`
     try {
