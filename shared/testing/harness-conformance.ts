@@ -227,17 +227,8 @@ export function describeHarnessConformance(
 
     if (subject.a2Tools) {
       it("a tool call is recorded as soon as its input is ready, and A2's tools lane runs it while the step still streams", async () => {
-        const ran: string[] = []
+        const { ran, tools } = actTool()
         let stepOpen: boolean | undefined
-        const tools = {
-          act: tool({
-            inputSchema: z.object({ what: z.string() }),
-            execute: async ({ what }) => {
-              ran.push(what)
-              return { done: what }
-            },
-          }),
-        }
         const script = [
           hang(toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'refund' } })),
           text('Refunded.'),
@@ -268,16 +259,7 @@ export function describeHarnessConformance(
       })
 
       it('an approval waits durably: answered a day later by another process, the tool runs once and the turn goes on', async () => {
-        const ran: string[] = []
-        const tools = {
-          act: tool({
-            inputSchema: z.object({ what: z.string() }),
-            execute: async ({ what }) => {
-              ran.push(what)
-              return { done: what }
-            },
-          }),
-        }
+        const { ran, tools } = actTool()
         const script = [
           toolCalls({ toolCallId: 'c1', toolName: 'act', input: { what: 'close T-1' } }),
           text('Closed.'),
@@ -661,4 +643,19 @@ export function gatewaySubject(harness: Exclude<HarnessOptions, { type: 'fx' }>)
       }
     },
   }
+}
+
+/** The suite's `act` tool, with what it ran (each `what`, in order). */
+function actTool() {
+  const ran: string[] = []
+  const tools = {
+    act: tool({
+      inputSchema: z.object({ what: z.string() }),
+      execute: async ({ what }) => {
+        ran.push(what)
+        return { done: what }
+      },
+    }),
+  }
+  return { ran, tools }
 }
