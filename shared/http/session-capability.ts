@@ -73,8 +73,20 @@ export function sessionCapability(options: SessionCapabilityOptions): SessionCap
     return { sessionId, token, expiresAt: new Date(expires * 1000).toISOString() }
   }
 
+  // A request is checked twice, by `authenticate` before the body is read
+  // and by `authorize` after: the token's checks (an HMAC) run once.
+  const checked = new WeakMap<Request, Promise<string>>()
+  const sessionOfToken = (request: Request): Promise<string> => {
+    let session = checked.get(request)
+    if (session === undefined) {
+      session = checkToken(request)
+      checked.set(request, session)
+    }
+    return session
+  }
+
   /** The token's own checks (present, canonical, signed here, unexpired): its session. */
-  async function sessionOfToken(request: Request): Promise<string> {
+  async function checkToken(request: Request): Promise<string> {
     const token = tokenOf(request)
     if (token === undefined) {
       throw new HttpError(

@@ -188,6 +188,32 @@ describe('a session capability', () => {
     expect(await log.session(sessionId).head()).toBe(0)
   })
 
+  it("checks a request's token once, though authenticate and authorize both ask", async () => {
+    let reads = 0
+    const clock = { now: 1_700_000_000_000 }
+    const sessions = sessionCapability({
+      key: KEY,
+      now: () => {
+        reads++
+        return clock.now
+      },
+    })
+    const { token } = await sessions.mint('s1')
+    reads = 0
+    const fetch = logEndpoint({ log: eventLog({ store: memoryEventStore(), contract: notes }) })
+    const response = await fetch(
+      new Request(`${base}?sessionId=s1`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ events: [note('n1')] }),
+      }),
+      { authorize: sessions.authorize },
+    )
+    expect(response.status).toBe(200)
+    // One expiry check: the token was verified once for the two questions.
+    expect(reads).toBe(1)
+  })
+
   it('a token minted for a session ID the client chose opens only that session', async () => {
     const { sessions, post } = setup()
     const { token } = await sessions.mint('ticket-42')
