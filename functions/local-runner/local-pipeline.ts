@@ -55,11 +55,6 @@ export interface LocalPipelineOptions {
   pollMs?: number
   /** The longest pause between polls while nothing happens (default 1000 ms). */
   maxIdleMs?: number
-  /**
-   * How long the router's event source mapping gathers records before it
-   * invokes (default: as deployed, `ROUTER_STREAM`).
-   */
-  routerBatchingWindowSeconds?: number
   /** Function timeouts in seconds, where a test needs them shorter than deployed (`QUEUE_FUNCTIONS`). */
   functionTimeouts?: Partial<Record<QueueFunction, number>>
   /** How the queue handlers lease their messages (default: as deployed, `VISIBILITY_LEASE`). */
@@ -194,8 +189,8 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     string,
     { checkpoint?: string; read?: string; gathered: StreamRecord[]; since?: number }
   >()
-  const windowMs =
-    (options.routerBatchingWindowSeconds ?? ROUTER_STREAM.maxBatchingWindowSeconds) * 1000
+  // As deployed: the mapping gathers for its batching window.
+  const windowMs = ROUTER_STREAM.maxBatchingWindowSeconds * 1000
   loop('stream', async () => {
     const { StreamDescription } = await clients.streams.send(
       new DescribeStreamCommand({ StreamArn: streamArn }),
