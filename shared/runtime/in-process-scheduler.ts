@@ -41,10 +41,8 @@ export interface InProcessSchedulerOptions {
   now?: () => number
   /** How a failed firing is retried (default `DEFAULT_TIMER_RETRY`), with equal jitter. */
   retry?: Partial<RetryPolicy>
-  /** A failed firing, before its retry `delayMs` later (default: `console.warn`). */
-  onRetry?: (timer: Timer, error: unknown, attempt: number, delayMs: number) => void
-  /** A firing that failed `maxAttempts` times: the timer is dropped (default: `console.error`). */
-  onGiveUp?: (timer: Timer, error: unknown, attempts: number) => void
+  /** Where a failed firing's retry (warn) and a given-up timer (error) are said (default: the console). */
+  logger?: Pick<Console, 'warn' | 'error'>
 }
 
 /**
@@ -58,18 +56,15 @@ export function inProcessScheduler(options: InProcessSchedulerOptions): Schedule
 } {
   const now = options.now ?? Date.now
   const policy = { ...DEFAULT_TIMER_RETRY, ...options.retry }
-  const onRetry =
-    options.onRetry ??
-    ((timer: Timer, error: unknown, attempt: number, delayMs: number) =>
-      console.warn(
-        `a2: timer "${timer.name}" of session ${timer.sessionId} failed to fire (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
-      ))
-  const onGiveUp =
-    options.onGiveUp ??
-    ((timer: Timer, error: unknown, attempts: number) =>
-      console.error(
-        `a2: timer "${timer.name}" of session ${timer.sessionId} gave up after ${attempts} attempts; its events were not appended: ${messageOf(error)}`,
-      ))
+  const logger = options.logger ?? console
+  const onRetry = (timer: Timer, error: unknown, attempt: number, delayMs: number) =>
+    logger.warn(
+      `a2: timer "${timer.name}" of session ${timer.sessionId} failed to fire (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
+    )
+  const onGiveUp = (timer: Timer, error: unknown, attempts: number) =>
+    logger.error(
+      `a2: timer "${timer.name}" of session ${timer.sessionId} gave up after ${attempts} attempts; its events were not appended: ${messageOf(error)}`,
+    )
   const timers = new Map<
     string,
     { timer: Timer; handle: ReturnType<typeof setTimeout> | undefined; failures: number }

@@ -44,14 +44,7 @@ export function agentDelivery(
     inProcessScheduler({
       fire: targets.fireTimer,
       now: config.now,
-      onRetry: (timer, error, attempt, delayMs) =>
-        logger.warn(
-          `a2: timer "${timer.name}" of session ${timer.sessionId} failed to fire (attempt ${attempt}), retrying in ${Math.round(delayMs)} ms: ${messageOf(error)}`,
-        ),
-      onGiveUp: (timer, error, attempts) =>
-        logger.error(
-          `a2: timer "${timer.name}" of session ${timer.sessionId} gave up after ${attempts} attempts; its events were not appended: ${messageOf(error)}`,
-        ),
+      logger,
     })
   const closeScheduler = (): void => scheduler.close?.()
   if (options.dispatcher) {

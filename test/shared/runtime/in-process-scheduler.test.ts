@@ -44,10 +44,10 @@ describe('the in-process scheduler', () => {
   it('retries a firing that fails, with backoff', async () => {
     vi.useFakeTimers({ now: 0 })
     let calls = 0
-    const retries: number[] = []
+    const retries: string[] = []
     const scheduler = inProcessScheduler({
       retry: { baseDelayMs: 100 },
-      onRetry: (_timer, _error, attempt) => void retries.push(attempt),
+      logger: { warn: (line: string) => void retries.push(line), error: () => {} },
       fire: async () => {
         calls++
         if (calls <= 2) throw new Error('store down')
@@ -61,18 +61,21 @@ describe('the in-process scheduler', () => {
     expect(calls).toBe(2)
     await vi.advanceTimersByTimeAsync(200)
     expect(calls).toBe(3)
-    expect(retries).toEqual([1, 2])
+    expect(retries).toEqual([
+      expect.stringMatching(
+        /timer "reminder:1" of session s failed to fire \(attempt 1\).*store down/,
+      ),
+      expect.stringMatching(/\(attempt 2\)/),
+    ])
     expect(scheduler.pending()).toEqual([])
   })
 
   it('gives a firing that keeps failing up after its attempts, as the timer queue dead-letters it, and says so', async () => {
     vi.useFakeTimers({ now: 0 })
     let calls = 0
-    const gaveUp: { name: string; attempts: number; message: string }[] = []
+    const gaveUp: string[] = []
     const scheduler = inProcessScheduler({
-      onRetry: () => {},
-      onGiveUp: (t, error, attempts) =>
-        void gaveUp.push({ name: t.name, attempts, message: (error as Error).message }),
+      logger: { warn: () => {}, error: (line: string) => void gaveUp.push(line) },
       fire: async () => {
         calls++
         throw new Error('always down')
@@ -82,7 +85,9 @@ describe('the in-process scheduler', () => {
     // The defaults: five tries, the waits doubling from 2 s (at most 2 + 4 + 8 + 16 s).
     await vi.advanceTimersByTimeAsync(31_000)
     expect(calls).toBe(DEFAULT_TIMER_RETRY.maxAttempts)
-    expect(gaveUp).toEqual([{ name: 'reminder:1', attempts: 5, message: 'always down' }])
+    expect(gaveUp).toEqual([
+      'a2: timer "reminder:1" of session s gave up after 5 attempts; its events were not appended: always down',
+    ])
     expect(scheduler.pending()).toEqual([])
     await vi.advanceTimersByTimeAsync(600_000)
     expect(calls).toBe(5)
