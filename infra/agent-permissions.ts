@@ -148,7 +148,9 @@ export function grantAgentPermissions(
   }
 
   // Erasing a session (eraseAgentSession): cancel its schedules, then
-  // delete every item of its partition and its ID guards (BatchWriteItem),
+  // overwrite its events with tombstones (BatchWriteItem's puts, and a
+  // PutItem past the end: the lanes append, so they have PutItem), delete
+  // every other item of its partition and its ID guards (BatchWriteItem),
   // its head (a conditional DeleteItem) and what lands after (Deletes in a
   // transaction, authorized as DeleteItem). ListSchedules has no resource
   // type, so it takes `*` (Service Authorization Reference, "Actions,

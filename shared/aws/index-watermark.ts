@@ -62,6 +62,11 @@ export function watchedStore(store: EventStore, watermark: IndexWatermark): Even
       watermark.observe(sessionId, head)
       return head
     },
+    async restingHead(sessionId) {
+      const head = await (store.restingHead ?? store.head).call(store, sessionId)
+      watermark.observe(sessionId, head)
+      return head
+    },
     async erase(sessionId) {
       const receipt = await store.erase(sessionId)
       // The erased log's indices would be new news again: they are no watermark.

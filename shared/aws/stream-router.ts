@@ -2,7 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda'
 import type { StoredEvent } from '../log/event.ts'
 import { messageOf } from '../log/message-of.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
-import { PK, SESSION_PK_PREFIX, SK } from '../stores/dynamodb/table-keys.ts'
+import { PK, SESSION_PK_PREFIX, SK, TOMBSTONE_ATTRIBUTE } from '../stores/dynamodb/table-keys.ts'
 import { decodePayload } from '../stores/payload-codec.ts'
 import type { IndexedWakeUp } from './sqs-dispatcher.ts'
 import {
@@ -61,7 +61,12 @@ export async function routeStreamRecords(
       continue
     }
     const image = record.dynamodb?.NewImage
-    if (record.eventName !== 'INSERT' || !image || !image[SK]?.S?.startsWith(EVENT_SK_PREFIX))
+    if (
+      (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') ||
+      !image ||
+      !image[SK]?.S?.startsWith(EVENT_SK_PREFIX) ||
+      image[TOMBSTONE_ATTRIBUTE] !== undefined
+    )
       continue
     let event: StoredEvent
     let wakeUps: WakeUp[]

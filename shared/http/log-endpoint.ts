@@ -129,7 +129,7 @@ export function logEndpoint(options: LogEndpointOptions) {
       await authorizeOrThrow(fetchOptions.authorize, read)
       // One read of the head item: no wake-up, no stream.
       return Response.json(
-        { head: await session.head() },
+        { head: await session.restingHead() },
         { headers: { 'cache-control': 'no-store' } },
       )
     }

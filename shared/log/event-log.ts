@@ -45,6 +45,8 @@ export interface SessionLog {
   append(events: readonly EventInput[], options?: SessionAppendOptions): Promise<StoredEvent[]>
   read(options?: ReadOptions): Promise<StoredEvent[]>
   head(): Promise<number>
+  /** The head a reader at rest checks for news (the store's `restingHead`, else `head()`). */
+  restingHead(): Promise<number>
   tail(options?: TailOptions): AsyncIterable<StoredEvent>
   /** The reducer's state at the log's current end: snapshot plus tail. */
   state<State>(reducer: Reducer<State, never>): Promise<StateSnapshot<State>>
@@ -148,6 +150,7 @@ export function eventLog(options: EventLogOptions): EventLog {
         },
         read: (readOptions) => store.read(sessionId, readOptions),
         head: () => store.head(sessionId),
+        restingHead: () => (store.restingHead ?? store.head).call(store, sessionId),
         tail: (tailOptions) => store.tail(sessionId, tailOptions),
         async state<State>(reducer: Reducer<State, never>) {
           const { state, index } = await stateWithLastId(sessionId, reducer)

@@ -153,6 +153,16 @@ export interface EventStore {
   /** The index of the session's last event, 0 when it has none. */
   head(sessionId: string): Promise<number>
   /**
+   * The head a reader at rest checks for news (`GET ?head`): `head()`, or,
+   * where that is cheaper, the head as the last append with ID guards left
+   * it, which a step's streamed progress (`guardIds: false`) may be past
+   * while it streams. A reader rests only while nothing is at work, and
+   * whatever wakes a session starts with such an append, so the news is
+   * seen. On DynamoDB one read of the head item, where `head()` is two.
+   * Optional: without it, `head()`.
+   */
+  restingHead?(sessionId: string): Promise<number>
+  /**
    * Yields the events after `after`, then every event appended later, until
    * `signal` aborts.
    */

@@ -53,7 +53,7 @@ export class CrashPoints {
 }
 
 const WRITES = ['append', 'claim', 'renewClaim', 'releaseClaim', 'revokeClaim', 'writeSnapshot']
-const READS = ['read', 'head', 'readSnapshot', 'readCursor', 'readClaim', 'tail']
+const READS = ['read', 'head', 'restingHead', 'readSnapshot', 'readCursor', 'readClaim', 'tail']
 
 /**
  * The store as a process sees it: each write (append, claim, renewal,

@@ -202,7 +202,7 @@ describe('the A2Agent template', () => {
     })
   })
 
-  it('invokes the router only for new event items that may wake a lane and for TTL deletes of session heads (event filtering, not billed)', () => {
+  it("invokes the router only for new event items that may wake a lane (new, or over an erase's tombstone) and for TTL deletes of session heads (event filtering, not billed)", () => {
     const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
       ([, candidate]) =>
         (candidate.Properties.FunctionName as { Ref: string }).Ref ===
@@ -212,7 +212,7 @@ describe('the A2Agent template', () => {
       .Filters
     expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
       {
-        eventName: ['INSERT'],
+        eventName: ['INSERT', 'MODIFY'],
         dynamodb: {
           Keys: { sk: { S: [{ prefix: 'E#' }] } },
           NewImage: { t: { S: [{ 'anything-but': ['ai.generation.progress'] }] } },

@@ -25,9 +25,11 @@ const WRITES = new Set([
  * where the adapter meets them: in the SDK client's middleware, inside the
  * SDK's retries. A throttling exception is retried by the SDK and surfaces
  * only when every attempt was throttled; a `TransactionConflict`
- * cancellation reaches the adapter's own retry; a `TimeoutError` after the
- * request committed makes the SDK send it again, and the adapter reads the
- * second answer (a replay, a moved head, a held claim).
+ * cancellation, and a `TransactionConflictException` on a lone `PutItem` (a
+ * step's progress), reach the adapter, since the SDK retries neither; a
+ * `TimeoutError` after the request committed makes the SDK send it again,
+ * and the adapter reads the second answer (a replay, a moved head, a held
+ * claim).
  */
 export async function dynamodbOnMoto(): Promise<{ store: StoreOption; close(): void }> {
   const moto = await startMotoServer()
@@ -76,6 +78,11 @@ function withFaults(client: DynamoDBClient, faults: Faults): void {
           ),
           { CancellationReasons: reasons },
         )
+      }
+      // A lone write to an item a transaction holds at that moment (a
+      // step's progress put beside another writer's append).
+      if (command === 'PutItemCommand' && faults.strikes('store.transaction-conflict')) {
+        throw awsServiceError('TransactionConflictException', 'Transaction is ongoing for the item')
       }
       const output = await next(args)
       if (

@@ -8,14 +8,25 @@ import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type { AppendOptions } from '../../log/event-store.ts'
 import { decodePayload, encodeBatch } from '../payload-codec.ts'
 import { eventItem, guardItem } from './event-items.ts'
-import { claimSk, cursorSk, HEAD_SK, PK, sessionItemKey, TTL_ATTRIBUTE } from './table-keys.ts'
+import {
+  claimSk,
+  cursorSk,
+  eventSk,
+  HEAD_SK,
+  PK,
+  sessionItemKey,
+  TOMBSTONE_ATTRIBUTE,
+  TTL_ATTRIBUTE,
+} from './table-keys.ts'
 
 /**
  * One append as one `TransactWriteItems`: a `Put` per ID guard, the `Update`
- * of the session head conditioned on the index it expects, a `Put` per
- * event, then the handler cursor and the claim fence when asked for. The
- * conditions are the only lock. `positions` says which item is which, to read
- * the cancellation reasons, which come in item order.
+ * of the session head conditioned on the index it holds, a check that the
+ * event the append builds on is there when the head item is behind it (a
+ * step's progress is written without the head: see `dynamodb-event-store.ts`), a
+ * `Put` per event, then the handler cursor and the claim fence when asked
+ * for. The conditions are the only lock. `positions` says which item is
+ * which, to read the cancellation reasons, which come in item order.
  */
 export interface AppendTransaction {
   items: TransactWriteItem[]
@@ -25,7 +36,16 @@ export interface AppendTransaction {
    * Item positions; -1 when the transaction has no such item. The guards
    * come first, `guards` of them (none with `guardIds: false`).
    */
-  positions: { guards: number; head: number; cursor: number; fence: number }
+  positions: {
+    guards: number
+    head: number
+    /** The check of the event at `base`, when the head item is behind it. */
+    gap: number
+    /** The first event's `Put`; the others follow it. */
+    events: number
+    cursor: number
+    fence: number
+  }
 }
 
 export interface AppendRequest {
@@ -33,6 +53,19 @@ export interface AppendRequest {
   sessionId: string
   /** The head the append expects: its events go at base + 1, base + 2, ... */
   base: number
+  /**
+   * The index the session's head item holds, when it is behind `base`: the
+   * progress written since moved the log but not the item. The head's update
+   * is then conditioned on it, and the event at `base` is checked, which
+   * proves the log reaches `base` (default: `base`).
+   */
+  headItem?: number
+  /**
+   * The writer saw the event at `base` (wrote or read it), so the log
+   * reaches it without a check: only an erase removes an event, and it
+   * leaves the head gone, which the head's condition sees.
+   */
+  baseSeen?: boolean
   events: readonly NewEvent[]
   /** Each event's content digest (`contentDigest`), as the guards keep it. */
   contents: readonly string[]
@@ -49,6 +82,8 @@ export function appendTransaction({
   tableName,
   sessionId,
   base,
+  headItem = base,
+  baseSeen = false,
   events,
   contents,
   timestamp,
@@ -98,11 +133,22 @@ export function appendTransaction({
         ExpressionAttributeValues: {
           ':last': { N: String(base + events.length) },
           ':now': { N: String(timestamp) },
-          ...(base === 0 ? {} : { ':base': { N: String(base) } }),
+          ...(base === 0 ? {} : { ':base': { N: String(headItem) } }),
           ...(expiresAt === undefined ? {} : { ':expires': { N: String(expiresAt) } }),
         },
       },
     })
+  const gap = events.length > 0 && base > 0 && headItem < base && !baseSeen ? items.length : -1
+  if (gap !== -1)
+    items.push({
+      ConditionCheck: {
+        TableName: tableName,
+        Key: sessionItemKey(sessionId, eventSk(base)),
+        ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#erased)',
+        ExpressionAttributeNames: { '#pk': PK, '#erased': TOMBSTONE_ATTRIBUTE },
+      },
+    })
+  const eventsAt = events.length === 0 ? -1 : items.length
   const stored = events.map((event, position): StoredEvent => {
     const index = first + position
     const payload = encoded[position] as (typeof encoded)[number]
@@ -110,7 +156,10 @@ export function appendTransaction({
       Put: {
         TableName: tableName,
         Item: eventItem(sessionId, index, timestamp, event, payload),
-        ...absent,
+        // Over nothing, or over an erase's tombstone: the head's condition
+        // says this is the session's log as it is now.
+        ConditionExpression: 'attribute_not_exists(#pk) OR attribute_exists(#erased)',
+        ExpressionAttributeNames: { '#pk': PK, '#erased': TOMBSTONE_ATTRIBUTE },
       },
     })
     return {
@@ -153,7 +202,11 @@ export function appendTransaction({
       },
     })
   }
-  return { items, stored, positions: { guards, head, cursor: cursorAt, fence: fenceAt } }
+  return {
+    items,
+    stored,
+    positions: { guards, head, gap, events: eventsAt, cursor: cursorAt, fence: fenceAt },
+  }
 }
 
 /** Why DynamoDB cancelled an append, read from its reasons (in item order). */
@@ -166,6 +219,10 @@ export type AppendCancellation =
   | { reason: 'cursor-moved' }
   /** Another transaction was writing the same items at that moment. */
   | { reason: 'raced' }
+  /** The log does not reach the index the append builds on (or it was erased). */
+  | { reason: 'gap' }
+  /** An event is at an index the append would write: the log is past its base. */
+  | { reason: 'index-taken' }
   /**
    * Another appender took the index. `reportedHead` is where the head is,
    * when DynamoDB returned it; `guardsPassed` is false when an emulator
@@ -181,13 +238,18 @@ export function appendCancellation(
 ): AppendCancellation {
   const reasons: CancellationReason[] = error.CancellationReasons ?? []
   const failed = (position: number): boolean => reasons[position]?.Code === 'ConditionalCheckFailed'
-  const { head, cursor, fence } = transaction.positions
+  const { head, gap, events, cursor, fence } = transaction.positions
   const guards = Array.from({ length: transaction.positions.guards }, (_, position) => position)
   if (guards.some(failed)) return { reason: 'resubmission' }
   if (fence !== -1 && failed(fence)) return { reason: 'fenced' }
   if (cursor !== -1 && failed(cursor)) return { reason: 'cursor-moved' }
   if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { reason: 'raced' }
-  if (head === -1 || !failed(head)) return { reason: 'unexplained' }
+  if (head === -1 || !failed(head)) {
+    if (gap !== -1 && failed(gap)) return { reason: 'gap' }
+    const puts = transaction.stored.map((_, position) => events + position)
+    if (events !== -1 && puts.some(failed)) return { reason: 'index-taken' }
+    return { reason: 'unexplained' }
+  }
   const reported = reasons[head]?.Item?.lastIndex?.N
   return {
     reason: 'head-moved',

@@ -3,6 +3,7 @@ import {
   BatchGetItemCommand,
   type DynamoDBClient,
   GetItemCommand,
+  PutItemCommand,
   QueryCommand,
   type TransactionCanceledException,
   TransactWriteItemsCommand,
@@ -35,7 +36,8 @@ import { appendCancellation, appendTransaction, contentDigest } from './append-t
 import { isAwsError } from './aws-error.ts'
 import { dynamoDBClaims } from './claims.ts'
 import { eraseSession } from './erase-session.ts'
-import { guardFromItem, storedEventFromItem } from './event-items.ts'
+import { guardFromItem, isTombstone, storedEventFromItem } from './event-items.ts'
+import { sessionHints } from './session-hints.ts'
 import { dynamoDBSnapshots } from './snapshots.ts'
 import {
   cursorSk,
@@ -50,7 +52,7 @@ import {
   sessionItemKey,
   sessionPk,
 } from './table-keys.ts'
-import { transactionWriteUnits } from './write-units.ts'
+import { putWriteUnits, transactionWriteUnits } from './write-units.ts'
 
 /** A live tail's rhythm: a streaming step's batches, then idle backoff to a second. */
 const DEFAULT_TAIL_POLL_MS = { min: 250, max: 1_000 }
@@ -80,30 +82,37 @@ export interface DynamoDBEventStoreOptions {
 const BATCH_GET_LIMIT = 100
 /** How many session heads an instance remembers, to skip a read before appending. */
 const HEAD_CACHE_SIZE = 10_000
+/** How often one append corrects its idea of a head item behind the log before it contends. */
+const HEAD_ITEM_CORRECTIONS = 3
 
 /**
  * The production store: one DynamoDB table (see `table-keys.ts` for the key
  * design). An append is one `TransactWriteItems` that moves the session head
- * from the index it expects, writes the events, and claims an ID guard per
+ * from the index it holds, writes the events, and claims an ID guard per
  * event; the conditions on those items are the only lock.
+ *
+ * Streamed progress is the exception (`guardIds: false`, one event at an
+ * expected index this instance has seen the log reach): one `PutItem` of the
+ * event, conditioned on its own item being free, 1 write unit where the
+ * transaction with the head cost 4. The head item is then behind the log
+ * until the next transaction, which checks that the event it builds on is
+ * there; `head()` and every read go on past it. What makes a put that can see
+ * only its own item safe against an erase is the erase's tombstones (see
+ * `erase-session.ts`).
  */
 export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventStore {
   const { client, tableName } = options
   const now = options.now ?? Date.now
   const poll = options.tailPollMs ?? DEFAULT_TAIL_POLL_MS
   const appendRetryMs = options.appendRetryMs ?? DEFAULT_APPEND_RETRY_MS
-  // Only a hint: a wrong guess costs one cancelled transaction, never a wrong write.
-  const knownHeads = new Map<string, number>()
+  // The log's last index, and the index its head item holds, as this instance
+  // last saw them: a progress put writes the one and not the other.
+  const knownHeads = sessionHints(HEAD_CACHE_SIZE)
+  const headItems = sessionHints(HEAD_CACHE_SIZE)
   const oneAtATime = keyedQueue()
 
-  function rememberHead(sessionId: string, index: number): void {
-    knownHeads.delete(sessionId)
-    knownHeads.set(sessionId, index)
-    if (knownHeads.size > HEAD_CACHE_SIZE)
-      knownHeads.delete(knownHeads.keys().next().value as string)
-  }
-
-  async function head(sessionId: string): Promise<number> {
+  /** The index the session's head item holds, or undefined when it has none. */
+  async function readHeadItem(sessionId: string): Promise<number | undefined> {
     const { Item } = await client.send(
       new GetItemCommand({
         TableName: tableName,
@@ -111,7 +120,20 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         ConsistentRead: true,
       }),
     )
-    return Item?.lastIndex?.N === undefined ? 0 : Number(Item.lastIndex.N)
+    if (Item?.lastIndex?.N === undefined) return undefined
+    const index = Number(Item.lastIndex.N)
+    headItems.set(sessionId, index)
+    return index
+  }
+
+  /** The head item's index, then the progress written past it since. */
+  async function head(sessionId: string): Promise<number> {
+    const itemIndex = await readHeadItem(sessionId)
+    if (itemIndex === undefined) return 0
+    const beyond = await read(sessionId, { after: itemIndex })
+    const index = beyond.at(-1)?.index ?? itemIndex
+    knownHeads.set(sessionId, index)
+    return index
   }
 
   async function read(
@@ -136,9 +158,19 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           ...(limit === undefined ? {} : { Limit: limit - events.length }),
         }),
       )
-      for (const item of page.Items ?? []) events.push(storedEventFromItem(item))
-      startKey = page.LastEvaluatedKey
+      let erased = false
+      for (const item of page.Items ?? []) {
+        // An erase's tombstones follow the log of a session started over: it ends there.
+        if (isTombstone(item)) {
+          erased = true
+          break
+        }
+        events.push(storedEventFromItem(item))
+      }
+      startKey = erased ? undefined : page.LastEvaluatedKey
     } while (startKey && (limit === undefined || events.length < limit))
+    const last = events.at(-1)
+    if (last) knownHeads.raise(sessionId, last.index)
     return events
   }
 
@@ -204,7 +236,12 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     checkUnguardedAppend(appendOptions)
     encodeBatch(events) // size limits, before any request
     const contents = events.map((event) => contentDigest(eventContent(event)))
+    if (isProgressPut(sessionId, events, appendOptions)) {
+      const put = await progressPut(sessionId, events, contents, appendOptions)
+      if (put) return put
+    }
     let base = expectedIndex ?? knownHeads.get(sessionId) ?? 0
+    let corrections = 0
     let sentAt = started
     const contended = async (losses: number): Promise<void> => {
       const retried = Date.now() - started
@@ -218,12 +255,28 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       // From the store's clock, not an import's timestamp: retention counts idle time.
       const expiresAt =
         retainForMs === undefined ? undefined : Math.ceil((now() + retainForMs) / 1000)
-      const request = { tableName, sessionId, base, events, contents, timestamp, expiresAt }
+      // A hint beyond base would condition on an index the append does not build on.
+      const headItem = Math.min(headItems.get(sessionId) ?? base, base)
+      const request = {
+        tableName,
+        sessionId,
+        base,
+        headItem,
+        // Seen by this instance: the log reaches base without the check.
+        baseSeen: base > 0 && knownHeads.get(sessionId) === base,
+        events,
+        contents,
+        timestamp,
+        expiresAt,
+      }
       const transaction = appendTransaction({ ...request, options: appendOptions })
       try {
         sentAt = Date.now()
         await client.send(new TransactWriteItemsCommand({ TransactItems: transaction.items }))
-        if (events.length > 0) rememberHead(sessionId, base + events.length)
+        if (events.length > 0) {
+          knownHeads.set(sessionId, base + events.length)
+          headItems.set(sessionId, base + events.length)
+        }
         return {
           events: transaction.stored,
           replayed: false,
@@ -248,12 +301,25 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           const actual = await readCursor(sessionId, cursor.name)
           throw new CursorConflictError(sessionId, cursor.name, cursor.from, actual)
         }
-        if (cancelled.reason === 'unexplained' && (await sweptHeadless(sessionId))) {
+        if (
+          (cancelled.reason === 'unexplained' || cancelled.reason === 'index-taken') &&
+          (await sweptHeadless(sessionId))
+        ) {
           base = 0
           continue
         }
         if (cancelled.reason === 'raced') {
           await contended(losses)
+          continue
+        }
+        if (cancelled.reason === 'gap' || cancelled.reason === 'index-taken') {
+          // The log is not at base: short of it (an expected index it never
+          // reached, or an erase), or past it (another writer's events).
+          if (expectedIndex !== undefined) {
+            throw new AppendConflictError(sessionId, expectedIndex, await head(sessionId))
+          }
+          if (cancelled.reason === 'index-taken') await contended(losses)
+          base = await head(sessionId)
           continue
         }
         if (cancelled.reason !== 'head-moved') throw error
@@ -269,10 +335,21 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         ) {
           return answerResubmission(sessionId, events, contents)
         }
-        const actual = cancelled.reportedHead ?? (await head(sessionId))
-        rememberHead(sessionId, actual)
+        const itemIndex = cancelled.reportedHead ?? (await readHeadItem(sessionId))
+        if (itemIndex !== undefined) headItems.set(sessionId, itemIndex)
+        if (
+          itemIndex !== undefined &&
+          base > 0 &&
+          itemIndex <= base &&
+          corrections++ < HEAD_ITEM_CORRECTIONS
+        ) {
+          // The head item is behind base (progress since) or where base is:
+          // the append goes again conditioned on it, and the gap check (or
+          // the events' own conditions) tells whether the log is at base.
+          continue
+        }
         if (expectedIndex !== undefined) {
-          throw new AppendConflictError(sessionId, expectedIndex, actual)
+          throw new AppendConflictError(sessionId, expectedIndex, await head(sessionId))
         }
         // "Append at the end": wait for a turn rather than fail, then look
         // again, as others may have appended meanwhile.
@@ -280,6 +357,80 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         base = await head(sessionId)
       }
     }
+  }
+
+  /**
+   * Whether an append is a step's progress this instance may write as one
+   * `PutItem`: one unguarded event, no cursor, no fence, at an expected index
+   * this instance saw the log reach. That last part is what keeps the log
+   * gapless: the put's condition can look only at its own item, so the event
+   * before it must be known to be there.
+   */
+  function isProgressPut(
+    sessionId: string,
+    events: readonly NewEvent[],
+    { guardIds, expectedIndex, cursor, fence }: AppendOptions,
+  ): boolean {
+    return (
+      guardIds === false &&
+      events.length === 1 &&
+      !cursor &&
+      !fence &&
+      expectedIndex !== undefined &&
+      expectedIndex > 0 &&
+      knownHeads.get(sessionId) === expectedIndex
+    )
+  }
+
+  /**
+   * The event as one `PutItem` at expectedIndex + 1, on the condition that
+   * nothing is there. Taken by another writer's event: a conflict, as for a
+   * transaction. Taken by an erase's tombstone (the session started over and
+   * is shorter than it was), or in a transaction's hands at that moment:
+   * undefined, and the transaction path writes it under the head's condition.
+   */
+  async function progressPut(
+    sessionId: string,
+    events: readonly NewEvent[],
+    contents: readonly string[],
+    appendOptions: AppendOptions,
+  ): Promise<AppendResult | undefined> {
+    const base = appendOptions.expectedIndex as number
+    const timestamp = appendOptions.timestamp ?? now()
+    const { items, stored, positions } = appendTransaction({
+      tableName,
+      sessionId,
+      base,
+      events,
+      contents,
+      timestamp,
+      options: appendOptions,
+    })
+    const item = items[positions.events]?.Put?.Item as Record<string, AttributeValue>
+    try {
+      await client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PK },
+        }),
+      )
+      knownHeads.set(sessionId, base + 1)
+      return { events: stored, replayed: false, writeUnits: putWriteUnits(item) }
+    } catch (error) {
+      // A transaction writing the item at that moment refuses a lone write
+      // with TransactionConflictException, which the SDK does not retry: the
+      // head then says whether it was another writer's event.
+      if (
+        !isAwsError(error, 'ConditionalCheckFailedException') &&
+        !isAwsError(error, 'TransactionConflictException')
+      )
+        throw error
+    }
+    const actual = await head(sessionId)
+    if (actual !== base) throw new AppendConflictError(sessionId, base, actual)
+    return undefined
   }
 
   /**
@@ -291,9 +442,13 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
    * append's failure paths: it costs nothing when appends succeed.
    */
   async function sweptHeadless(sessionId: string): Promise<boolean> {
-    if ((await head(sessionId)) !== 0 || (await read(sessionId, { limit: 1 })).length === 0)
+    if (
+      (await readHeadItem(sessionId)) !== undefined ||
+      (await read(sessionId, { limit: 1 })).length === 0
+    )
       return false
     knownHeads.delete(sessionId)
+    headItems.delete(sessionId)
     await eraseSession(client, tableName, sessionId, { headless: true })
     return true
   }
@@ -313,6 +468,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     append,
     read,
     head,
+    // The head item alone: one read, behind the log only while a step streams.
+    restingHead: async (sessionId) => (await readHeadItem(sessionId)) ?? 0,
     readCursor,
     ...dynamoDBClaims(client, tableName, now),
     ...dynamoDBSnapshots(client, tableName, now),
@@ -322,7 +479,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       // hint forgotten: the next append starts the log over at 1.
       return oneAtATime(sessionId, async () => {
         knownHeads.delete(sessionId)
-        return eraseSession(client, tableName, sessionId)
+        headItems.delete(sessionId)
+        return eraseSession(client, tableName, sessionId, { now })
       })
     },
 

@@ -4,6 +4,7 @@ import {
   BatchWriteItemCommand,
   DeleteItemCommand,
   type DynamoDBClient,
+  PutItemCommand,
   QueryCommand,
   type TransactionCanceledException,
   TransactWriteItemsCommand,
@@ -12,6 +13,7 @@ import {
 import { ERASED_ITEM_KINDS, type EraseReceipt } from '../../log/event-store.ts'
 import { sleep } from '../../timing/sleep.ts'
 import { isAwsError } from './aws-error.ts'
+import { indexOfItem, tombstoneItem } from './event-items.ts'
 import {
   GUARD_SK,
   guardPk,
@@ -21,6 +23,7 @@ import {
   SK,
   sessionItemKey,
   sessionPk,
+  TOMBSTONE_ATTRIBUTE,
 } from './table-keys.ts'
 
 type Key = Record<string, AttributeValue>
@@ -53,6 +56,13 @@ function kindOf(sk: string): Exclude<keyof EraseReceipt, 'sessionId' | 'idGuards
  * lands meanwhile fails that condition, and the erase starts over, so no
  * event is left behind without its head. Guards are deleted only when they
  * name this session (an unguarded event's ID may be another session's guard).
+ *
+ * Events are not deleted but overwritten with tombstones, items with no
+ * content that DynamoDB's TTL deletes a week later, and one more tombstone
+ * goes first past the log's end. A step's progress is one `PutItem` that can
+ * check only its own item, so a step still streaming when its session is
+ * erased must find every index it could write taken: all of them are, by the
+ * session's events until they become tombstones and by the tombstones after.
  */
 export interface EraseSessionOptions {
   /**
@@ -63,13 +73,15 @@ export interface EraseSessionOptions {
    * events) keeps every item; with a head, nothing is deleted.
    */
   headless?: boolean
+  /** The clock of the tombstones' erase time and expiry (default `Date.now`). */
+  now?: () => number
 }
 
 export async function eraseSession(
   client: DynamoDBClient,
   tableName: string,
   sessionId: string,
-  { headless = false }: EraseSessionOptions = {},
+  { headless = false, now = Date.now }: EraseSessionOptions = {},
 ): Promise<EraseReceipt> {
   const receipt: EraseReceipt = {
     sessionId,
@@ -81,7 +93,7 @@ export async function eraseSession(
     idGuards: 0,
   }
   for (let round = 1; ; round++) {
-    const { items, head, eventIds } = await readPartition(client, tableName, sessionId)
+    const { items, head, eventIds, lastEvent } = await readPartition(client, tableName, sessionId)
     if (items.length === 0 && head === undefined) return receipt
     if (headless && head !== undefined) return receipt // alive again: not ours to erase
     const guards = await ownGuards(client, tableName, sessionId, eventIds)
@@ -92,7 +104,24 @@ export async function eraseSession(
       if (deleted < entries.length || round >= ERASE_ROUNDS) return receipt
       continue // look again: whatever was written meanwhile without a head
     }
-    await deleteAll(client, tableName, [...items.map((item) => item.key), ...guards])
+    // First the tombstone past the end; an event that landed there first
+    // (a step's progress) is read on the next round.
+    const end = Math.max(head ?? 0, lastEvent)
+    if (end > 0 && !(await sealed(client, tableName, sessionId, end + 1, now()))) {
+      if (round >= ERASE_ROUNDS)
+        throw new Error(`a2: the log of ${sessionId} kept growing under its erase`)
+      continue
+    }
+    const erasedAt = now()
+    await writeAll(client, tableName, [
+      ...items.map(
+        (item): WriteRequest =>
+          item.kind === 'events'
+            ? { PutRequest: { Item: tombstoneItem(sessionId, indexOfItem(item.key), erasedAt) } }
+            : { DeleteRequest: { Key: item.key } },
+      ),
+      ...guards.map((Key): WriteRequest => ({ DeleteRequest: { Key } })),
+    ])
     for (const item of items) receipt[item.kind]++
     receipt.idGuards += guards.length
     if (head === undefined) continue // look again: nothing may land without a head
@@ -126,19 +155,22 @@ async function readPartition(
   items: { key: Key; kind: NonNullable<ReturnType<typeof kindOf>> }[]
   head: number | undefined
   eventIds: string[]
+  /** The highest index of an event (not a tombstone), 0 without one. */
+  lastEvent: number
 }> {
   const items: { key: Key; kind: NonNullable<ReturnType<typeof kindOf>> }[] = []
   const eventIds: string[] = []
   let head: number | undefined
+  let lastEvent = 0
   let startKey: Key | undefined
   do {
     const page = await client.send(
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
+        ExpressionAttributeNames: { '#pk': PK, '#sk': SK, '#erased': TOMBSTONE_ATTRIBUTE },
         ExpressionAttributeValues: { ':pk': { S: sessionPk(sessionId) } },
-        ProjectionExpression: '#pk, #sk, id, lastIndex',
+        ProjectionExpression: '#pk, #sk, id, lastIndex, #erased',
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
@@ -146,13 +178,43 @@ async function readPartition(
     for (const item of page.Items ?? []) {
       const sk = item[SK]?.S ?? ''
       const kind = kindOf(sk)
+      // Tombstones are what an earlier erase left: nothing to erase, and they expire.
+      if (kind === 'events' && item[TOMBSTONE_ATTRIBUTE] !== undefined) continue
+      if (kind === 'events') lastEvent = Math.max(lastEvent, indexOfItem(item))
       if (kind === 'heads') head = Number(item.lastIndex?.N ?? 0)
       else if (kind) items.push({ key: sessionItemKey(sessionId, sk), kind })
       if (kind === 'events' && item.id?.S !== undefined) eventIds.push(item.id.S)
     }
     startKey = page.LastEvaluatedKey
   } while (startKey)
-  return { items, head, eventIds }
+  return { items, head, eventIds, lastEvent }
+}
+
+/**
+ * Puts the tombstone at `index`, past the log's end, unless an event is
+ * there (then false): over nothing, or over an earlier erase's tombstone.
+ */
+async function sealed(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+  index: number,
+  erasedAt: number,
+): Promise<boolean> {
+  try {
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: tombstoneItem(sessionId, index, erasedAt),
+        ConditionExpression: 'attribute_not_exists(#pk) OR attribute_exists(#erased)',
+        ExpressionAttributeNames: { '#pk': PK, '#erased': TOMBSTONE_ATTRIBUTE },
+      }),
+    )
+    return true
+  } catch (error) {
+    if (isAwsError(error, 'ConditionalCheckFailedException')) return false
+    throw error
+  }
 }
 
 /** The keys of the ID guards among `eventIds` that this session holds. */
@@ -189,17 +251,19 @@ async function ownGuards(
   return owned
 }
 
-async function deleteAll(client: DynamoDBClient, tableName: string, keys: Key[]): Promise<void> {
-  for (let start = 0; start < keys.length; start += BATCH_WRITE_LIMIT) {
-    let requests: WriteRequest[] = keys
-      .slice(start, start + BATCH_WRITE_LIMIT)
-      .map((Key) => ({ DeleteRequest: { Key } }))
+async function writeAll(
+  client: DynamoDBClient,
+  tableName: string,
+  all: readonly WriteRequest[],
+): Promise<void> {
+  for (let start = 0; start < all.length; start += BATCH_WRITE_LIMIT) {
+    let requests: WriteRequest[] = all.slice(start, start + BATCH_WRITE_LIMIT)
     while (requests.length > 0) {
       const answer = await client.send(
         new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }),
       )
       requests = answer.UnprocessedItems?.[tableName] ?? []
-      // Throttled: DynamoDB hands back what it did not delete; ask again shortly.
+      // Throttled: DynamoDB hands back what it did not write; ask again shortly.
       if (requests.length > 0) await sleep(50)
     }
   }

@@ -2,7 +2,18 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb'
 import type { IdGuard } from '../../log/duplicate-batch.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import { decodePayload, type EncodedPayload } from '../payload-codec.ts'
-import { eventSk, GUARD_SK, guardPk, itemKey, PK, sessionItemKey } from './table-keys.ts'
+import {
+  eventSk,
+  GUARD_SK,
+  guardPk,
+  itemKey,
+  PK,
+  SK,
+  sessionItemKey,
+  TOMBSTONE_ATTRIBUTE,
+  TOMBSTONE_RETENTION_SECONDS,
+  TTL_ATTRIBUTE,
+} from './table-keys.ts'
 
 type Item = Record<string, AttributeValue>
 
@@ -24,6 +35,21 @@ export function eventItem(
     ...(payload.kind === 'gzip' ? { pz: { B: payload.data } } : { p: { S: payload.json } }),
   }
 }
+
+/** The content-free item an erase leaves at an index (see `TOMBSTONE_ATTRIBUTE`). */
+export function tombstoneItem(sessionId: string, index: number, erasedAt: number): Item {
+  return {
+    ...sessionItemKey(sessionId, eventSk(index)),
+    [TOMBSTONE_ATTRIBUTE]: { N: String(erasedAt) },
+    [TTL_ATTRIBUTE]: { N: String(Math.ceil(erasedAt / 1000) + TOMBSTONE_RETENTION_SECONDS) },
+  }
+}
+
+/** Whether an event item is an erase's tombstone, not an event. */
+export const isTombstone = (item: Item): boolean => item[TOMBSTONE_ATTRIBUTE] !== undefined
+
+/** An event item's index, from its sort key (a tombstone has no other attribute to say it). */
+export const indexOfItem = (item: Item): number => Number((item[SK]?.S ?? '').slice(2))
 
 export function storedEventFromItem(item: Item): StoredEvent {
   return {

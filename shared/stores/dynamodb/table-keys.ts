@@ -5,6 +5,7 @@
  * | -------------- | ---------------- | ------------------ |
  * | session head   | `S#<sessionId>`  | `#HEAD`            |
  * | event          | `S#<sessionId>`  | `E#<index, 12 digits>` |
+ * | erased event   | `S#<sessionId>`  | `E#<index, 12 digits>` (a tombstone) |
  * | reducer snapshot | `S#<sessionId>` | `R#<reducerName>`  |
  * | handler cursor | `S#<sessionId>`  | `C#<handlerName>`  |
  * | work claim     | `S#<sessionId>`  | `K#<claimKey>`     |
@@ -19,9 +20,22 @@ export const SK = 'sk'
 /**
  * Epoch seconds; the table's TTL attribute. Claim items set it (a week after
  * their claim ends); with retention, the session head does (its last append
- * plus the retention period), and the rest of the session follows it.
+ * plus the retention period), and the rest of the session follows it; an
+ * erase's tombstones do (a week after the erase).
  */
 export const TTL_ATTRIBUTE = 'expiresAt'
+/**
+ * Marks an erased event's item: a tombstone with no content, holding the
+ * erase's time in epoch milliseconds. An erase leaves one at each index the
+ * session used and one past its end, so a step still streaming when its
+ * session was erased finds every index it could write taken (a progress
+ * append is one `PutItem`, which can check only its own item). Readers end
+ * the log at the first one; an append of a session started over writes over
+ * them.
+ */
+export const TOMBSTONE_ATTRIBUTE = 'erased'
+/** How long a tombstone stays: longer than any writer lives (a Lambda, 15 minutes). */
+export const TOMBSTONE_RETENTION_SECONDS = 7 * 24 * 3600
 /** A claim item's expiry in epoch milliseconds (not the TTL attribute). */
 export const CLAIM_UNTIL_ATTRIBUTE = 'until'
 /** How long a claim item outlives its claim before DynamoDB's TTL deletes it. */

@@ -51,3 +51,8 @@ export function transactionWriteUnits(items: readonly TransactWriteItem[]): numb
     return sum + 2 * Math.max(1, Math.ceil(bytes / 1024))
   }, 0)
 }
+
+/** The write units of a single `PutItem` of `item`: 1 per KB begun, at least 1. */
+export function putWriteUnits(item: Record<string, AttributeValue>): number {
+  return Math.max(1, Math.ceil(itemBytes(item) / 1024))
+}

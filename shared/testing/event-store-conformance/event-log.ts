@@ -67,6 +67,21 @@ export function describeEventLog(
       }
     })
 
+    it("answers a resting reader's head: the head after an append with ID guards, never past it after progress", async () => {
+      const { store } = harness()
+      const id = session()
+      const s = eventLog({ store }).session(id)
+      expect(await s.restingHead()).toBe(0)
+      await s.append([ev(randomUUID()), ev(randomUUID())])
+      expect(await s.restingHead()).toBe(2)
+      await store.append(id, [ev(randomUUID())], { expectedIndex: 2, guardIds: false })
+      // A step streaming its progress may be past it (see EventStore.restingHead).
+      expect([2, 3]).toContain(await s.restingHead())
+      await s.append([ev(randomUUID())])
+      expect(await s.restingHead()).toBe(4)
+      expect(await s.head()).toBe(4)
+    })
+
     it('refuses caller IDs with the reserved a2. prefix, and lets A2 itself use them', async () => {
       const { store } = harness()
       const s = eventLog({ store }).session(session())

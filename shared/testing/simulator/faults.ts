@@ -8,7 +8,7 @@ import type { Random } from './random.ts'
 export const FAULT_KINDS = [
   /** DynamoDB throttling surfaced after the SDK's retries: ProvisionedThroughputExceededException, ThrottlingException, RequestLimitExceeded. */
   'store.throttled',
-  /** TransactWriteItems cancelled with TransactionConflict: the adapter's own retries (slower), rarely AppendContendedError. */
+  /** TransactWriteItems cancelled with TransactionConflict (or, on DynamoDB, a progress PutItem refused with TransactionConflictException): the adapter's own retries (slower), rarely AppendContendedError. */
   'store.transaction-conflict',
   /** The write committed, then the request timed out (TimeoutError): the caller cannot tell. */
   'store.timeout-after-commit',

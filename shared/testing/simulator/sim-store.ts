@@ -23,6 +23,7 @@ const CALLS = new Set([
   ...WRITES,
   'read',
   'head',
+  'restingHead',
   'readSnapshot',
   'readCursor',
   'readClaim',
@@ -73,7 +74,8 @@ export function simStore(
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
-      if (typeof property !== 'string' || !CALLS.has(property)) return value
+      // A method the store lacks stays absent (an optional one: `restingHead`).
+      if (typeof property !== 'string' || !CALLS.has(property) || value === undefined) return value
       return async (...args: unknown[]) => {
         const sessionId = args[0] as string
         let ms = latency.between(1, 8)

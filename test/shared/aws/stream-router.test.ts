@@ -11,6 +11,23 @@ import {
 import { routeStreamRecords } from '../../../shared/aws/stream-router.ts'
 
 let sequence = 100
+/** The record of an event an erase overwrote with its tombstone. */
+function erased(sessionId: string, index: number): DynamoDBRecord {
+  return {
+    eventID: `r${sequence}`,
+    eventName: 'MODIFY',
+    dynamodb: {
+      SequenceNumber: String(sequence++),
+      NewImage: {
+        pk: { S: `S#${sessionId}` },
+        sk: { S: `E#${String(index).padStart(12, '0')}` },
+        erased: { N: '1' },
+        expiresAt: { N: '2' },
+      },
+    },
+  }
+}
+
 function eventRecord(
   sessionId: string,
   index: number,
@@ -100,7 +117,19 @@ describe('the stream router', () => {
     ])
   })
 
-  it('ignores heads, cursors, claims, ID guards, modifications and removals', async () => {
+  it("wakes the lanes for an event written over an erase's tombstone (a MODIFY: its session started over)", async () => {
+    const sent: IndexedWakeUp[] = []
+    const overTombstone = {
+      ...eventRecord('s1', 1, 'ai.control.requested'),
+      eventName: 'MODIFY' as const,
+    }
+    await route([overTombstone], async (wakeUps) => {
+      sent.push(...wakeUps)
+    })
+    expect(sent).toEqual([{ wakeUp: { sessionId: 's1', lane: 'admission' }, index: 1 }])
+  })
+
+  it('ignores heads, cursors, claims, ID guards, tombstones and removals', async () => {
     const sent: IndexedWakeUp[] = []
     const head: DynamoDBRecord = {
       eventName: 'INSERT',
@@ -114,11 +143,7 @@ describe('the stream router', () => {
       ...eventRecord('s1', 1, 'ai.control.requested'),
       eventName: 'REMOVE' as const,
     }
-    const modified = {
-      ...eventRecord('s1', 1, 'ai.control.requested'),
-      eventName: 'MODIFY' as const,
-    }
-    const result = await route([head, guard, removed, modified], async (wakeUps) => {
+    const result = await route([head, guard, removed, erased('s1', 1)], async (wakeUps) => {
       sent.push(...wakeUps)
     })
     expect(sent).toEqual([])
@@ -161,9 +186,12 @@ describe('the stream router', () => {
     expect(pass(eventRecord('s1', 1, 'ai.control.requested'))).toBe(true)
     expect(pass(eventRecord('s1', 3, 'ai.generation.completed'))).toBe(true)
     expect(pass(progress)).toBe(false)
+    // An event written over an erase's tombstone (its session started over) is news;
+    // an event erased into a tombstone is not.
     expect(pass({ ...eventRecord('s1', 1, 'ai.control.requested'), eventName: 'MODIFY' })).toBe(
-      false,
+      true,
     )
+    expect(pass(erased('s1', 1))).toBe(false)
     const guard = {
       eventName: 'INSERT' as const,
       dynamodb: { NewImage: { pk: { S: 'ID#e1' }, sk: { S: '#ID' } } },

@@ -6,6 +6,7 @@ import { type LogEndpointOptions, logEndpoint } from '../../../shared/http/log-e
 import {
   AppendContendedError,
   contract,
+  type EventStore,
   eventLog,
   MAX_APPEND_BYTES,
   MAX_PAYLOAD_DEPTH,
@@ -495,6 +496,27 @@ describe('GET: the SSE stream', () => {
     expect(woken).toEqual([])
     const empty = await fetch(new Request('http://a2.test/api/agent?sessionId=nobody&head='))
     expect(await empty.json()).toEqual({ head: 0 })
+  })
+
+  it("answers a head check with the store's resting head where it has one (on DynamoDB the head item alone, one read)", async () => {
+    const store = memoryEventStore()
+    const reads: string[] = []
+    const resting: EventStore = Object.assign(Object.create(store) as EventStore, {
+      head: (sessionId: string) => {
+        reads.push('head')
+        return store.head(sessionId)
+      },
+      restingHead: async () => {
+        reads.push('restingHead')
+        return 1
+      },
+    })
+    const log = eventLog({ store: resting, contract: notes })
+    await log.session('s1').append([note('n1'), note('n2')])
+    const fetch = logEndpoint({ log })
+    const response = await fetch(new Request('http://a2.test/api/agent?sessionId=s1&head'))
+    expect(await response.json()).toEqual({ head: 1 })
+    expect(reads).toEqual(['restingHead'])
   })
 
   it('answers 403 for a head check authorize refuses, and 400 for a bad session ID', async () => {

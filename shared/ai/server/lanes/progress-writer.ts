@@ -8,8 +8,8 @@ import type { LanePorts } from './lane-ports.ts'
 /**
  * How a model step writes its streamed progress: each event at the index
  * the attempt knows the log to be at, without ID guards or a claim check
- * (`guardIds: false`: on DynamoDB the session head and the event, 4 write
- * units instead of 8). The log is the fence. Another writer's event moves the
+ * (`guardIds: false`: on DynamoDB one `PutItem` of the event, 1 write unit
+ * instead of a fenced transaction's 8). The log is the fence. Another writer's event moves the
  * head and the append conflicts; the writer then reads the state, and goes on
  * at the new head only while its generation is still the current one: once a
  * newer attempt supersedes it or Stop or Pause now end it (each an event in

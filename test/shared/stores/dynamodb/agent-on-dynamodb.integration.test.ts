@@ -11,7 +11,7 @@ import { eventLogTableForSuite } from '../../../support/aws.ts'
 const table = eventLogTableForSuite()
 
 describe('the agent runtime on the DynamoDB store', () => {
-  it('answers a message with a tool call and an approval, every write a conditional transaction', async () => {
+  it('answers a message with a tool call and an approval on DynamoDB', async () => {
     const effects: string[] = []
     const closeTicket = tool({
       inputSchema: z.object({ ticketId: z.string() }),

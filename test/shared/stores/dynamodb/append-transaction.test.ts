@@ -44,7 +44,14 @@ describe('an append transaction', () => {
       'Update',
       'ConditionCheck',
     ])
-    expect(transaction.positions).toEqual({ guards: 2, head: 2, cursor: 5, fence: 6 })
+    expect(transaction.positions).toEqual({
+      guards: 2,
+      head: 2,
+      gap: -1,
+      events: 3,
+      cursor: 5,
+      fence: 6,
+    })
     expect(transaction.items[2]?.Update?.Key).toEqual(sessionItemKey('s1', '#HEAD'))
     expect(transaction.stored.map((event) => event.index)).toEqual([5, 6])
   })
@@ -60,7 +67,14 @@ describe('an append transaction', () => {
       options: { expectedIndex: 4, guardIds: false },
     })
     expect(unguarded.items.map((item) => Object.keys(item)[0])).toEqual(['Update', 'Put'])
-    expect(unguarded.positions).toEqual({ guards: 0, head: 0, cursor: -1, fence: -1 })
+    expect(unguarded.positions).toEqual({
+      guards: 0,
+      head: 0,
+      gap: -1,
+      events: 1,
+      cursor: -1,
+      fence: -1,
+    })
     const error = {
       CancellationReasons: [
         { Code: 'ConditionalCheckFailed', Item: { lastIndex: { N: '7' } } },
@@ -91,5 +105,68 @@ describe('an append transaction', () => {
       guardsPassed: false,
     })
     expect(cancelled({ 3: 'ThrottlingError' })).toEqual({ reason: 'unexplained' })
+  })
+
+  it("writes an event over nothing or over an erase's tombstone, never over an event", () => {
+    const put = transaction.items[transaction.positions.events]?.Put
+    expect(put?.ConditionExpression).toBe('attribute_not_exists(#pk) OR attribute_exists(#erased)')
+    expect(put?.ExpressionAttributeNames).toEqual({ '#pk': 'pk', '#erased': 'erased' })
+  })
+
+  it('conditions the head on the index its item holds, and checks the event at base, when progress moved the log past the item', () => {
+    const behind = appendTransaction({
+      tableName: 'events',
+      sessionId: 's1',
+      base: 9,
+      headItem: 4,
+      events,
+      contents: ['c1', 'c2'],
+      timestamp: 1_000,
+      options: { fence: { claim: 'gen:r1', attempt: 2 } },
+    })
+    expect(behind.items.map((item) => Object.keys(item)[0])).toEqual([
+      'Put',
+      'Put',
+      'Update',
+      'ConditionCheck',
+      'Put',
+      'Put',
+      'ConditionCheck',
+    ])
+    expect(behind.positions).toMatchObject({ head: 2, gap: 3, events: 4, fence: 6 })
+    const update = behind.items[2]?.Update
+    expect(update?.ConditionExpression).toBe('lastIndex = :base')
+    expect(update?.ExpressionAttributeValues?.[':base']).toEqual({ N: '4' })
+    expect(update?.ExpressionAttributeValues?.[':last']).toEqual({ N: '11' })
+    const gap = behind.items[3]?.ConditionCheck
+    expect(gap?.Key).toEqual(sessionItemKey('s1', 'E#000000000009'))
+    expect(gap?.ConditionExpression).toBe('attribute_exists(#pk) AND attribute_not_exists(#erased)')
+    expect(behind.stored.map((event) => event.index)).toEqual([10, 11])
+    const reasons = (codes: Record<number, string>) =>
+      appendCancellation(
+        {
+          CancellationReasons: behind.items.map((_, position) => ({
+            Code: codes[position] ?? 'None',
+          })),
+        } as TransactionCanceledException,
+        behind,
+      )
+    // A writer that saw the event at 9 needs no check.
+    const seen = appendTransaction({
+      tableName: 'events',
+      sessionId: 's1',
+      base: 9,
+      headItem: 4,
+      baseSeen: true,
+      events,
+      contents: ['c1', 'c2'],
+      timestamp: 1_000,
+      options: {},
+    })
+    expect(seen.positions.gap).toBe(-1)
+    expect(seen.items[2]?.Update?.ExpressionAttributeValues?.[':base']).toEqual({ N: '4' })
+    // The log does not reach 9, or it is past it.
+    expect(reasons({ 3: 'ConditionalCheckFailed' })).toEqual({ reason: 'gap' })
+    expect(reasons({ 5: 'ConditionalCheckFailed' })).toEqual({ reason: 'index-taken' })
   })
 })

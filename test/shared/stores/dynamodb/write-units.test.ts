@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { appendTransaction } from '../../../../shared/stores/dynamodb/append-transaction.ts'
-import { itemBytes, transactionWriteUnits } from '../../../../shared/stores/dynamodb/write-units.ts'
+import {
+  itemBytes,
+  putWriteUnits,
+  transactionWriteUnits,
+} from '../../../../shared/stores/dynamodb/write-units.ts'
 
 const append = (
   payload: unknown,
@@ -27,6 +31,14 @@ describe("an append's write units, as DynamoDB bills its transaction", () => {
     const fenced = append({ text: 'hi' }, { fence: { claim: 'gen:r1', attempt: 1 } })
     expect(transactionWriteUnits(unguarded.items)).toBe(4)
     expect(transactionWriteUnits(fenced.items)).toBe(8)
+  })
+
+  it("counts a step's progress written alone, one PutItem of its event, as 1 unit per KB begun", () => {
+    const small = append({ text: 'hi' }, { guardIds: false, expectedIndex: 4 })
+    const event = (at: typeof small) => at.items[at.positions.events]?.Put?.Item ?? {}
+    expect(putWriteUnits(event(small))).toBe(1)
+    const large = append({ text: 'x'.repeat(2_500) }, { guardIds: false, expectedIndex: 4 })
+    expect(putWriteUnits(event(large))).toBe(3)
   })
 
   it('bills an event item per KB begun', () => {
