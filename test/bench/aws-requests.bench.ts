@@ -286,14 +286,19 @@ function dynamoUnits(
       }
       return
     }
-    case 'PutItem':
+    case 'PutItem': {
+      const item = input.Item as Item
       call.writes.push({
-        key: keyOf(input.Item as Item),
+        key: keyOf(item),
         kind: 'put',
-        bytes: itemBytes(input.Item as Item),
+        bytes: itemBytes(item),
         transactional: false,
       })
+      // A step's progress is one PutItem of its event (an erase's tombstone has no type).
+      if (!call.error && (item.sk?.S ?? '').startsWith('E#') && item.t?.S)
+        call.events.push(item.t.S)
       return
+    }
     case 'UpdateItem':
       call.writes.push({ key: keyOf(input.Key as Item), kind: 'update', transactional: false })
       return
@@ -876,7 +881,11 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
   }
   const billed = measured.calls.filter(deployed)
   const transactions = billed.filter((call) => call.op === 'TransactWriteItems')
-  const events = transactions.flatMap((call) => call.events)
+  // Every append: a transaction, or a step's progress as one PutItem of its event.
+  const appends = billed.filter(
+    (call) => call.events.length > 0 || call.op === 'TransactWriteItems',
+  )
+  const events = appends.flatMap((call) => call.events)
   const messagesSentBy = (role: Role) =>
     sum(
       billed
@@ -904,7 +913,7 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
   // Lambda duration, on the assumptions above.
   const requestsOf = (fn: (name: string) => boolean) =>
     billed.filter((call) => fn(call.fn) && call.fn !== 'sqs event source').length
-  const progressAppends = transactions.filter((call) =>
+  const progressAppends = appends.filter((call) =>
     call.events.includes('ai.generation.progress'),
   ).length
   const invocations = sum(Object.values(lambda))
@@ -950,11 +959,9 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
     dynamoRequests: billed.filter((call) => call.service === 'DynamoDB').length,
     wru: measured.wru,
     rru,
-    progressWru: wruOf(
-      transactions.filter((call) => call.events.includes('ai.generation.progress')),
-    ),
+    progressWru: wruOf(appends.filter((call) => call.events.includes('ai.generation.progress'))),
     progressOnly: (() => {
-      const only = transactions.filter(
+      const only = appends.filter(
         (call) =>
           call.events.length > 0 && call.events.every((type) => type === 'ai.generation.progress'),
       )
