@@ -24,7 +24,9 @@ vi.mock('a2-aws-agent-module', async () => {
   }
 })
 
-const unique = `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+// No hyphen before a last part of six characters: AWS reads a secret's partial
+// ARN that ends that way as a full one (its random suffix), and finds nothing.
+const unique = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
 const sm = new SecretsManagerClient(awsClientConfig())
 const ssm = new SSMClient(awsClientConfig())
 afterEach(() => {
