@@ -16,6 +16,12 @@ const MAX_ROUNDS = 200
  * state, takes the controller's decision (`admissionRound`), revokes the
  * claims of the work it ends, and appends it at the index it read. Losing
  * that race to another writer costs one more round.
+ *
+ * The decision goes without ID guards (`guardIds: false`; on DynamoDB 2
+ * write units an event less): the index it read is its guard. A decision
+ * is the fold of the log up to that index, so a repeat (another process's
+ * run, or this one's after an unknown outcome) either conflicts at the same
+ * index or reads a state that already holds it, and decides the next thing.
  */
 export async function runAdmissionLane(lane: AdmissionPorts, sessionId: string): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -32,7 +38,7 @@ export async function runAdmissionLane(lane: AdmissionPorts, sessionId: string):
       lane.work.abort(sessionId, key, 'revoked')
     }
     try {
-      await lane.append(sessionId, events, { expectedIndex: index })
+      await lane.append(sessionId, events, { expectedIndex: index, guardIds: false })
     } catch (error) {
       if (hasA2Code(error, 'APPEND_CONFLICT')) continue
       throw error

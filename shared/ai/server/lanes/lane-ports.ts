@@ -29,7 +29,11 @@ export interface Invocation {
 interface LaneAppendOptions {
   expectedIndex?: number
   fence?: Fence
-  /** Off for streamed progress only (see progress-writer.ts). */
+  /**
+   * Off for streamed progress (progress-writer.ts) and the controller's
+   * decisions (admission-lane.ts): appends at an expected index whose
+   * writers read again on a conflict.
+   */
   guardIds?: boolean
 }
 
