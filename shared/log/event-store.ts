@@ -23,13 +23,23 @@ export interface AppendOptions {
    * `false`: the events' IDs are neither checked against earlier events nor
    * recorded for later ones, which saves an item per event (on DynamoDB, half
    * an event's write units). Only for IDs nobody else writes (A2's streamed
-   * progress, derived from its generation attempt), and only with
+   * progress, derived from its generation attempt, and the controller's
+   * decisions, a fold of the log up to the expected index), and only with
    * `expectedIndex`, which then does the guards' job: a repeated append (after
    * an unknown outcome) throws `AppendConflictError` instead of writing twice,
    * and the caller reads back whether its events landed. Without
    * `expectedIndex` it throws `InvalidAppendError`. Default `true`.
    */
   guardIds?: boolean
+  /**
+   * A step's streamed progress (with `guardIds: false` and `expectedIndex`):
+   * the store may write it without moving its record of the session's head,
+   * so `restingHead()` may be behind it until the next append without this
+   * flag (on DynamoDB one `PutItem` of the event instead of a transaction
+   * with the head item). For events that matter only while a step streams
+   * and are followed by one that ends the step.
+   */
+  progress?: boolean
   /**
    * Stores the events with this timestamp (epoch ms) instead of the store's
    * clock: for imports (`importSession`), which keep the times the events
@@ -154,10 +164,10 @@ export interface EventStore {
   head(sessionId: string): Promise<number>
   /**
    * The head a reader at rest checks for news (`GET ?head`): `head()`, or,
-   * where that is cheaper, the head as the last append with ID guards left
-   * it, which a step's streamed progress (`guardIds: false`) may be past
-   * while it streams. A reader rests only while nothing is at work, and
-   * whatever wakes a session starts with such an append, so the news is
+   * where that is cheaper, the head as the last append that was not a
+   * step's progress (`progress: true`) left it, which the progress may be
+   * past while the step streams. A reader rests only while nothing is at
+   * work, and whatever wakes a session is such an append, so the news is
    * seen. On DynamoDB one read of the head item, where `head()` is two.
    * Optional: without it, `head()`.
    */

@@ -91,10 +91,10 @@ const HEAD_ITEM_CORRECTIONS = 3
  * from the index it holds, writes the events, and claims an ID guard per
  * event; the conditions on those items are the only lock.
  *
- * Streamed progress is the exception (`guardIds: false`, one event at an
- * expected index this instance has seen the log reach): one `PutItem` of the
- * event, conditioned on its own item being free, 1 write unit where the
- * transaction with the head cost 4. The head item is then behind the log
+ * Streamed progress is the exception (`progress: true` and `guardIds:
+ * false`, one event at an expected index this instance has seen the log
+ * reach): one `PutItem` of the event, conditioned on its own item being
+ * free, 1 write unit where the transaction with the head cost 4. The head item is then behind the log
  * until the next transaction, which checks that the event it builds on is
  * there; `head()` and every read go on past it. What makes a put that can see
  * only its own item safe against an erase is the erase's tombstones (see
@@ -361,17 +361,19 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
 
   /**
    * Whether an append is a step's progress this instance may write as one
-   * `PutItem`: one unguarded event, no cursor, no fence, at an expected index
-   * this instance saw the log reach. That last part is what keeps the log
+   * `PutItem`: `progress`, one unguarded event, no cursor, no fence, at an
+   * expected index this instance saw the log reach. Only progress: the head
+   * item stays behind it, and a resting reader reads the head item alone. That last part is what keeps the log
    * gapless: the put's condition can look only at its own item, so the event
    * before it must be known to be there.
    */
   function isProgressPut(
     sessionId: string,
     events: readonly NewEvent[],
-    { guardIds, expectedIndex, cursor, fence }: AppendOptions,
+    { progress, guardIds, expectedIndex, cursor, fence }: AppendOptions,
   ): boolean {
     return (
+      progress === true &&
       guardIds === false &&
       events.length === 1 &&
       !cursor &&

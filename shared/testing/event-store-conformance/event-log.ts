@@ -67,7 +67,7 @@ export function describeEventLog(
       }
     })
 
-    it("answers a resting reader's head: the head after an append with ID guards, never past it after progress", async () => {
+    it("answers a resting reader's head: the head after any append but a step's progress, never past it after progress", async () => {
       const { store } = harness()
       const id = session()
       const s = eventLog({ store }).session(id)
@@ -75,11 +75,17 @@ export function describeEventLog(
       await s.append([ev(randomUUID()), ev(randomUUID())])
       expect(await s.restingHead()).toBe(2)
       await store.append(id, [ev(randomUUID())], { expectedIndex: 2, guardIds: false })
+      expect(await s.restingHead()).toBe(3)
+      await store.append(id, [ev(randomUUID())], {
+        expectedIndex: 3,
+        guardIds: false,
+        progress: true,
+      })
       // A step streaming its progress may be past it (see EventStore.restingHead).
-      expect([2, 3]).toContain(await s.restingHead())
+      expect([3, 4]).toContain(await s.restingHead())
       await s.append([ev(randomUUID())])
-      expect(await s.restingHead()).toBe(4)
-      expect(await s.head()).toBe(4)
+      expect(await s.restingHead()).toBe(5)
+      expect(await s.head()).toBe(5)
     })
 
     it('refuses caller IDs with the reserved a2. prefix, and lets A2 itself use them', async () => {

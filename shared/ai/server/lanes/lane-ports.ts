@@ -35,6 +35,8 @@ interface LaneAppendOptions {
    * writers read again on a conflict.
    */
   guardIds?: boolean
+  /** A step's streamed progress (`AppendOptions.progress`): progress-writer.ts only. */
+  progress?: boolean
 }
 
 /** Work held by a live attempt elsewhere until its claim expires. */

@@ -39,6 +39,7 @@ export function progressWriter(
           const [stored] = await lane.append(sessionId, [event], {
             expectedIndex: known,
             guardIds: false,
+            progress: true,
           })
           if (stored) known = stored.index
           return

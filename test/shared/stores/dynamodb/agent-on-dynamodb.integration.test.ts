@@ -43,6 +43,12 @@ describe('the agent runtime on the DynamoDB store', () => {
     expect(effects).toEqual(['T-1'])
     expect(textOf(state.messages[1])).toBe('Closed T-1.')
     expect(state.active).toBeNull()
+    // Quiet: a resting tab's one read of the head item sees the whole log (a
+    // step's progress alone leaves the head item behind, and the turn's later
+    // appends move it).
+    const store = dynamoDBEventStore({ client: table.client(), tableName: table.tableName() })
+    expect(await store.restingHead?.('s1')).toBe(await store.head('s1'))
+    expect(await store.head('s1')).toBeGreaterThan(10)
 
     // A fresh agent on the same table folds the same state from the log alone.
     const reader = track(

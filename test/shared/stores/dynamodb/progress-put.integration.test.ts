@@ -79,7 +79,7 @@ describe("DynamoDB store: a step's progress written alone", () => {
     type: 'ai.generation.progress',
     payload: { text },
   })
-  const unguarded = (expectedIndex: number) => ({ expectedIndex, guardIds: false })
+  const unguarded = (expectedIndex: number) => ({ expectedIndex, guardIds: false, progress: true })
 
   it('is one PutItem of 1 WRU; the head item stays behind, head() and reads go past it, and the next transaction builds on it', async () => {
     const { store, sent, item } = await table()
@@ -133,6 +133,18 @@ describe("DynamoDB store: a step's progress written alone", () => {
     await writer.append(s, [note('the step ends')])
     expect(await reader.restingHead?.(s)).toBe(3)
     expect(await reader.head(s)).toBe(3)
+  })
+
+  it("is for progress only: an unguarded append without `progress` (the controller's decision) is a transaction that moves the head item, which a resting reader reads", async () => {
+    const { store, sent, item } = await table()
+    const s = `s-${randomUUID()}`
+    const writer = store()
+    await writer.append(s, [note()])
+    sent.length = 0
+    await writer.append(s, [note('decided')], { expectedIndex: 1, guardIds: false })
+    expect(sent).toEqual(['TransactWriteItems'])
+    expect((await item(s, HEAD_SK))?.lastIndex).toEqual({ N: '2' })
+    expect(await store().restingHead?.(s)).toBe(2)
   })
 
   it("is written only where this process saw the log: another process's progress, or an index past the log, goes through the transaction and conflicts", async () => {
