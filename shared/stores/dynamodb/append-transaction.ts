@@ -23,9 +23,9 @@ import {
  * One append as one `TransactWriteItems`: a `Put` per ID guard, the `Update`
  * of the session head conditioned on the index it holds, a check that the
  * event the append builds on is there when the head item is behind it (a
- * step's progress is written without the head: see `dynamodb-event-store.ts`), a
- * `Put` per event, then the handler cursor and the claim fence when asked
- * for. The conditions are the only lock. `positions` says which item is
+ * step's progress is written without the head: see
+ * `dynamodb-event-store.ts`), a `Put` per event, then the handler cursor and
+ * the claim fence when asked for. The conditions are the only lock. `positions` says which item is
  * which, to read the cancellation reasons, which come in item order.
  */
 export interface AppendTransaction {
