@@ -1,3 +1,4 @@
+import { hasA2Code } from '../../log/error-brand.ts'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { type EventLogOptions, eventLog, type SessionAppendOptions } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
@@ -59,9 +60,39 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     events: readonly EventInput[],
     options: SessionAppendOptions = {},
   ): Promise<StoredEvent[]> {
-    const stored = await log.session(sessionId).append(events, options)
+    const stored = await appendOrFindLanded(sessionId, events, options)
     await wake(wakeUpsFor(stored, config))
     return stored
+  }
+
+  /**
+   * An unguarded append (`guardIds: false`) whose earlier try committed with
+   * its answer lost (the SDK sent it again, say) conflicts at its own index,
+   * where its events now are. Their IDs are nobody else's, so they are this
+   * caller's: answered as appended, and their lanes woken, as a guarded
+   * append's replay would be. Without the wake, a decision that landed
+   * unanswered would wait for a lane nobody wakes (the stream router, where
+   * there is one, sends it seconds later).
+   */
+  async function appendOrFindLanded(
+    sessionId: string,
+    events: readonly EventInput[],
+    options: SessionAppendOptions,
+  ): Promise<StoredEvent[]> {
+    const session = log.session(sessionId)
+    try {
+      return await session.append(events, options)
+    } catch (error) {
+      const { guardIds, expectedIndex } = options
+      if (guardIds !== false || expectedIndex === undefined) throw error
+      if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
+      const there = await session.read({ after: expectedIndex, limit: events.length })
+      const landed =
+        there.length === events.length &&
+        there.every((event, position) => event.id === events[position]?.id)
+      if (!landed) throw error
+      return there
+    }
   }
 
   const timers: SessionTimers = {

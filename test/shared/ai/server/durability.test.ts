@@ -5,6 +5,7 @@ import { handlerContext, inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
 import { lanesToRecover } from '../../../../shared/ai/server/recovery.ts'
 import { type AIState, initialAIState } from '../../../../shared/ai/state/ai-state.ts'
+import { AppendConflictError } from '../../../../shared/log/errors.ts'
 import type { WakeUp } from '../../../../shared/runtime/wake-up.ts'
 import { memoryEventStore } from '../../../../shared/stores/memory/memory-event-store.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
@@ -25,6 +26,41 @@ async function crashMidAnswer(name: string, partial: string) {
 }
 
 describe('durability (embedded)', () => {
+  it("answers the controller's decision that landed unanswered (its append conflicts at its own index) and wakes its lanes", async () => {
+    const store = memoryEventStore()
+    let lost = 0
+    // The DynamoDB store after the SDK sent a committed transaction again:
+    // the events are in, and the call answers a conflict at their index.
+    const unanswered: typeof store = Object.assign(Object.create(store) as typeof store, {
+      async append(...args: Parameters<typeof store.append>) {
+        const result = await store.append(...args)
+        const [sessionId, , options] = args
+        if (options?.guardIds === false && !options.progress && lost === 0) {
+          lost++
+          throw new AppendConflictError(
+            sessionId,
+            options.expectedIndex ?? 0,
+            result.events.at(-1)?.index,
+          )
+        }
+        return result
+      },
+    })
+    const a = track(
+      agent({
+        name: 'unanswered',
+        model: scriptedModel([text('Hello.')]).model,
+        store: unanswered,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await a.runtime.idle()
+    expect(lost).toBe(1)
+    const { state } = await a.session('s').state()
+    expect(textOf(state.messages[1])).toBe('Hello.')
+    expect(state.active).toBeNull()
+  })
+
   it('a timer set by a tool fires after the tool returned and produces its message', async () => {
     const setReminder = tool({
       description: 'Set a reminder for yourself',
