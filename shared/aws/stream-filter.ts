@@ -13,8 +13,8 @@ const TYPE_ATTRIBUTE = 't'
  * could concern: the step's end, its failure or its supersession). Progress
  * is about 80% of a turn's writes, so this saves most router invocations.
  * An event written over an erase's tombstone (a session started over) is a
- * MODIFY; a tombstone has no type, so an event erased into one matches no
- * rule.
+ * MODIFY. An event erased into a tombstone is one too, with no type: the
+ * type rule is meant to drop it, and the router skips one that comes.
  */
 export const ROUTER_FILTER_PATTERN = {
   eventName: ['INSERT', 'MODIFY'],
