@@ -58,18 +58,49 @@ describe('DynamoDB store claim items', () => {
 
   it("expire through the table's TTL attribute, in epoch seconds, a week after their claim ends", async () => {
     const store = dynamoDBEventStore({ client: table.client(), tableName: table.tableName() })
-    const seconds = () => Date.now() / 1000
-    const claim = await store.claim('ttl-session', 'tool:c1', { ttlMs: 30_000 })
     const week = CLAIM_ITEM_RETENTION_SECONDS
+    /**
+     * Runs `write` and says the TTL it may have set: a week after its claim
+     * ends `endsInMs` after the write's clock reading, which falls between the
+     * readings before and after the call (however slow the emulator is).
+     */
+    const expiry = async (write: () => Promise<unknown>, endsInMs: number) => {
+      const before = Date.now()
+      await write()
+      const after = Date.now()
+      return {
+        from: Math.ceil((before + endsInMs) / 1000) + week,
+        to: Math.ceil((after + endsInMs) / 1000) + week,
+      }
+    }
+    const expectWithin = async (key: string, { from, to }: { from: number; to: number }) => {
+      const ttl = await ttlOf('ttl-session', key)
+      expect(ttl).toBeGreaterThanOrEqual(from)
+      expect(ttl).toBeLessThanOrEqual(to)
+    }
+    let claim: Awaited<ReturnType<typeof store.claim>> | undefined
+    const taken = await expiry(async () => {
+      claim = await store.claim('ttl-session', 'tool:c1', { ttlMs: 30_000 })
+    }, 30_000)
+    if (!claim) throw new Error('no claim')
     // Seconds, not milliseconds: DynamoDB would never expire a millisecond value.
-    expect(await ttlOf('ttl-session', 'tool:c1')).toBeGreaterThanOrEqual(seconds() + 29 + week)
-    expect(await ttlOf('ttl-session', 'tool:c1')).toBeLessThanOrEqual(seconds() + 31 + week)
-    await store.renewClaim('ttl-session', claim, { ttlMs: 120_000 })
-    expect(await ttlOf('ttl-session', 'tool:c1')).toBeGreaterThanOrEqual(seconds() + 119 + week)
-    await store.releaseClaim('ttl-session', { ...claim, expiresAt: Date.now() + 120_000 })
-    expect(await ttlOf('ttl-session', 'tool:c1')).toBeLessThanOrEqual(seconds() + 1 + week)
-    await store.revokeClaim('ttl-session', 'tool:c2')
-    expect(await ttlOf('ttl-session', 'tool:c2')).toBeGreaterThanOrEqual(seconds() - 1 + week)
+    await expectWithin('tool:c1', taken)
+    const held = claim
+    await expectWithin(
+      'tool:c1',
+      await expiry(() => store.renewClaim('ttl-session', held, { ttlMs: 120_000 }), 120_000),
+    )
+    await expectWithin(
+      'tool:c1',
+      await expiry(
+        () => store.releaseClaim('ttl-session', { ...held, expiresAt: Date.now() + 120_000 }),
+        0,
+      ),
+    )
+    await expectWithin(
+      'tool:c2',
+      await expiry(() => store.revokeClaim('ttl-session', 'tool:c2'), 0),
+    )
     // The claim itself still works in milliseconds.
     expect((await store.readClaim('ttl-session', 'tool:c1'))?.attempt).toBe(1)
   })
