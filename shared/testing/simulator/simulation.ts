@@ -3,6 +3,7 @@ import type { ToolSet } from 'ai'
 import { type Agent, agent } from '../../ai/server/agent.ts'
 import type { AgentOptions } from '../../ai/server/agent-options.ts'
 import { PipelineError } from '../../aws/errors.ts'
+import { type IndexWatermark, indexWatermark, watchedStore } from '../../aws/index-watermark.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
@@ -178,7 +179,9 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const spans = new ModelSpans()
   const ledger = new ToolLedger()
   const returned = new Map<string, { id: string; index: number }[]>()
-  const watermarks = new Map<number, Map<string, number>>()
+  // Each process's highest index seen, as the SQS dispatcher keeps it (from
+  // its appends and its reads alike): a wake-up's deduplication ID.
+  const watermarks = new Map<number, IndexWatermark>()
   const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
   const effects = new EffectRuns()
   for (const ledger of users?.effects ?? []) ledger.reset()
@@ -213,7 +216,12 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   } as AgentOptions<ToolSet>)
   const byIndex = (index: number) => (wakeUp: WakeUp) => `${wakeUp.sessionId}@${index}`
 
-  const storeOf = (owner: number): EventStore =>
+  const storeOf = (owner: number): EventStore => {
+    const watermark = indexWatermark()
+    watermarks.set(owner, watermark)
+    return watchedStore(simStoreOf(owner), watermark)
+  }
+  const simStoreOf = (owner: number): EventStore =>
     simStore(world, owner, store, faultsAtPort ? faults : undefined, latency, {
       committed(_sessionId, events) {
         // The stream router: every committed append's wake-ups, soon, once per index.
@@ -227,10 +235,6 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
           ...(returned.get(sessionId) ?? []),
           ...events.map(({ id, index }) => ({ id, index })),
         ])
-        const marks = watermarks.get(owner) ?? new Map<string, number>()
-        watermarks.set(owner, marks)
-        const last = events.at(-1)?.index ?? 0
-        marks.set(sessionId, Math.max(marks.get(sessionId) ?? 0, last))
       },
     })
   const dispatcherOf = (owner: number): Dispatcher => ({
@@ -247,9 +251,9 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
               'Could not send 1 wake-up(s): ServiceUnavailable',
             )
           }
-          const marks = watermarks.get(owner)
+          const watermark = watermarks.get(owner)
           queues.send(wakeUps, (wakeUp) => {
-            const index = marks?.get(wakeUp.sessionId)
+            const index = watermark?.get(wakeUp.sessionId)
             return index === undefined ? undefined : `${wakeUp.sessionId}@${index}`
           })
         },
