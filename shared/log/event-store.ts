@@ -23,8 +23,9 @@ export interface AppendOptions {
    * `false`: the events' IDs are neither checked against earlier events nor
    * recorded for later ones, which saves an item per event (on DynamoDB, half
    * an event's write units). Only for IDs nobody else writes (A2's streamed
-   * progress, derived from its generation attempt, and the controller's
-   * decisions, a fold of the log up to the expected index), and only with
+   * progress and a step's or a tool call's later events, derived from their
+   * attempt, and the controller's decisions, a fold of the log up to the
+   * expected index), and only with
    * `expectedIndex`, which then does the guards' job: a repeated append (after
    * an unknown outcome) throws `AppendConflictError` instead of writing twice,
    * and the caller reads back whether its events landed. Without

@@ -84,7 +84,7 @@ describe("the simulator on the user's own agent", () => {
     }
     const printed = found ? describeFailure(found) : ''
     expect(printed).toMatch(
-      /^seed \d+ broke 1 session\(s\); replay: simulate\(\{ seed: \d+, agent \}\)/,
+      /^seed \d+ broke \d+ session\(s\); replay: simulate\(\{ seed: \d+, agent \}\)/,
     )
     expect(printed).toMatch(
       /- payments: "charge 5" performed 2 times by chargeCard call \S+ over 2 runs \(1 in one run\)/,

@@ -25,6 +25,14 @@ export const generationProgressSchema = z.object({
 })
 
 /** Closes a model step. */
+/**
+ * On a step's end or a tool's result: the controller's decision at this
+ * index is in the same append (the worker took the rounds admission would
+ * have, controller/decision-after.ts) and left it nothing to do, so the
+ * event does not wake admission.
+ */
+const decided = z.literal(true).optional()
+
 export const generationCompletedSchema = z.object({
   generationId: id,
   requestId: id,
@@ -35,6 +43,7 @@ export const generationCompletedSchema = z.object({
   /** The model and A2's estimate of the prompt's tokens, to calibrate the next estimate. */
   modelId: z.string().optional(),
   estimatedInputTokens: z.number().nonnegative().optional(),
+  decided,
 })
 
 /** An incomplete attempt, marked before its replacement starts. */
@@ -79,6 +88,7 @@ export const toolResultSchema = z.object({
   reason: z.string().optional(),
   providerExecuted: z.boolean().optional(),
   providerMetadata: z.record(z.string(), z.unknown()).optional(),
+  decided,
 })
 
 /**

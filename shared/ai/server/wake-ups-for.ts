@@ -36,7 +36,8 @@ const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.s
  *   nothing is due, so its own append never needs another look;
  * - a step's opening, its tool calls (recorded mid-stream, before the step
  *   ends) and its approval requests: the controller waits on the step's
- *   end, the calls' results and the answer, which wake it;
+ *   end, the calls' results and the answer, which wake it (a step's end or
+ *   a result that carries its decision does not: `decidedInBatch`);
  * - streamed chunks, a tool's durable steps, dead letters.
  */
 const NOT_FOR_ADMISSION = new Set([
@@ -52,6 +53,15 @@ const NOT_FOR_ADMISSION = new Set([
   'ai.handler.dead-lettered',
   'ai.step.completed',
 ])
+
+/**
+ * A step's end or a tool's result appended with the controller's decision
+ * at its index, which left the controller nothing to do (`decided: true`,
+ * controller/decision-after.ts): waking admission would find nothing due.
+ */
+const decidedInBatch = (event: StoredEvent): boolean =>
+  (event.type === 'ai.generation.completed' || event.type === 'ai.tool.result') &&
+  (event.payload as { decided?: unknown } | null)?.decided === true
 
 const metadataKey = (event: StoredEvent): string | undefined => {
   const modelId = (event.payload as { modelId?: unknown } | null)?.modelId
@@ -81,7 +91,8 @@ export function wakeUpsFor(events: readonly StoredEvent[], routing: WakeUpRoutin
     )
   }
   for (const event of events) {
-    if (!NOT_FOR_ADMISSION.has(event.type)) add(event.sessionId, 'admission')
+    if (!NOT_FOR_ADMISSION.has(event.type) && !decidedInBatch(event))
+      add(event.sessionId, 'admission')
     if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')
     if (event.type === 'ai.tool.called')
       add(event.sessionId, 'tools', calledKey(event, serialTools))

@@ -1,10 +1,12 @@
 import type { UIMessage, UIMessageChunk } from 'ai'
 import { isContentRefusal } from '../../../log/content-refusal.ts'
+import { FencedOutError } from '../../../log/errors.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import { messageOf } from '../../../log/message-of.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
 import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { generationClaimKey } from '../../controller/claim-keys.ts'
+import { isCurrentGeneration } from '../../controller/due-work.ts'
 import {
   attemptGenerationId,
   attemptOpening,
@@ -26,11 +28,11 @@ import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { type ResolvedModel, resolveModel } from '../resolve-model.ts'
 import { validatedToolInput } from '../validated-tool-input.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
+import { type AtIndexWriter, atIndexWriter } from './at-index-writer.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import { harnessApprovals } from './harness-approvals.ts'
 import { type GenerationPorts, isHeld } from './lane-ports.ts'
-import { type ProgressWriter, progressWriter } from './progress-writer.ts'
 import { storedEventAt } from './stored-event.ts'
 
 type Append = (events: AIEventInput<UIMessage>[]) => Promise<unknown>
@@ -46,8 +48,10 @@ type RequestedEvent = StoredEvent<
  * events. Each tool call is recorded as soon as its input is complete (with
  * its approval request, or a provider's result), so tools start while the
  * model still streams; `ai.generation.completed` closes the step. Every
- * write is fenced by the claim, so a superseded attempt's late writes are
- * refused.
+ * write but streamed progress is fenced by the claim, so a superseded
+ * attempt's late writes are refused; progress is fenced by the log (see
+ * at-index-writer.ts): once a newer attempt, Stop or Pause now is in it, the
+ * attempt's next append conflicts and finds its generation ended.
  */
 export async function runGenerationLane(
   lane: GenerationPorts,
@@ -64,32 +68,44 @@ export async function runGenerationLane(
   if (isHeld(claim)) return claim
   const generationId = attemptGenerationId(serve.requestId, claim.attempt)
   const fence = { claim: claimKey, attempt: claim.attempt }
-  const writer = progressWriter(lane, sessionId, { generationId, ...fence })
-  // Everything but streamed progress is written fenced and guarded; the
-  // progress writer goes on from where these left the log.
-  const append: Append = async (events) => {
+  const writer = atIndexWriter(lane, sessionId, {
+    // Stop, Pause now or a newer attempt ends this one: it may not go on.
+    goesOn(state) {
+      if (!isCurrentGeneration(state.ai, generationId)) {
+        throw new FencedOutError(sessionId, claimKey, claim.attempt)
+      }
+    },
+  })
+  // The opening is fenced and guarded, at the log's end: before it lands the
+  // log does not know this attempt, so a repeat could not tell its own events
+  // from another's. The step's later events go at the index the attempt
+  // knows, fenced but without ID guards (their IDs are derived from the
+  // attempt), and its streamed progress without the fence too.
+  const open = async (events: AIEventInput<UIMessage>[]) => {
     const stored = await lane.append(sessionId, events, { fence })
     const last = stored.at(-1)
     if (last) writer.at(last.index)
-    return stored
   }
+  const append: Append = (events) => writer.append(events, { fence })
+  // The step's end goes with the controller's decision after it (the next
+  // step, the response's end), so admission need not wake for it.
+  const end = (outcome: StepOutcome) =>
+    writer.close(generationCompleted(generationId, serve.requestId, outcome), {
+      fence,
+      controller: lane.config.controller,
+    })
   // The log says why for clients; the logger says it for operators.
   const fail = (error: string) => {
     lane.config.logger.error(
       `a2: generation ${generationId} of session ${sessionId} failed: ${error}`,
     )
-    return append([
-      generationCompleted(generationId, serve.requestId, {
-        outcome: 'failed',
-        error: clipped(error),
-      }),
-    ])
+    return end({ outcome: 'failed', error: clipped(error) })
   }
   // A step the log refuses to record as it ended (its finish reason or usage
   // unstorable) fails with the reason: recording it again would fail again.
   const close = async (outcome: StepOutcome) => {
     try {
-      return await append([generationCompleted(generationId, serve.requestId, outcome)])
+      return await end(outcome)
     } catch (error) {
       if (!isContentRefusal(error)) throw error
       return fail(unstorable(error))
@@ -98,7 +114,7 @@ export async function runGenerationLane(
   const requested = await requestedEvent(lane, sessionId, state, serve)
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const step = await prepareStep(lane, snapshot, serve, requested)
-    await append(
+    await open(
       attemptOpening(state, {
         sessionId,
         serve,
@@ -293,7 +309,7 @@ async function streamStep(
   model: ResolvedModel,
   state: AIState,
   append: Append,
-  writer: ProgressWriter,
+  writer: AtIndexWriter,
   firstContent: () => void,
 ): Promise<{ finishReason?: string; error?: string; usage?: Record<string, unknown> }> {
   const { generationId, signal } = context
@@ -305,7 +321,7 @@ async function streamStep(
     payload: { generationId, chunks },
   })
   const batcher = progressBatcher(
-    (chunks) => writer.write(progress(chunks)),
+    async (chunks) => void (await writer.append([progress(chunks)], { progress: true })),
     lane.config.generation.progress,
     lane.config.timers,
   )

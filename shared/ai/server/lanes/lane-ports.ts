@@ -30,12 +30,12 @@ interface LaneAppendOptions {
   expectedIndex?: number
   fence?: Fence
   /**
-   * Off for streamed progress (progress-writer.ts) and the controller's
-   * decisions (admission-lane.ts): appends at an expected index whose
-   * writers read again on a conflict.
+   * Off for a step's events after its opening, a tool call's results
+   * (at-index-writer.ts) and the controller's decisions (admission-lane.ts):
+   * appends at an expected index whose writers read again on a conflict.
    */
   guardIds?: boolean
-  /** A step's streamed progress (`AppendOptions.progress`): progress-writer.ts only. */
+  /** A step's streamed progress (`AppendOptions.progress`): the generation lane only. */
   progress?: boolean
 }
 

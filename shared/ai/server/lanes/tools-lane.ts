@@ -15,6 +15,7 @@ import { derivedId, toolCallKey, toolIdempotencyKey } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
+import { type AtIndexWriter, atIndexWriter } from './at-index-writer.ts'
 import { CUT_SHORT, runClaimedWork } from './claimed-work.ts'
 import { durableSteps } from './durable-steps.ts'
 import { type Fence, isHeld, type ToolsPorts } from './lane-ports.ts'
@@ -33,7 +34,7 @@ export async function runToolsLane(
   sessionId: string,
   key: string | undefined,
 ): Promise<RunOutcome> {
-  const { state } = await lane.state(sessionId)
+  const { state, index } = await lane.state(sessionId)
   const runnable = runnableTools(state.ai)
   if (key === undefined) {
     if (runnable.length === 0) return DONE
@@ -46,9 +47,12 @@ export async function runToolsLane(
   }
   const targets =
     key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => toolCallKey(tool) === key)
+  // Results go at the index this run knows, without ID guards: each is
+  // fenced by its call's claim, which decides whether it may still land.
+  const writer = atIndexWriter(lane, sessionId, { from: index, goesOn: () => {} })
   for (const tool of targets) {
     // The serial lane runs its calls in order: one held holds the rest.
-    const outcome = await runTool(lane, sessionId, state.ai, tool)
+    const outcome = await runTool(lane, writer, sessionId, state.ai, tool)
     if (outcome.kind === 'held') return outcome
   }
   return DONE
@@ -75,11 +79,12 @@ type Execution = { outcome: 'output'; output: unknown } | { outcome: 'error'; er
  */
 async function runTool(
   lane: ToolsPorts,
+  writer: AtIndexWriter,
   sessionId: string,
   state: AIState,
   record: ToolRecord,
 ): Promise<RunOutcome> {
-  const opened = await openCall(lane, sessionId, state, record)
+  const opened = await openCall(lane, writer, sessionId, state, record)
   // Held elsewhere, or settled without running.
   if (!('definition' in opened)) return opened
   // A 'report' call that started is never given back on a failure: the
@@ -92,11 +97,11 @@ async function runTool(
     sessionId,
     opened.claim,
     async (signal) => {
-      const execution = await executeCall(lane, sessionId, state, opened, signal, () => {
+      const execution = await executeCall(lane, writer, sessionId, state, opened, signal, () => {
         started = true
       })
       if (execution === CUT_SHORT) return CUT_SHORT
-      return recordResult(lane, sessionId, opened, execution)
+      return recordResult(lane, writer, opened, execution)
     },
     { giveBack: () => !(report && started) },
   )
@@ -112,6 +117,7 @@ async function runTool(
  */
 async function openCall(
   lane: ToolsPorts,
+  writer: AtIndexWriter,
   sessionId: string,
   state: AIState,
   record: ToolRecord,
@@ -122,12 +128,9 @@ async function openCall(
   if (isHeld(claim)) return claim
   const fence = { claim: claimKey, attempt: claim.attempt }
   const settle = async (errorText: string) => {
-    await lane.append(
-      sessionId,
-      [toolResult(record, resultId(record, claim), { outcome: 'error', errorText })],
-      {
-        fence,
-      },
+    await writer.close(
+      toolResult(record, resultId(record, claim), { outcome: 'error', errorText }),
+      { fence, controller: lane.config.controller },
     )
     return DONE
   }
@@ -158,6 +161,7 @@ async function openCall(
  */
 async function executeCall(
   lane: ToolsPorts,
+  writer: AtIndexWriter,
   sessionId: string,
   state: AIState,
   { record, claim, fence, definition, input }: OpenedCall,
@@ -218,8 +222,7 @@ async function executeCall(
             claim.attempt,
             preliminary,
           )
-          await lane.append(
-            sessionId,
+          await writer.append(
             [toolResult(record, id, { outcome: 'output', output: part.output, preliminary: true })],
             { fence },
           )
@@ -245,19 +248,20 @@ async function executeCall(
  */
 async function recordResult(
   lane: ToolsPorts,
-  sessionId: string,
+  writer: AtIndexWriter,
   { record, claim, fence }: OpenedCall,
   execution: Execution,
 ): Promise<void> {
   const id = resultId(record, claim)
+  // With the controller's decision after it (the next step, say), so
+  // admission need not wake for it.
+  const options = { fence, controller: lane.config.controller }
   try {
-    await lane.append(sessionId, [toolResult(record, id, execution)], { fence })
+    await writer.close(toolResult(record, id, execution), options)
   } catch (error) {
     if (!isContentRefusal(error)) throw error
     const errorText = `A2 could not store the tool's output: ${error.message}. Store large content elsewhere (S3, your database) and return a reference`
-    await lane.append(sessionId, [toolResult(record, id, { outcome: 'error', errorText })], {
-      fence,
-    })
+    await writer.close(toolResult(record, id, { outcome: 'error', errorText }), options)
   }
 }
 
