@@ -143,7 +143,8 @@ describe("a step's and a tool call's own events", () => {
     execute: async ({ city }) => ({ city, forecast: 'sun' }),
   })
 
-  it('go fenced, at the index the attempt knows, without ID guards; only the opening is guarded at the end', async () => {
+  /** A turn with one tool call, on a store that records every append, run until idle. */
+  async function weatherTurn() {
     const { store, appends } = recordingStore()
     const a = track(
       agent({
@@ -162,6 +163,12 @@ describe("a step's and a tool call's own events", () => {
       const { state } = await a.session('s').state()
       return state.active === null && state.messages.length === 2
     })
+    await a.runtime.idle()
+    return { a, appends }
+  }
+
+  it('go fenced, at the index the attempt knows, without ID guards; only the opening is guarded at the end', async () => {
+    const { appends } = await weatherTurn()
     const of = (type: string) => appends.filter((append) => append.types.includes(type))
     expect(of('ai.generation.started')).toHaveLength(2)
     for (const { options } of of('ai.generation.started')) {
@@ -186,25 +193,7 @@ describe("a step's and a tool call's own events", () => {
   })
 
   it("carry the controller's decision after them, marked so that admission runs once a turn", async () => {
-    const { store, appends } = recordingStore()
-    const a = track(
-      agent({
-        name: 'w',
-        model: scriptedModel([
-          toolCalls({ toolCallId: 'c1', toolName: 'weather', input: { city: 'Oslo' } }),
-          text('Sunny in Oslo.'),
-        ]).model,
-        tools: { weather },
-        store,
-        logger: silent,
-      }),
-    )
-    await a.session('s').append(...inputs.message(userMessage('u1', 'weather?')))
-    await until(async () => {
-      const { state } = await a.session('s').state()
-      return state.active === null && state.messages.length === 2
-    })
-    await a.runtime.idle()
+    const { a, appends } = await weatherTurn()
     // The step that made the call and its result, in either order: the
     // later of the two requests step 2 in its own append.
     const closing = appends.filter(
