@@ -21,6 +21,7 @@ import {
   THOUGHT_OUT,
 } from '../../support/example-gateway.ts'
 import { pipelineClients, silent } from '../../support/pipeline.ts'
+import { until } from '../../support/until.ts'
 
 // `npm run local` as a user with an AI Gateway key runs it: the example agent
 // module (functions/example-agent.ts), loaded as functions/local-aws-server.ts
@@ -134,7 +135,12 @@ describe('npm run local with a Gateway model ID through the double (A2_GATEWAY_U
     ])
 
     for (const id of ['first', 'second']) {
-      const { state } = await example.session(id).state()
+      // The lookup runs beside the turn (the metadata lane), so it may end
+      // after the answer does.
+      const { state } = await until(async () => {
+        const current = await example.session(id).state()
+        return current.state.modelMetadata[EXAMPLE_MODEL]?.status !== 'pending' && current
+      }, 30_000)
       expect(state.modelMetadata[EXAMPLE_MODEL]).toMatchObject({
         status: 'resolved',
         contextWindow: CONTEXT_WINDOW,

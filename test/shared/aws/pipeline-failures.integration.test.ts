@@ -46,6 +46,11 @@ const CLAIM_TTL_MS = 1_000
 /** A killed invocation's turn is taken over within one lease and one claim TTL, plus the work. */
 const RECOVERY_TARGET_MS = LEASE.seconds * 1000 + CLAIM_TTL_MS + 8_000
 
+const ticketCall = toolCalls({
+  toolCallId: 'c2',
+  toolName: 'closeTicket',
+  input: { ticketId: 'T-2' },
+})
 const scripts: Record<string, Step[]> = {
   'crash-stream': [
     { hang: true, parts: text('Half an ans', { chunks: 2 }).slice(0, 4) },
@@ -55,8 +60,15 @@ const scripts: Record<string, Step[]> = {
     toolCalls({ toolCallId: 'c1', toolName: 'closeTicket', input: { ticketId: 'T-1' } }),
     text('Closed T-1.'),
   ],
+  // The step ends only once the call's result is in (the test releases it),
+  // so the crash after the step's end kills no tool mid-run: what is lost is
+  // the wake-up of the next step, decided with the step's end.
   'crash-completed': [
-    toolCalls({ toolCallId: 'c2', toolName: 'closeTicket', input: { ticketId: 'T-2' } }),
+    {
+      hang: true,
+      parts: ticketCall.slice(0, -1),
+      afterRelease: ticketCall.slice(-1),
+    },
     text('Closed T-2.'),
   ],
   poison: [text('Recovered.')],
@@ -214,6 +226,8 @@ describe('failures in the pipeline on the emulator', () => {
 
   it('a step completed just before its container died (the fast path never sent) still goes on: the stream router wakes the next lane', async () => {
     await post('crash-completed', inputs.message(userMessage('u3', '[crash-completed] close T-2')))
+    await until(async () => (await typesOf('crash-completed')).includes('ai.tool.result'), 20_000)
+    script.release()
     const state = await finishedTurn('crash-completed')
     expect(await recoveryMs('crash-completed')).toBeLessThan(RECOVERY_TARGET_MS)
     expect(textOf(state.messages[1])).toBe('Closed T-2.')

@@ -10,6 +10,7 @@ import { isCurrentGeneration } from '../../controller/due-work.ts'
 import {
   attemptGenerationId,
   attemptOpening,
+  closesReplacedStep,
   generationCompleted,
   type StepOutcome,
   type StepToServe,
@@ -111,6 +112,12 @@ export async function runGenerationLane(
       return fail(unstorable(error))
     }
   }
+  if (closesReplacedStep(state, serve)) {
+    await runClaimedWork(lane, sessionId, claim, () =>
+      closeReplacedStep(lane, sessionId, serve, fence),
+    )
+    return DONE
+  }
   const requested = await requestedEvent(lane, sessionId, state, serve)
   await runClaimedWork(lane, sessionId, claim, async (signal) => {
     const step = await prepareStep(lane, snapshot, serve, requested)
@@ -175,6 +182,37 @@ export async function runGenerationLane(
     })
   })
   return DONE
+}
+
+/**
+ * Ends the step of a vanished attempt that recorded tool calls, under this
+ * attempt's claim (see `closesReplacedStep`), with the controller's decision
+ * after it. The vanished attempt, should it still be alive, is fenced out
+ * by the claim and, for its progress, by the step's end.
+ */
+async function closeReplacedStep(
+  lane: GenerationPorts,
+  sessionId: string,
+  serve: StepToServe & { replaces: string },
+  fence: { claim: string; attempt: number },
+): Promise<void> {
+  lane.config.logger.warn(
+    `a2: generation ${serve.replaces} of session ${sessionId} stopped after recording tool calls; attempt ${fence.attempt} ends its step there rather than running it again`,
+  )
+  const writer = atIndexWriter(lane, sessionId, {
+    goesOn(state) {
+      if (!isCurrentGeneration(state.ai, serve.replaces)) {
+        throw new FencedOutError(sessionId, fence.claim, fence.attempt)
+      }
+    },
+  })
+  await writer.close(
+    generationCompleted(serve.replaces, serve.requestId, {
+      outcome: 'success',
+      finishReason: 'tool-calls',
+    }),
+    { fence, controller: lane.config.controller },
+  )
 }
 
 /**
