@@ -33,7 +33,7 @@ import { type AtIndexWriter, atIndexWriter } from './at-index-writer.ts'
 import { runClaimedWork } from './claimed-work.ts'
 import { compactIfDue } from './compact-if-due.ts'
 import { harnessApprovals } from './harness-approvals.ts'
-import { type GenerationPorts, isHeld } from './lane-ports.ts'
+import { type Fence, type GenerationPorts, isHeld } from './lane-ports.ts'
 import { storedEventAt } from './stored-event.ts'
 
 type Append = (events: AIEventInput<UIMessage>[]) => Promise<unknown>
@@ -70,12 +70,7 @@ export async function runGenerationLane(
   const generationId = attemptGenerationId(serve.requestId, claim.attempt)
   const fence = { claim: claimKey, attempt: claim.attempt }
   const writer = atIndexWriter(lane, sessionId, {
-    // Stop, Pause now or a newer attempt ends this one: it may not go on.
-    goesOn(state) {
-      if (!isCurrentGeneration(state.ai, generationId)) {
-        throw new FencedOutError(sessionId, claimKey, claim.attempt)
-      }
-    },
+    goesOn: whileCurrent(sessionId, generationId, fence),
   })
   // The opening is fenced and guarded, at the log's end: before it lands the
   // log does not know this attempt, so a repeat could not tell its own events
@@ -185,6 +180,23 @@ export async function runGenerationLane(
 }
 
 /**
+ * A step's writes go on at a moved head only while its generation is the
+ * running one: Stop, Pause now or a newer attempt ends it (each an event in
+ * the log), and the writer is fenced out.
+ */
+function whileCurrent(
+  sessionId: string,
+  generationId: string,
+  fence: Fence,
+): (state: SessionState) => void {
+  return (state) => {
+    if (!isCurrentGeneration(state.ai, generationId)) {
+      throw new FencedOutError(sessionId, fence.claim, fence.attempt)
+    }
+  }
+}
+
+/**
  * Ends the step of a vanished attempt that recorded tool calls, under this
  * attempt's claim (see `closesReplacedStep`), with the controller's decision
  * after it. The vanished attempt, should it still be alive, is fenced out
@@ -194,17 +206,13 @@ async function closeReplacedStep(
   lane: GenerationPorts,
   sessionId: string,
   serve: StepToServe & { replaces: string },
-  fence: { claim: string; attempt: number },
+  fence: Fence,
 ): Promise<void> {
   lane.config.logger.warn(
     `a2: generation ${serve.replaces} of session ${sessionId} stopped after recording tool calls; attempt ${fence.attempt} ends its step there rather than running it again`,
   )
   const writer = atIndexWriter(lane, sessionId, {
-    goesOn(state) {
-      if (!isCurrentGeneration(state.ai, serve.replaces)) {
-        throw new FencedOutError(sessionId, fence.claim, fence.attempt)
-      }
-    },
+    goesOn: whileCurrent(sessionId, serve.replaces, fence),
   })
   await writer.close(
     generationCompleted(serve.replaces, serve.requestId, {
