@@ -48,6 +48,7 @@ export {
   BatchTooLargeError,
   ClaimHeldError,
   CursorConflictError,
+  EraseContendedError,
   EventTooLargeError,
   FencedOutError,
   InvalidEventError,

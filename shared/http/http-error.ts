@@ -47,6 +47,8 @@ const STATUS_OF: Readonly<Partial<Record<A2Code, number>>> = {
   // Only an append with an expected index conflicts; one without it waited
   // its turn and ran out of time, which a retry can fix.
   APPEND_CONTENDED: 503,
+  // Writes kept landing under an erase; once the session's work stops, erasing again finishes it.
+  ERASE_CONTENDED: 503,
   INVALID_APPEND: 500,
   PARTIAL_DUPLICATE_BATCH: 409,
   EVENT_TOO_LARGE: 413,

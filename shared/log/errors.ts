@@ -11,6 +11,7 @@ export type A2ErrorCode =
   | 'RESERVED_EVENT_ID'
   | 'APPEND_CONFLICT'
   | 'APPEND_CONTENDED'
+  | 'ERASE_CONTENDED'
   | 'PARTIAL_DUPLICATE_BATCH'
   | 'EVENT_TOO_LARGE'
   | 'BATCH_TOO_LARGE'
@@ -103,6 +104,27 @@ export class AppendContendedError extends A2Error<'APPEND_CONTENDED'> {
     this.name = 'AppendContendedError'
     this.sessionId = sessionId
     this.retriedMs = retriedMs
+  }
+}
+
+/**
+ * An erase kept meeting new writes to the session (a step still streaming,
+ * appends moving the head) for all of its rounds. What it erased stays
+ * erased, and its tombstones hold every index it saw; erasing again once the
+ * session's work has stopped finishes it (erase is idempotent).
+ */
+export class EraseContendedError extends A2Error<'ERASE_CONTENDED'> {
+  readonly sessionId: string
+  readonly rounds: number
+
+  constructor(sessionId: string, rounds: number) {
+    super(
+      'ERASE_CONTENDED',
+      `Session "${sessionId}" kept being written while it was erased (${rounds} rounds); what was erased stays erased. Stop its work and erase it again`,
+    )
+    this.name = 'EraseContendedError'
+    this.sessionId = sessionId
+    this.rounds = rounds
   }
 }
 

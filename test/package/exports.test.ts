@@ -16,6 +16,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'BatchTooLargeError',
       'ClaimHeldError',
       'CursorConflictError',
+      'EraseContendedError',
       'ERASED_ITEM_KINDS',
       'DEFAULT_CAPABILITY_TTL_SECONDS',
       'EventTooLargeError',

@@ -10,6 +10,7 @@ import {
   TransactWriteItemsCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb'
+import { EraseContendedError } from '../../log/errors.ts'
 import { ERASED_ITEM_KINDS, type EraseReceipt } from '../../log/event-store.ts'
 import { sleep } from '../../timing/sleep.ts'
 import { isAwsError } from './aws-error.ts'
@@ -108,8 +109,7 @@ export async function eraseSession(
     // (a step's progress) is read on the next round.
     const end = Math.max(head ?? 0, lastEvent)
     if (end > 0 && !(await sealed(client, tableName, sessionId, end + 1, now()))) {
-      if (round >= ERASE_ROUNDS)
-        throw new Error(`a2: the log of ${sessionId} kept growing under its erase`)
+      if (round >= ERASE_ROUNDS) throw new EraseContendedError(sessionId, round)
       continue
     }
     const erasedAt = now()
@@ -141,8 +141,9 @@ export async function eraseSession(
       for (const kind of ERASED_ITEM_KINDS) receipt[kind] += late[kind]
       return receipt
     } catch (error) {
-      if (!isAwsError(error, 'ConditionalCheckFailedException') || round >= ERASE_ROUNDS)
-        throw error
+      if (!isAwsError(error, 'ConditionalCheckFailedException')) throw error
+      // An append moved the head again: look again, a few times.
+      if (round >= ERASE_ROUNDS) throw new EraseContendedError(sessionId, round)
     }
   }
 }
