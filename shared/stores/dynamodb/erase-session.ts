@@ -16,10 +16,12 @@ import { sleep } from '../../timing/sleep.ts'
 import { isAwsError } from './aws-error.ts'
 import { indexOfItem, tombstoneItem } from './event-items.ts'
 import {
+  eventSk,
   GUARD_SK,
   guardPk,
   HEAD_SK,
   itemKey,
+  LAST_EVENT_SK,
   PK,
   SK,
   sessionItemKey,
@@ -97,21 +99,30 @@ export async function eraseSession(
     const { items, head, eventIds, lastEvent } = await readPartition(client, tableName, sessionId)
     if (items.length === 0 && head === undefined) return receipt
     if (headless && head !== undefined) return receipt // alive again: not ours to erase
-    const guards = await ownGuards(client, tableName, sessionId, eventIds)
     if (headless) {
+      const guards = await ownGuards(client, tableName, sessionId, eventIds)
       const entries = [...items, ...guards.map((key) => ({ key, kind: 'idGuards' as const }))]
       const deleted = await deleteWhileHeadless(client, tableName, sessionId, entries)
       for (const entry of entries.slice(0, deleted)) receipt[entry.kind]++
       if (deleted < entries.length || round >= ERASE_ROUNDS) return receipt
       continue // look again: whatever was written meanwhile without a head
     }
-    // First the tombstone past the end; an event that landed there first
-    // (a step's progress) is read on the next round.
+    // First the tombstone past the end, before anything slow (the guards'
+    // reads grow with the log): a step still streaming elsewhere writes
+    // about four events a second, and once the seal is in place it writes
+    // none. The events it wrote meanwhile are found and erased too.
     const end = Math.max(head ?? 0, lastEvent)
-    if (end > 0 && !(await sealed(client, tableName, sessionId, end + 1, now()))) {
-      if (round >= ERASE_ROUNDS) throw new EraseContendedError(sessionId, round)
-      continue
+    if (end > 0) {
+      const sealedAt = await sealPast(client, tableName, sessionId, end, now(), (found) => {
+        items.push(...found.map((key) => ({ key, kind: 'events' as const })))
+      })
+      if (sealedAt === undefined) {
+        if (round >= ERASE_ROUNDS) throw new EraseContendedError(sessionId, round)
+        continue
+      }
+      eventIds.push(...sealedAt.eventIds)
     }
+    const guards = await ownGuards(client, tableName, sessionId, eventIds)
     const erasedAt = now()
     await writeAll(client, tableName, [
       ...items.map(
@@ -189,6 +200,75 @@ async function readPartition(
     startKey = page.LastEvaluatedKey
   } while (startKey)
   return { items, head, eventIds, lastEvent }
+}
+
+/** How often the seal moves on past events that landed beyond the end it was put at. */
+const SEAL_STEPS = 20
+
+/**
+ * Puts the tombstone past the log's end, `end` as the erase read it: at
+ * `end + 1` unless an event landed there first, then past the events found
+ * after it, until one lands. `found` is given the keys of those events (to
+ * erase with the rest); answers their IDs, or undefined when the log kept
+ * growing for `SEAL_STEPS` tries.
+ */
+async function sealPast(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+  end: number,
+  erasedAt: number,
+  found: (keys: Key[]) => void,
+): Promise<{ eventIds: string[] } | undefined> {
+  const eventIds: string[] = []
+  let at = end
+  for (let step = 0; step < SEAL_STEPS; step++) {
+    if (await sealed(client, tableName, sessionId, at + 1, erasedAt)) return { eventIds }
+    const beyond = await eventsAfter(client, tableName, sessionId, at)
+    if (beyond.length === 0) return undefined // a write at that moment: the next round reads again
+    found(beyond.map((event) => event.key))
+    for (const event of beyond) if (event.id !== undefined) eventIds.push(event.id)
+    at = Math.max(at, ...beyond.map((event) => event.index))
+  }
+  return undefined
+}
+
+/** The event items (not tombstones) after `after`: their keys, indices and IDs. */
+async function eventsAfter(
+  client: DynamoDBClient,
+  tableName: string,
+  sessionId: string,
+  after: number,
+): Promise<{ key: Key; index: number; id: string | undefined }[]> {
+  const events: { key: Key; index: number; id: string | undefined }[] = []
+  let startKey: Key | undefined
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#pk': PK, '#sk': SK, '#erased': TOMBSTONE_ATTRIBUTE },
+        ExpressionAttributeValues: {
+          ':pk': { S: sessionPk(sessionId) },
+          ':from': { S: eventSk(after + 1) },
+          ':to': { S: LAST_EVENT_SK },
+        },
+        ProjectionExpression: '#pk, #sk, id, #erased',
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    )
+    for (const item of page.Items ?? []) {
+      if (item[TOMBSTONE_ATTRIBUTE] !== undefined) continue
+      events.push({
+        key: sessionItemKey(sessionId, item[SK]?.S as string),
+        index: indexOfItem(item),
+        id: item.id?.S,
+      })
+    }
+    startKey = page.LastEvaluatedKey
+  } while (startKey)
+  return events
 }
 
 /**

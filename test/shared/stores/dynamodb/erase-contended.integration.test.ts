@@ -68,3 +68,56 @@ describe('DynamoDB store: an erase that keeps losing to writes', () => {
     expect((await store.read('s')).map((event) => event.index)).toEqual([1, 2])
   })
 })
+
+/**
+ * A forced erase of a long session while a step still streams into it
+ * elsewhere (issue 37, case 5): the erase reads the guards of every event,
+ * O(n), and a seal past the end computed before those reads lost every
+ * round to four progress puts a second. The seal goes first, and moves on
+ * past what landed meanwhile: the erase wins at once.
+ */
+describe('DynamoDB store: a forced erase of a long session while a step streams', () => {
+  it('erases a 400-event session while another process writes its progress four times a second', async () => {
+    const client = new DynamoDBClient(awsClientConfig())
+    try {
+      const tableName = `a2-erase-${randomUUID()}`
+      await createEventLogTable(client, tableName)
+      const streaming = dynamoDBEventStore({ client, tableName })
+      const s = `long-${randomUUID()}`
+      const note = (): NewEvent => ({ id: randomUUID(), type: 'note.added', payload: {} })
+      for (let batch = 0; batch < 10; batch++)
+        await streaming.append(s, Array.from({ length: 40 }, note))
+      const life = (await streaming.read(s, { after: 399 }))[0]?.life as string
+      // The step elsewhere: a progress put every 250 ms at the index it knows.
+      let known = 400
+      let stopped: unknown
+      const step = (async () => {
+        for (;;) {
+          try {
+            const { events } = await streaming.append(
+              s,
+              [{ id: randomUUID(), type: 'ai.generation.progress', payload: { n: known } }],
+              { expectedIndex: known, guardIds: false, progress: true, life },
+            )
+            known = events.at(-1)?.index ?? known
+          } catch (error) {
+            stopped = error
+            return
+          }
+          await new Promise((resolve) => setTimeout(resolve, 250))
+        }
+      })()
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      const receipt = await dynamoDBEventStore({ client, tableName }).erase(s)
+      await step
+      expect(receipt.events).toBeGreaterThanOrEqual(402)
+      expect(receipt.heads).toBe(1)
+      // The step's next write found its life over; nothing of it is left.
+      expect(stopped).toMatchObject({ code: 'LIFE_ENDED' })
+      expect(await streaming.read(s)).toEqual([])
+      expect(await streaming.head(s)).toBe(0)
+    } finally {
+      client.destroy()
+    }
+  }, 60_000)
+})
