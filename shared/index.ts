@@ -32,6 +32,7 @@ export {
   type SessionCapabilityOptions,
   sessionCapability,
 } from './http/session-capability.ts'
+export { claimKeyOfLife } from './log/claim-key.ts'
 export {
   type Contract,
   type ContractDefinition,
@@ -54,6 +55,7 @@ export {
   InvalidEventError,
   InvalidExportError,
   InvalidSessionIdError,
+  LifeEndedError,
   PartialDuplicateBatchError,
   ReservedEventIdError,
   SessionNotEmptyError,

@@ -3,6 +3,7 @@ import { headOf, stateAt } from '../../shared/ai/inspect/state-at.ts'
 import { diffAt, type StateChange } from '../../shared/ai/inspect/state-diff.ts'
 import { type TimelineLine, timeline } from '../../shared/ai/inspect/timeline.ts'
 import type { AIState } from '../../shared/ai/state/ai-state.ts'
+import { claimKeyOfLife } from '../../shared/log/claim-key.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
 import { InspectError } from './inspect-error.ts'
 import type { SessionSource } from './session-source.ts'
@@ -49,8 +50,12 @@ export async function inspectSession(
     throw new InspectError('NO_EVENTS', `session ${sessionId} has no events in ${source.name}`)
   const head = headOf(events)
   const { state } = stateAt(events, head)
+  // Each claim is stored in its life of the session (claimKeyOfLife): the log's current one.
   const keys = claimKeysToRead(state)
-  const claims = keys.length === 0 ? {} : await source.claims(sessionId, keys)
+  const life = events.at(-1)?.life
+  const stored = keys.map((key) => claimKeyOfLife(key, life))
+  const read = stored.length === 0 ? {} : await source.claims(sessionId, stored)
+  const claims = Object.fromEntries(keys.map((key, at) => [key, read[stored[at] as string]]))
   const report: InspectReport = {
     sessionId,
     source: source.name,

@@ -63,16 +63,29 @@ export const toolCallKey = (call: { generationId: string; toolCallId: string }):
 
 /**
  * The idempotency key of a tool execution: one per logical call (its session,
- * model step and provider ID), so every retry and recovery of the call passes
- * the same key to a payment, email or queue API, and a provider ID reused in
- * another step or turn gets another. Short and URL-safe (`id-` and 32
- * base64url characters), within the key limits such APIs set.
+ * its life, model step and provider ID), so every retry and recovery of the
+ * call passes the same key to a payment, email or queue API, and a provider
+ * ID reused in another step or turn gets another, as does a call of a life
+ * started over after an erase that reuses the same IDs (a new intent, not a
+ * retry). Short and URL-safe (`id-` and 32 base64url characters), within
+ * the key limits such APIs set. A session written before lives (life `''`)
+ * keeps the key it had.
  */
 export const toolIdempotencyKey = (
   sessionId: string,
   call: { generationId: string; toolCallId: string },
-): string => idempotentId('a2.tool-call', sessionId, call.generationId, call.toolCallId)
+  life: string | undefined,
+): string =>
+  life === undefined || life === ''
+    ? idempotentId('a2.tool-call', sessionId, call.generationId, call.toolCallId)
+    : idempotentId('a2.tool-call', sessionId, life, call.generationId, call.toolCallId)
 
-/** The idempotency key of an app event handler's run: one per session and event. */
-export const handlerIdempotencyKey = (sessionId: string, eventId: string): string =>
-  idempotentId('a2.handler', sessionId, eventId)
+/** The idempotency key of an app event handler's run: one per session, life and event. */
+export const handlerIdempotencyKey = (
+  sessionId: string,
+  eventId: string,
+  life: string | undefined,
+): string =>
+  life === undefined || life === ''
+    ? idempotentId('a2.handler', sessionId, eventId)
+    : idempotentId('a2.handler', sessionId, life, eventId)

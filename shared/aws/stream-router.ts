@@ -2,7 +2,13 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda'
 import type { StoredEvent } from '../log/event.ts'
 import { messageOf } from '../log/message-of.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
-import { PK, SESSION_PK_PREFIX, SK, TOMBSTONE_ATTRIBUTE } from '../stores/dynamodb/table-keys.ts'
+import {
+  LIFE_ATTRIBUTE,
+  PK,
+  SESSION_PK_PREFIX,
+  SK,
+  TOMBSTONE_ATTRIBUTE,
+} from '../stores/dynamodb/table-keys.ts'
 import { decodePayload } from '../stores/payload-codec.ts'
 import type { IndexedWakeUp } from './sqs-dispatcher.ts'
 import {
@@ -161,6 +167,9 @@ function eventFromImage(image: LambdaImage): StoredEvent {
     id: image.id?.S as string,
     type,
     sessionId,
+    // An item written before lives has none: its deduplication then differs
+    // from the fast path's, which costs a duplicate wake-up, never a lost one.
+    life: image[LIFE_ATTRIBUTE]?.S ?? '',
     index,
     timestamp: Number(image.ts?.N),
     get payload() {

@@ -18,6 +18,7 @@ export type A2ErrorCode =
   | 'INVALID_SESSION_ID'
   | 'CURSOR_CONFLICT'
   | 'FENCED_OUT'
+  | 'LIFE_ENDED'
   | 'CLAIM_HELD'
   | 'INVALID_APPEND'
   | 'SESSION_NOT_EMPTY'
@@ -212,6 +213,37 @@ export class FencedOutError extends A2Error<'FENCED_OUT'> {
     this.name = 'FencedOutError'
     this.claim = claim
     this.attempt = attempt
+  }
+}
+
+/**
+ * An append named the session's life it was for (`AppendOptions.life`), and
+ * that life is over: the session was erased or expired since, and may have
+ * started over in a new life. Nothing was written. What the caller
+ * remembers of the session (its state, its indices, its claims) is of the
+ * ended life; work for it is over, and the session's new life, if any, has
+ * its own.
+ */
+export class LifeEndedError extends A2Error<'LIFE_ENDED'> {
+  readonly sessionId: string
+  /** The life the append was for. */
+  readonly life: string
+  /** The session's life now, undefined when it has none (erased, expired, never written). */
+  readonly currentLife: string | undefined
+
+  constructor(sessionId: string, life: string, currentLife: string | undefined) {
+    const now =
+      currentLife === undefined
+        ? 'it has no events now'
+        : `it has started over as life "${currentLife}"`
+    super(
+      'LIFE_ENDED',
+      `Session "${sessionId}" is no longer in life "${life}" (it was erased or expired, and ${now}); nothing was written`,
+    )
+    this.name = 'LifeEndedError'
+    this.sessionId = sessionId
+    this.life = life
+    this.currentLife = currentLife
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Contract } from './contract.ts'
+import { isA2Error } from './error-brand.ts'
 import { ReservedEventIdError } from './errors.ts'
 import { type EventInput, isReservedId, type NewEvent, type StoredEvent } from './event.ts'
 import { checkEnvelope, checkSessionId } from './event-envelope.ts'
@@ -48,16 +49,11 @@ export interface SessionLog {
   /** The head a reader at rest checks for news (the store's `restingHead`, else `head()`). */
   restingHead(): Promise<number>
   tail(options?: TailOptions): AsyncIterable<StoredEvent>
-  /** The reducer's state at the log's current end: snapshot plus tail. */
-  state<State>(reducer: Reducer<State, never>): Promise<StateSnapshot<State>>
   /**
-   * `state()`, plus the ID of the event at `index` (undefined for an empty
-   * log), read at no extra cost: a cache that keeps the state tells by it
-   * whether the log it folded is still there or was erased and rewritten.
+   * The reducer's state at the log's current end (snapshot plus tail), with
+   * the index and the life it is of: what an append that follows it names.
    */
-  stateWithLastId<State>(
-    reducer: Reducer<State, never>,
-  ): Promise<StateSnapshot<State> & { lastId: string | undefined }>
+  state<State>(reducer: Reducer<State, never>): Promise<StateSnapshot<State>>
 }
 
 export interface EventLog {
@@ -102,28 +98,29 @@ export function eventLog(options: EventLogOptions): EventLog {
   async function loadSnapshot<State>(
     sessionId: string,
     reducer: Reducer<State, never>,
-  ): Promise<{ snapshot: StateSnapshot<State>; events: StoredEvent[]; snapshotId?: string }> {
+  ): Promise<{ snapshot: StateSnapshot<State>; events: StoredEvent[] }> {
     const initial = { state: reducer.initialState, index: 0 }
     const stored = await store.readSnapshot(sessionId, reducer.name).catch(() => undefined)
     if (stored && Number.isSafeInteger(stored.index) && stored.index > 0) {
-      // Read from the snapshot's own event, to prove the log still reaches it.
+      // Read from the snapshot's own event, to prove the log still reaches
+      // it in the snapshot's life (a snapshot of a life before lives: '').
       const events = await store.read(sessionId, { after: stored.index - 1 })
-      if (events[0]?.index === stored.index) {
+      const [at] = events
+      if (at?.index === stored.index && at.life === (stored.life ?? '')) {
         return {
-          snapshot: { state: stored.state as State, index: stored.index },
+          snapshot: { state: stored.state as State, index: stored.index, life: at.life },
           events: events.slice(1),
-          snapshotId: events[0].id,
         }
       }
     }
     return { snapshot: initial, events: await store.read(sessionId) }
   }
 
-  async function stateWithLastId<State>(
+  async function state<State>(
     sessionId: string,
     reducer: Reducer<State, never>,
-  ): Promise<StateSnapshot<State> & { lastId: string | undefined }> {
-    const { snapshot, events, snapshotId } = await loadSnapshot(sessionId, reducer)
+  ): Promise<StateSnapshot<State>> {
+    const { snapshot, events } = await loadSnapshot(sessionId, reducer)
     // A reducer declares the events it folds (`Reducer<State, E>`); the log
     // hands it every stored event and the reducer ignores the rest.
     const fold = reducer.fold as unknown as (state: State, event: StoredEvent) => State
@@ -132,7 +129,7 @@ export function eventLog(options: EventLogOptions): EventLog {
       // A failed snapshot write only costs a longer replay next time.
       await store.writeSnapshot(sessionId, reducer.name, result).catch(() => undefined)
     }
-    return { ...result, lastId: events.at(-1)?.id ?? snapshotId }
+    return result
   }
 
   return {
@@ -145,19 +142,41 @@ export function eventLog(options: EventLogOptions): EventLog {
           const prepared = prepare(events, author)
           await check?.(prepared)
           const retention = retentionMs === undefined ? {} : { retainForMs: retentionMs }
-          const result = await store.append(sessionId, prepared, { ...retention, ...appendOptions })
-          return result.events
+          const options = { ...retention, ...appendOptions }
+          try {
+            return (await store.append(sessionId, prepared, options)).events
+          } catch (error) {
+            // The answer was lost (a timeout, a connection dropped after the
+            // write may have committed): the same events, with the same IDs,
+            // once more. Had they landed, that is a replay (by their ID
+            // guards, or at their index), so the caller learns the outcome,
+            // and so does whatever it wakes.
+            if (!outcomeUnknown(error)) throw error
+            return (await store.append(sessionId, prepared, options)).events
+          }
         },
         read: (readOptions) => store.read(sessionId, readOptions),
         head: () => store.head(sessionId),
         restingHead: () => (store.restingHead ?? store.head).call(store, sessionId),
         tail: (tailOptions) => store.tail(sessionId, tailOptions),
-        async state<State>(reducer: Reducer<State, never>) {
-          const { state, index } = await stateWithLastId(sessionId, reducer)
-          return { state, index }
-        },
-        stateWithLastId: (reducer) => stateWithLastId(sessionId, reducer),
+        state: (reducer) => state(sessionId, reducer),
       }
     },
   }
+}
+
+/**
+ * Whether a failed append may have written: any failure but the log's own
+ * refusals (an A2 error says what was refused, and that nothing was
+ * written) and programming errors. A store's transport failing (the AWS
+ * SDK's timeouts and throttling after its retries, a dropped connection)
+ * leaves the outcome unknown.
+ */
+function outcomeUnknown(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    !isA2Error(error) &&
+    !(error instanceof TypeError) &&
+    !(error instanceof RangeError)
+  )
 }

@@ -8,6 +8,14 @@ export interface AppendOptions {
    */
   expectedIndex?: number
   /**
+   * Appends only in this life of the session (`StoredEvent.life`, the life
+   * of what the caller read): when the session was erased or expired since
+   * (and maybe started over in a new life), throws `LifeEndedError` and
+   * writes nothing. `expectedIndex` is then an index of this life. Without
+   * it, the append lands in whatever life the session is in, or starts one.
+   */
+  life?: string
+  /**
    * Moves a handler's cursor from `from` to `to` in the same transaction, so
    * a handler's output and its progress through the log commit together.
    * When the cursor is not at `from`, throws `CursorConflictError` and writes
@@ -27,9 +35,10 @@ export interface AppendOptions {
    * attempt, and the controller's decisions, a fold of the log up to the
    * expected index), and only with
    * `expectedIndex`, which then does the guards' job: a repeated append (after
-   * an unknown outcome) throws `AppendConflictError` instead of writing twice,
-   * and the caller reads back whether its events landed. Without
-   * `expectedIndex` it throws `InvalidAppendError`. Default `true`.
+   * an unknown outcome) finds its events at that index, by their IDs, and is
+   * answered as a replay (`replayed: true`, nothing written twice); other
+   * events there are `AppendConflictError`. Without `expectedIndex` it
+   * throws `InvalidAppendError`. Default `true`.
    */
   guardIds?: boolean
   /**
@@ -107,6 +116,13 @@ export interface TailOptions {
 export interface StoredSnapshot {
   index: number
   state: unknown
+  /**
+   * The session's life the snapshot folds (the `life` of its event at
+   * `index`): stored only while the session is in that life, and trusted
+   * only where the event at `index` is of it. Undefined: a log written
+   * before lives (life `''`).
+   */
+  life?: string
 }
 
 /**
@@ -153,6 +169,11 @@ export const ERASED_ITEM_KINDS = [
  *   caller's to keep unique.
  * - Every event is checked against the store's size limit before anything is
  *   written.
+ * - A session has lives: the first append to an empty session (new, erased
+ *   or expired) starts one, with an ID of the store's, and every event is
+ *   stored with it. An append naming a life lands only in that life
+ *   (`LifeEndedError` otherwise); what one store instance remembers of a
+ *   session (hints of where its log ends) holds only in the life it saw.
  */
 export interface EventStore {
   append(
@@ -185,9 +206,9 @@ export interface EventStore {
   readSnapshot(sessionId: string, reducerName: string): Promise<StoredSnapshot | undefined>
   /**
    * Stores a snapshot unless a newer one (higher index) is already stored,
-   * and only while the session's log reaches its index: a write that comes
-   * after an erase (or races one) stores nothing, so no state outlives its
-   * session.
+   * and only while the session is in the snapshot's life and its log reaches
+   * its index: a write that comes after an erase (or races one, or is of an
+   * ended life) stores nothing, so no state outlives its life.
    */
   writeSnapshot(sessionId: string, reducerName: string, snapshot: StoredSnapshot): Promise<void>
   /** A handler's position in the session's log: the last index it committed (0: none). */

@@ -18,14 +18,25 @@ export interface NewEvent<Type extends string = string, Payload = unknown> {
 
 /**
  * An event as the log holds it: the submitted `{ id, type, payload }` plus the
- * session it belongs to, its position in that session's log (1, 2, 3, ...,
- * gapless) and the time it was stored (milliseconds since the epoch).
+ * session it belongs to, the session's life it was written in, its position
+ * in that life's log (1, 2, 3, ..., gapless) and the time it was stored
+ * (milliseconds since the epoch).
  */
 export interface StoredEvent<Type extends string = string, Payload = unknown> {
   id: string
   type: Type
   payload: Payload
   sessionId: string
+  /**
+   * The session's life: the store starts a new one whenever an append
+   * creates the session, at its first event and again after every erase or
+   * retention expiry (when the log starts over at index 1). What a process
+   * remembers of a session (its indices, its state) is of one life, and an
+   * append that names it (`AppendOptions.life`) lands only in that life.
+   * `''` for a log written before a2-aws recorded lives. See
+   * docs/event-log.md, "A session's lives".
+   */
+  life: string
   index: number
   timestamp: number
 }

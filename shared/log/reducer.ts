@@ -24,17 +24,24 @@ export interface Reducer<State, Event = StoredEvent> {
 export interface StateSnapshot<State> {
   state: State
   index: number
+  /**
+   * The session's life the state is of (`StoredEvent.life` of the event at
+   * `index`); undefined at index 0, before any event. An append meant to
+   * follow this state names it (`AppendOptions.life`).
+   */
+  life?: string
 }
 
-export function foldEvents<State, Event extends { index: number }>(
+export function foldEvents<State, Event extends { index: number; life?: string }>(
   reducer: Reducer<State, Event>,
   from: StateSnapshot<State>,
   events: Iterable<Event>,
 ): StateSnapshot<State> {
-  let { state, index } = from
+  let { state, index, life } = from
   for (const event of events) {
     state = reducer.fold(state, event)
     index = event.index
+    life = event.life
   }
-  return { state, index }
+  return life === undefined ? { state, index } : { state, index, life }
 }

@@ -49,7 +49,11 @@ export async function exportSession(store: EventStore, rawSessionId: string): Pr
   return `${lines.join('\n')}\n`
 }
 
-/** An export read back: the session it came from and its events, checked. */
+/**
+ * An export read back: the session it came from and its events, checked.
+ * An export keeps no life (a life is the store's: an import starts a new
+ * one), so its events say `life: ''`.
+ */
 export function parseSessionExport(jsonl: string): { sessionId: string; events: StoredEvent[] } {
   const lines = jsonl.split('\n')
   if (lines.at(-1) === '') lines.pop()
@@ -75,7 +79,7 @@ export function parseSessionExport(jsonl: string): { sessionId: string; events: 
     if (event.index !== at) {
       throw new InvalidExportError(at + 1, `index ${event.index} where ${at} was expected`)
     }
-    events.push({ ...event, sessionId: header.sessionId })
+    events.push({ ...event, sessionId: header.sessionId, life: '' })
   }
   if (events.length !== header.events) {
     throw new InvalidExportError(
@@ -109,14 +113,21 @@ export async function importSession(
   const sessionId = checkSessionId(options.sessionId ?? parsed.sessionId)
   const head = await store.head(sessionId)
   if (head !== 0) throw new SessionNotEmptyError(sessionId, head)
+  // The first batch starts the session's new life; the rest go only into it.
+  let life: string | undefined
   for (const batch of importBatches(parsed.events)) {
     const first = batch[0] as StoredEvent
-    await store.append(
+    const { events } = await store.append(
       sessionId,
       // Held to the rules of any append: a hand-edited file gets no ID the log refuses.
       batch.map(({ id, type, payload }) => ({ ...checkEnvelope({ id, type, payload }), id })),
-      { expectedIndex: first.index - 1, timestamp: first.timestamp },
+      {
+        expectedIndex: first.index - 1,
+        timestamp: first.timestamp,
+        ...(life === undefined ? {} : { life }),
+      },
     )
+    life ??= events[0]?.life
   }
   return { sessionId, events: parsed.events.length }
 }

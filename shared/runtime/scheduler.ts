@@ -9,20 +9,25 @@ export interface Timer {
   at: number
   events: NewEvent[]
   /**
-   * The log the timer was set in, by its first event (ID and timestamp),
-   * when the session had one: such a timer fires only into that log. Firing
-   * into an empty log (the session erased or expired since: an SQS-delayed
-   * timer cannot be cancelled) or one started over since, it is dropped, so
-   * it brings nothing of an erased session back. Without it (server code may
-   * set a timer on a new session) the timer fires either way.
+   * The log the timer was set in, by its life (and its first event's ID and
+   * timestamp), when the session had one: such a timer fires only into that
+   * life. Firing into an empty log (the session erased or expired since: an
+   * SQS-delayed timer cannot be cancelled) or a life started over since, it
+   * is dropped, so it brings nothing of an erased session back. Without it
+   * (server code may set a timer on a new session) the timer fires either way.
    */
   setIn?: TimerLog
 }
 
-/** A log by its first event: a log erased and written again starts with another. */
+/**
+ * A life of a session's log, for a timer: `life` (`StoredEvent.life`), and
+ * the log's first event, which is what timers set before lives (without
+ * `life`) recognise it by.
+ */
 export interface TimerLog {
   firstId: string
   firstAt: number
+  life?: string
 }
 
 /**

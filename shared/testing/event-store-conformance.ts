@@ -8,6 +8,7 @@ import { describeCursors } from './event-store-conformance/cursors.ts'
 import { describeErase } from './event-store-conformance/erase.ts'
 import { describeEventIds } from './event-store-conformance/event-ids.ts'
 import { describeEventLog } from './event-store-conformance/event-log.ts'
+import { describeLives } from './event-store-conformance/lives.ts'
 import { describeReadAndTail } from './event-store-conformance/read-and-tail.ts'
 import { describeSizeLimits } from './event-store-conformance/size-limits.ts'
 import { describeSnapshots } from './event-store-conformance/snapshots.ts'
@@ -24,6 +25,7 @@ const FEATURES = {
   cursors: describeCursors,
   claims: describeClaims,
   erase: describeErase,
+  lives: describeLives,
   eventLog: describeEventLog,
 } satisfies Record<string, (harness: () => EventStoreHarness, api: ConformanceTestApi) => void>
 

@@ -48,6 +48,7 @@ function progressCost(messages: number): number {
         type: event.type,
         payload: event.payload,
         sessionId: 'b',
+        life: '',
         index: log.length + 1,
         timestamp: 0,
       }
@@ -118,6 +119,7 @@ function progressCost(messages: number): number {
       })),
     },
     sessionId: 'b',
+    life: '',
     index: log.length + 1,
     timestamp: 0,
   }

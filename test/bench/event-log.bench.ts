@@ -204,7 +204,7 @@ async function seedSession(
   const items: Item[] = []
   for (let index = from; index <= to; index++) {
     const event = newEvent(index)
-    items.push(eventItem(sessionId, index, timestamp, event, encodePayload(event.payload)))
+    items.push(eventItem(sessionId, index, timestamp, event, encodePayload(event.payload), ''))
   }
   items.push({
     [PK]: { S: sessionPk(sessionId) },
@@ -226,6 +226,7 @@ async function benchFold() {
       type: 'bench.note',
       payload: { n: position % 7 },
       sessionId: 'fold',
+      life: '',
       index: position + 1,
       timestamp: 0,
     }),
@@ -475,7 +476,14 @@ function appendCases(client: DynamoDBClient) {
       return client.send(
         new PutItemCommand({
           TableName: tableName,
-          Item: eventItem(rawSession, ++rawIndex, Date.now(), event, encodePayload(event.payload)),
+          Item: eventItem(
+            rawSession,
+            ++rawIndex,
+            Date.now(),
+            event,
+            encodePayload(event.payload),
+            '',
+          ),
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': PK },
         }),
@@ -524,7 +532,14 @@ function appendCases(client: DynamoDBClient) {
             {
               Put: {
                 TableName: tableName,
-                Item: eventItem(rawTxSession, base + 1, now, event, encodePayload(event.payload)),
+                Item: eventItem(
+                  rawTxSession,
+                  base + 1,
+                  now,
+                  event,
+                  encodePayload(event.payload),
+                  '',
+                ),
                 ...absent,
               },
             },
@@ -547,6 +562,7 @@ function appendCases(client: DynamoDBClient) {
                   Date.now(),
                   event,
                   encodePayload(event.payload),
+                  '',
                 ),
                 ConditionExpression: 'attribute_not_exists(#pk)',
                 ExpressionAttributeNames: { '#pk': PK },
@@ -607,7 +623,7 @@ async function benchAppend(client: DynamoDBClient, requestCounts: Map<string, nu
   await createEventLogTable(client, grownTable)
   const filler = Array.from({ length: APPEND_GROWN.items }, (_, index) => {
     const event = newEvent(index)
-    return eventItem('bench-filler', index + 1, Date.now(), event, encodePayload(event.payload))
+    return eventItem('bench-filler', index + 1, Date.now(), event, encodePayload(event.payload), '')
   })
   await batchWrite(client, grownTable, filler)
   await grown.use(grownTable)

@@ -140,6 +140,7 @@ describe('the invariants', () => {
     type,
     payload,
     sessionId: 's0',
+    life: '',
     index,
     timestamp: 0,
   })

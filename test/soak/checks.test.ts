@@ -12,6 +12,7 @@ const event = (index: number, id: string, type: string, payload: unknown = {}): 
   type,
   payload,
   sessionId: 's',
+  life: '',
   timestamp: index,
 })
 

@@ -50,6 +50,7 @@ export class FakeSession {
         type: event.type,
         payload: event.payload,
         sessionId: 's1',
+        life: '',
         index: this.log.length + 1,
         timestamp: 0,
       }

@@ -29,6 +29,7 @@ export function recordSession(
         type: event.type,
         payload: event.payload,
         sessionId,
+        life: '',
         index: log.length + 1,
         timestamp: log.length,
       }

@@ -207,7 +207,9 @@ export async function sharedScriptRun(
     gateway,
     effects,
     logged,
-    breakNextSteps: (sessionId) => breaks.set(sessionId, RETRY.maxAttempts),
+    // Each attempt's append is sent twice: the log sends one whose outcome
+    // it cannot tell (a throttling error) once more itself.
+    breakNextSteps: (sessionId) => breaks.set(sessionId, RETRY.maxAttempts * 2),
     async close() {
       a.runtime.close()
       undo()

@@ -238,8 +238,9 @@ function waitOf(state: AIState, work: AwaitedWork, options: DiagnoseOptions): Wa
  *
  * @example
  * const state = stateAt(events, headOf(events)).state
- * const claims = Object.fromEntries(await Promise.all(
- *   claimKeysToRead(state).map(async (key) => [key, await store.readClaim(id, key)])))
+ * const life = events.at(-1)?.life // a claim is stored in its life of the session
+ * const claims = Object.fromEntries(await Promise.all(claimKeysToRead(state).map(
+ *   async (key) => [key, await store.readClaim(id, claimKeyOfLife(key, life))])))
  * diagnose(state, { claims, now: Date.now() }).waits.map((wait) => wait.says)
  */
 export function diagnose(state: AIState, options: DiagnoseOptions): Diagnosis {

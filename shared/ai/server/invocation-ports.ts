@@ -1,4 +1,4 @@
-import { hasA2Code } from '../../log/error-brand.ts'
+import { claimKeyOfLife } from '../../log/claim-key.ts'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import { type EventLogOptions, eventLog, type SessionAppendOptions } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
@@ -60,45 +60,20 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     events: readonly EventInput[],
     options: SessionAppendOptions = {},
   ): Promise<StoredEvent[]> {
-    const stored = await appendOrFindLanded(sessionId, events, options)
+    // A repeat of an append that landed (the log tried it again once its
+    // answer was lost, or the caller did) is answered as a replay, by the
+    // store: its lanes are woken all the same, so a committed append never
+    // waits for a lane nobody woke.
+    const stored = await log.session(sessionId).append(events, options)
     await wake(wakeUpsFor(stored, config))
     return stored
   }
 
-  /**
-   * An unguarded append (`guardIds: false`) whose earlier try committed with
-   * its answer lost (the SDK sent it again, say) conflicts at its own index,
-   * where its events now are. Their IDs are nobody else's, so they are this
-   * caller's: answered as appended, and their lanes woken, as a guarded
-   * append's replay would be. Without the wake, a decision that landed
-   * unanswered would wait for a lane nobody wakes (the stream router, where
-   * there is one, sends it seconds later).
-   */
-  async function appendOrFindLanded(
-    sessionId: string,
-    events: readonly EventInput[],
-    options: SessionAppendOptions,
-  ): Promise<StoredEvent[]> {
-    const session = log.session(sessionId)
-    try {
-      return await session.append(events, options)
-    } catch (error) {
-      const { guardIds, expectedIndex } = options
-      if (guardIds !== false || expectedIndex === undefined) throw error
-      if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
-      const there = await session.read({ after: expectedIndex, limit: events.length })
-      const landed =
-        there.length === events.length &&
-        there.every((event, position) => event.id === events[position]?.id)
-      if (!landed) throw error
-      return there
-    }
-  }
-
   const timers: SessionTimers = {
-    async schedule(timer) {
-      // A timer set in a log fires only into that log, never into an erased one.
-      const setIn = await timerLogOf(store, timer.sessionId)
+    async schedule(timer, life) {
+      // A timer set in a life of the log fires only into that life, never
+      // into an erased one, nor into the life that started over after it.
+      const setIn = await timerLogOf(store, timer.sessionId, life)
       await scheduler.schedule({ ...timer, ...(setIn ? { setIn } : {}) })
     },
   }
@@ -107,7 +82,8 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     now: config.now,
     state,
     fold: (sessionId, reducer) => log.session(sessionId).state(reducer),
-    append: (sessionId, events) => appendAndWake(sessionId, events),
+    append: (sessionId, events, life) =>
+      appendAndWake(sessionId, events, life === undefined ? {} : { life }),
     erase: (sessionId, options) =>
       eraseAgentSession({ store: parts.store, scheduler, state, work }, sessionId, options),
     export: (sessionId) => exportSession(store, sessionId),
@@ -121,14 +97,20 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     appendAndWake,
     state,
     read: (sessionId, range) => log.session(sessionId).read(range),
-    append: (sessionId, events, options) =>
-      appendAndWake(sessionId, events, { ...options, author: 'a2' }),
+    append: (sessionId, events, { at, life, fence, progress }) =>
+      appendAndWake(sessionId, events, {
+        author: 'a2',
+        ...(at === 'end' ? {} : { expectedIndex: at, guardIds: false }),
+        ...(life === undefined ? {} : { life }),
+        ...(fence ? { fence } : {}),
+        ...(progress ? { progress } : {}),
+      }),
     claims: storeClaims(store, config.claimTtlMs),
     cursors: {
-      read: (sessionId, name) => store.readCursor(sessionId, name),
-      async move(sessionId, name, { from, to }, fence) {
+      read: (sessionId, name, life) => store.readCursor(sessionId, claimKeyOfLife(name, life)),
+      async move(sessionId, name, life, { from, to }, fence) {
         await store.append(sessionId, [], {
-          cursor: { name, from, to },
+          cursor: { name: claimKeyOfLife(name, life), from, to },
           ...(fence ? { fence } : {}),
         })
       },

@@ -28,9 +28,13 @@ export interface AgentSession<State = Record<string, unknown>> extends HandlerSe
   export(): Promise<string>
 }
 
-/** Timers of a session, set in its current log (so they never fire into an erased one). */
+/**
+ * Timers of a session, set in a life of its log (so they never fire into an
+ * erased one): `life`, the one the work setting it read, or the session's
+ * current life.
+ */
 export interface SessionTimers {
-  schedule(timer: Omit<Timer, 'setIn'>): Promise<void>
+  schedule(timer: Omit<Timer, 'setIn'>, life?: string): Promise<void>
 }
 
 /** Where a session's timers count from, and whose they are. */
@@ -46,6 +50,12 @@ export interface TimerOrigin {
    * part of the name (`<key>/<name>`), so every scheduler keeps it apart.
    */
   call?: string
+  /**
+   * The life of the session the work (a tool, a handler) runs in: its
+   * appends land only in it and its timers fire only into it, so work that
+   * outlived an erase leaves nothing in the session's next life.
+   */
+  life?: string
 }
 
 /** What a session as server code sees it is made of. */
@@ -56,8 +66,8 @@ export interface SessionPorts {
   state(sessionId: string): Promise<StateSnapshot<SessionState>>
   /** The session's log folded by another reducer. */
   fold<State>(sessionId: string, reducer: Reducer<State, never>): Promise<StateSnapshot<State>>
-  /** A trusted server append, which wakes the lanes the new events concern. */
-  append(sessionId: string, events: readonly EventInput[]): Promise<StoredEvent[]>
+  /** A trusted server append, which wakes the lanes the new events concern (only into `life`, when named). */
+  append(sessionId: string, events: readonly EventInput[], life?: string): Promise<StoredEvent[]>
   erase(sessionId: string, options?: EraseOptions): Promise<AgentEraseReceipt>
   export(sessionId: string): Promise<string>
   readonly timers: SessionTimers
@@ -78,7 +88,7 @@ export function agentSession(
   const id = checkSessionId(sessionId)
   return {
     id,
-    append: (...events) => ports.append(sessionId, events),
+    append: (...events) => ports.append(sessionId, events, timers.life),
     async state<Other>(reducer?: Reducer<Other, never>): Promise<StateSnapshot<never>> {
       if (reducer) return (await ports.fold(sessionId, reducer)) as StateSnapshot<never>
       const { state, index } = await ports.state(sessionId)
@@ -95,18 +105,23 @@ export function agentSession(
       // while the caller can hear it, not at every firing.
       await checkMessages(events)
       const at = timerTarget(when, timers.from())
-      await ports.timers.schedule({
-        sessionId,
-        name: timers.call === undefined ? name : `${timers.call}/${name}`,
-        at,
-        events: events.map((event, position) => ({
-          // A new input keeps its message ID, which the log requires of it.
-          id:
-            event.id ?? newInputIdOf(event) ?? sessionScopedId('timer', sessionId, name, position),
-          type: event.type,
-          payload: event.payload,
-        })),
-      })
+      await ports.timers.schedule(
+        {
+          sessionId,
+          name: timers.call === undefined ? name : `${timers.call}/${name}`,
+          at,
+          events: events.map((event, position) => ({
+            // A new input keeps its message ID, which the log requires of it.
+            id:
+              event.id ??
+              newInputIdOf(event) ??
+              sessionScopedId('timer', sessionId, name, position),
+            type: event.type,
+            payload: event.payload,
+          })),
+        },
+        timers.life,
+      )
     },
   } as AgentSession
 }

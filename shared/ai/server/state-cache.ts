@@ -17,30 +17,29 @@ export interface StateCache<State> {
  * recently used sessions: a later read folds only the events after it. The
  * log stays the truth; this is a cache any process may drop.
  *
- * A session erased elsewhere (another process, `a2-aws erase`) must not come
- * back from here, nor its new log be folded onto its old state. So a read
- * starts at the last event the entry folded and checks that it is still
- * there, the same event by ID: the same one query, one item longer. When it
- * is gone or another, the state is rebuilt from the log.
+ * An entry is of one life of its session (`StateSnapshot.life`): a session
+ * erased elsewhere (another process, `a2-aws erase`) must not come back
+ * from here, nor its new life be folded onto its old state. So a read starts
+ * at the last event the entry folded and checks that it is still there, in
+ * the entry's life: the same one query, one item longer. When it is gone or
+ * of another life, the state is rebuilt from the log.
  */
 export function stateCache<State>(
   log: EventLog,
   reducer: Reducer<State, StoredEvent>,
 ): StateCache<State> {
-  const cache = new Map<string, StateSnapshot<State> & { lastId: string | undefined }>()
+  const cache = new Map<string, StateSnapshot<State>>()
 
-  async function current(
-    sessionId: string,
-  ): Promise<StateSnapshot<State> & { lastId: string | undefined }> {
+  async function current(sessionId: string): Promise<StateSnapshot<State>> {
     const session = log.session(sessionId)
     const cached = cache.get(sessionId)
     if (cached && cached.index > 0) {
       const [last, ...news] = await session.read({ after: cached.index - 1 })
-      if (last !== undefined && last.id === cached.lastId) {
-        return { ...foldEvents(reducer, cached, news), lastId: news.at(-1)?.id ?? cached.lastId }
+      if (last?.index === cached.index && last.life === cached.life) {
+        return foldEvents(reducer, cached, news)
       }
     }
-    return session.stateWithLastId(reducer)
+    return session.state(reducer)
   }
 
   async function read(sessionId: string): Promise<StateSnapshot<State>> {
@@ -48,7 +47,7 @@ export function stateCache<State>(
     cache.delete(sessionId)
     cache.set(sessionId, entry)
     if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-    return { state: entry.state, index: entry.index }
+    return entry
   }
 
   return Object.assign(read, { forget: (sessionId: string) => void cache.delete(sessionId) })

@@ -1,4 +1,5 @@
 import { hasA2Code } from '../../log/error-brand.ts'
+import type { LifeEndedError } from '../../log/errors.ts'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import type { SessionLog } from '../../log/event-log.ts'
 import type { Timer } from '../../runtime/scheduler.ts'
@@ -10,19 +11,19 @@ export type FiredTimer = Pick<Timer, 'sessionId' | 'name' | 'events' | 'setIn'>
 
 /**
  * Firing a due timer: its events are appended as A2 (once, by their IDs)
- * through `append`, which wakes their lanes. A timer set in a log
- * (`setIn`) fires only into that log: finding the log empty or started over
- * (erased or expired since), it is dropped with a warning, so a timer never
- * brings an erased session back. The look and the append are one step: the
- * append lands at the index just read, so an erase in between is a conflict
- * and another look, never a new log.
+ * through `append`, which wakes their lanes. A timer set in a life of the
+ * log (`setIn`) fires only into that life: the append names it, and finding
+ * the session empty or started over (erased or expired since), it is dropped
+ * with a warning, so a timer never brings an erased session back. A timer
+ * set before lives names the log by its first event, which is looked at
+ * first; its append then goes into the life that log is in.
  */
 export function timerFiring(parts: {
-  session(sessionId: string): Pick<SessionLog, 'head' | 'read'>
+  session(sessionId: string): Pick<SessionLog, 'read'>
   append(
     sessionId: string,
     events: readonly EventInput[],
-    options: { author: 'a2'; expectedIndex?: number },
+    options: { author: 'a2'; life?: string },
   ): Promise<StoredEvent[]>
   logger: Pick<Logger, 'warn'>
 }): (timer: FiredTimer) => Promise<void> {
@@ -32,23 +33,29 @@ export function timerFiring(parts: {
       await parts.append(timer.sessionId, timer.events, { author: 'a2' })
       return
     }
-    const session = parts.session(timer.sessionId)
-    for (;;) {
-      const expectedIndex = await session.head()
-      const [first] = expectedIndex === 0 ? [] : await session.read({ limit: 1 })
+    const dropped = (why: string) =>
+      parts.logger.warn(`a2: timer "${timer.name}" of session ${timer.sessionId} dropped: ${why}`)
+    let life = setIn.life
+    if (life === undefined) {
+      const [first] = await parts.session(timer.sessionId).read({ limit: 1 })
       if (!isTimerLog(setIn, first)) {
-        const why = first
-          ? 'the session was erased and started over since it was set'
-          : 'the session has no log (erased or expired)'
-        parts.logger.warn(`a2: timer "${timer.name}" of session ${timer.sessionId} dropped: ${why}`)
-        return
+        return dropped(
+          first
+            ? 'the session was erased and started over since it was set'
+            : 'the session has no log (erased or expired)',
+        )
       }
-      try {
-        await parts.append(timer.sessionId, timer.events, { author: 'a2', expectedIndex })
-        return
-      } catch (error) {
-        if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
-      }
+      life = (first as StoredEvent).life
+    }
+    try {
+      await parts.append(timer.sessionId, timer.events, { author: 'a2', life })
+    } catch (error) {
+      if (!hasA2Code(error, 'LIFE_ENDED')) throw error
+      dropped(
+        (error as LifeEndedError).currentLife === undefined
+          ? 'the session has no log (erased or expired)'
+          : 'the session was erased and started over since it was set',
+      )
     }
   }
 }

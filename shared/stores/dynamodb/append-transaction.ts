@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type {
+  AttributeValue,
   CancellationReason,
   TransactionCanceledException,
   TransactWriteItem,
@@ -12,7 +13,9 @@ import {
   claimSk,
   cursorSk,
   eventSk,
+  HEAD_LIFE_ATTRIBUTE,
   HEAD_SK,
+  LIFE_ATTRIBUTE,
   PK,
   sessionItemKey,
   TOMBSTONE_ATTRIBUTE,
@@ -21,12 +24,15 @@ import {
 
 /**
  * One append as one `TransactWriteItems`: a `Put` per ID guard, the `Update`
- * of the session head conditioned on the index it holds, a check that the
- * event the append builds on is there when the head item is behind it (a
- * step's progress is written without the head: see
+ * of the session head conditioned on the index and the life it holds (a new
+ * session's head on there being none: the append starts a life), a check
+ * that the event the append builds on is there, in that life, when the head
+ * item is behind it (a step's progress is written without the head: see
  * `dynamodb-event-store.ts`), a `Put` per event, then the handler cursor and
- * the claim fence when asked for. The conditions are the only lock. `positions` says which item is
- * which, to read the cancellation reasons, which come in item order.
+ * the claim fence when asked for. The conditions are the only lock: an
+ * append built on what an instance saw of one life can only commit while
+ * the session is in that life. `positions` says which item is which, to read
+ * the cancellation reasons, which come in item order.
  */
 export interface AppendTransaction {
   items: TransactWriteItem[]
@@ -54,6 +60,12 @@ export interface AppendRequest {
   /** The head the append expects: its events go at base + 1, base + 2, ... */
   base: number
   /**
+   * The life the append writes in: the one the head item holds (`''` for a
+   * session written before lives), or, with `base` 0, the new life the
+   * append starts.
+   */
+  life: string
+  /**
    * The index the session's head item holds, when it is behind `base`: the
    * progress written since moved the log but not the item. The head's update
    * is then conditioned on it, and the event at `base` is checked, which
@@ -61,9 +73,9 @@ export interface AppendRequest {
    */
   headItem?: number
   /**
-   * The writer saw the event at `base` (wrote or read it), so the log
-   * reaches it without a check: only an erase removes an event, and it
-   * leaves the head gone, which the head's condition sees.
+   * The writer saw the event at `base` in `life` (wrote or read it), so the
+   * log reaches it without a check: only an erase removes an event, and it
+   * ends the life, which the head's condition sees.
    */
   baseSeen?: boolean
   events: readonly NewEvent[]
@@ -82,6 +94,7 @@ export function appendTransaction({
   tableName,
   sessionId,
   base,
+  life,
   headItem = base,
   baseSeen = false,
   events,
@@ -113,27 +126,30 @@ export function appendTransaction({
   }
   const guards = items.length
   const head = events.length === 0 ? -1 : items.length
+  const creates = base === 0
+  const lifeValue: Record<string, AttributeValue> = life === '' ? {} : { ':life': { S: life } }
   if (events.length > 0)
     items.push({
       Update: {
         TableName: tableName,
         Key: sessionItemKey(sessionId, HEAD_SK),
-        UpdateExpression: `SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)${expiresAt === undefined ? '' : ', #ttl = :expires'}`,
-        ...(base === 0 ? absent : { ConditionExpression: 'lastIndex = :base' }),
-        ...(expiresAt === undefined
-          ? {}
-          : {
-              ExpressionAttributeNames: {
-                ...(base === 0 ? absent.ExpressionAttributeNames : {}),
-                '#ttl': TTL_ATTRIBUTE,
-              },
-            }),
-        // A lost race then says where the head is, saving a read.
+        UpdateExpression: `SET lastIndex = :last, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)${creates && life !== '' ? ', #life = :life' : ''}${expiresAt === undefined ? '' : ', #ttl = :expires'}`,
+        // A new life's head is the session's first; a life's next, the one it holds.
+        ConditionExpression: creates
+          ? 'attribute_not_exists(#pk)'
+          : `lastIndex = :base AND ${isLife('#life', life)}`,
+        ExpressionAttributeNames: {
+          ...(creates ? { '#pk': PK } : {}),
+          ...(creates && life === '' ? {} : { '#life': HEAD_LIFE_ATTRIBUTE }),
+          ...(expiresAt === undefined ? {} : { '#ttl': TTL_ATTRIBUTE }),
+        },
+        // A lost race then says where the head is, and in which life, saving a read.
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         ExpressionAttributeValues: {
           ':last': { N: String(base + events.length) },
           ':now': { N: String(timestamp) },
-          ...(base === 0 ? {} : { ':base': { N: String(headItem) } }),
+          ...(creates ? {} : { ':base': { N: String(headItem) } }),
+          ...lifeValue,
           ...(expiresAt === undefined ? {} : { ':expires': { N: String(expiresAt) } }),
         },
       },
@@ -144,8 +160,15 @@ export function appendTransaction({
       ConditionCheck: {
         TableName: tableName,
         Key: sessionItemKey(sessionId, eventSk(base)),
-        ConditionExpression: 'attribute_exists(#pk) AND attribute_not_exists(#erased)',
-        ExpressionAttributeNames: { '#pk': PK, '#erased': TOMBSTONE_ATTRIBUTE },
+        // An event of this life, or one written without a life by a2-aws
+        // before lives (under this head, so of its life).
+        ConditionExpression: `attribute_exists(#pk) AND attribute_not_exists(#erased)${life === '' ? '' : ' AND (#l = :life OR attribute_not_exists(#l))'}`,
+        ExpressionAttributeNames: {
+          '#pk': PK,
+          '#erased': TOMBSTONE_ATTRIBUTE,
+          ...(life === '' ? {} : { '#l': LIFE_ATTRIBUTE }),
+        },
+        ...(life === '' ? {} : { ExpressionAttributeValues: lifeValue }),
       },
     })
   const eventsAt = events.length === 0 ? -1 : items.length
@@ -155,7 +178,7 @@ export function appendTransaction({
     items.push({
       Put: {
         TableName: tableName,
-        Item: eventItem(sessionId, index, timestamp, event, payload),
+        Item: eventItem(sessionId, index, timestamp, event, payload, life),
         // Over nothing, or over an erase's tombstone: the head's condition
         // says this is the session's log as it is now.
         ConditionExpression: 'attribute_not_exists(#pk) OR attribute_exists(#erased)',
@@ -168,6 +191,7 @@ export function appendTransaction({
         payload.kind === 'gzip' ? { gzip: payload.data } : { json: payload.json },
       ),
       sessionId,
+      life,
       index,
       timestamp,
     }
@@ -224,11 +248,17 @@ export type AppendCancellation =
   /** An event is at an index the append would write: the log is past its base. */
   | { reason: 'index-taken' }
   /**
-   * Another appender took the index. `reportedHead` is where the head is,
-   * when DynamoDB returned it; `guardsPassed` is false when an emulator
-   * stopped evaluating before the guards, so one may still be taken.
+   * Another appender took the index, or the session is in another life (or
+   * in none). `reportedHead` is the head item, when DynamoDB returned it
+   * (none when there is no head, or the emulator does not say);
+   * `guardsPassed` is false when an emulator stopped evaluating before the
+   * guards, so one may still be taken.
    */
-  | { reason: 'head-moved'; reportedHead: number | undefined; guardsPassed: boolean }
+  | {
+      reason: 'head-moved'
+      reportedHead: { index: number; life: string } | undefined
+      guardsPassed: boolean
+    }
   /** Nothing this store knows how to answer. */
   | { reason: 'unexplained' }
 
@@ -250,12 +280,23 @@ export function appendCancellation(
     if (events !== -1 && puts.some(failed)) return { reason: 'index-taken' }
     return { reason: 'unexplained' }
   }
-  const reported = reasons[head]?.Item?.lastIndex?.N
+  const reported = reasons[head]?.Item
   return {
     reason: 'head-moved',
-    reportedHead: reported === undefined ? undefined : Number(reported),
+    reportedHead:
+      reported?.lastIndex?.N === undefined
+        ? undefined
+        : {
+            index: Number(reported.lastIndex.N),
+            life: reported[HEAD_LIFE_ATTRIBUTE]?.S ?? '',
+          },
     guardsPassed: guards.every((position) => reasons[position]?.Code === 'None'),
   }
+}
+
+/** A condition that the item's life attribute `name` is `:life` (`''`: an item from before lives has none). */
+function isLife(name: string, life: string): string {
+  return life === '' ? `attribute_not_exists(${name})` : `${name} = :life`
 }
 
 /**

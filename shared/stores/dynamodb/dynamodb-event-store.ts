@@ -16,6 +16,7 @@ import {
   CursorConflictError,
   checkUnguardedAppend,
   FencedOutError,
+  LifeEndedError,
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
@@ -36,7 +37,13 @@ import { appendCancellation, appendTransaction, contentDigest } from './append-t
 import { isAwsError } from './aws-error.ts'
 import { dynamoDBClaims } from './claims.ts'
 import { eraseSession } from './erase-session.ts'
-import { guardFromItem, isTombstone, storedEventFromItem } from './event-items.ts'
+import {
+  guardFromItem,
+  indexOfItem,
+  isTombstone,
+  lifeOfItem,
+  storedEventFromItem,
+} from './event-items.ts'
 import { sessionHints } from './session-hints.ts'
 import { dynamoDBSnapshots } from './snapshots.ts'
 import {
@@ -44,6 +51,7 @@ import {
   eventSk,
   GUARD_SK,
   guardPk,
+  HEAD_LIFE_ATTRIBUTE,
   HEAD_SK,
   itemKey,
   LAST_EVENT_SK,
@@ -76,25 +84,54 @@ export interface DynamoDBEventStoreOptions {
    * `AppendContendedError` having written nothing.
    */
   appendRetryMs?: number
+  /**
+   * The ID of each new life the store starts (default: 72 random bits, 12
+   * characters). Unique per session is enough; a simulation passes its own
+   * for runs that replay exactly.
+   */
+  lifeIds?: () => string
 }
 
 /** Events one BatchGetItem may ask for. */
 const BATCH_GET_LIMIT = 100
-/** How many session heads an instance remembers, to skip a read before appending. */
+/** How many sessions an instance keeps hints of, to skip a read before appending. */
 const HEAD_CACHE_SIZE = 10_000
 /** How often one append corrects its idea of a head item behind the log before it contends. */
 const HEAD_ITEM_CORRECTIONS = 3
+/**
+ * How long after its last committed write in a life an instance may write a
+ * step's progress as a lone `PutItem`, which cannot look at the head. Far
+ * shorter than an erase's tombstones live (a week), so a put from a process
+ * that froze in between finds a tombstone, never an index an erase left
+ * free; past it, the progress goes in a transaction that checks the life.
+ */
+const PROGRESS_LEASE_MS = 60_000
+
+/** A new life's ID: 72 random bits, 12 characters. */
+const randomLife = (): string =>
+  btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(9))))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+
+/** Where an append's transaction builds on: its base, in which life, and what it knows of the head item. */
+interface Basis {
+  base: number
+  life: string
+  headItem: number
+  baseSeen: boolean
+}
 
 /**
  * The production store: one DynamoDB table (see `table-keys.ts` for the key
  * design). An append is one `TransactWriteItems` that moves the session head
- * from the index it holds, writes the events, and claims an ID guard per
- * event; the conditions on those items are the only lock.
+ * from the index and the life it holds, writes the events, and claims an ID
+ * guard per event; the conditions on those items are the only lock.
  *
  * Streamed progress is the exception (`progress: true` and `guardIds:
- * false`, one event at an expected index this instance has seen the log
- * reach): one `PutItem` of the event, conditioned on its own item being
- * free, 1 write unit where the transaction with the head cost 4. The head item is then behind the log
+ * false`, one event at an expected index this instance wrote the log up to,
+ * in its life, within `PROGRESS_LEASE_MS`): one `PutItem` of the event,
+ * conditioned on its own item being free, 1 write unit where the
+ * transaction with the head cost 4. The head item is then behind the log
  * until the next transaction, which checks that the event it builds on is
  * there; `head()` and every read go on past it. What makes a put that can see
  * only its own item safe against an erase is the erase's tombstones (see
@@ -105,14 +142,14 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
   const now = options.now ?? Date.now
   const poll = options.tailPollMs ?? DEFAULT_TAIL_POLL_MS
   const appendRetryMs = options.appendRetryMs ?? DEFAULT_APPEND_RETRY_MS
-  // The log's last index, and the index its head item holds, as this instance
-  // last saw them: a progress put writes the one and not the other.
-  const knownHeads = sessionHints(HEAD_CACHE_SIZE)
-  const headItems = sessionHints(HEAD_CACHE_SIZE)
+  const newLife = options.lifeIds ?? randomLife
+  const hints = sessionHints(HEAD_CACHE_SIZE)
   const oneAtATime = keyedQueue()
 
-  /** The index the session's head item holds, or undefined when it has none. */
-  async function readHeadItem(sessionId: string): Promise<number | undefined> {
+  /** The session's head item: its index and life, or undefined when it has none. */
+  async function readHeadItem(
+    sessionId: string,
+  ): Promise<{ index: number; life: string } | undefined> {
     const { Item } = await client.send(
       new GetItemCommand({
         TableName: tableName,
@@ -121,28 +158,40 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       }),
     )
     if (Item?.lastIndex?.N === undefined) return undefined
-    const index = Number(Item.lastIndex.N)
-    headItems.set(sessionId, index)
-    return index
+    const head = { index: Number(Item.lastIndex.N), life: Item[HEAD_LIFE_ATTRIBUTE]?.S ?? '' }
+    hints.sawHeadItem(sessionId, head.life, head.index)
+    return head
   }
 
-  /** The head item's index, then the progress written past it since. */
-  async function head(sessionId: string): Promise<number> {
-    const itemIndex = await readHeadItem(sessionId)
-    if (itemIndex === undefined) return 0
-    const beyond = await read(sessionId, { after: itemIndex })
-    const index = beyond.at(-1)?.index ?? itemIndex
-    knownHeads.set(sessionId, index)
-    return index
-  }
-
-  async function read(
+  /** Where the log ends: the head item, then the progress of its life written past it. */
+  async function position(
     sessionId: string,
-    { after = 0, limit }: ReadOptions = {},
+  ): Promise<{ index: number; life: string; headItem: number } | undefined> {
+    const item = await readHeadItem(sessionId)
+    if (item === undefined) return undefined
+    const beyond = await readLog(sessionId, { after: item.index }, item.life)
+    return { index: beyond.at(-1)?.index ?? item.index, life: item.life, headItem: item.index }
+  }
+
+  async function head(sessionId: string): Promise<number> {
+    return (await position(sessionId))?.index ?? 0
+  }
+
+  /**
+   * The log after `after`, in one life: it ends at an erase's tombstone, at
+   * a gap, and at an item of another life. The life is the items' own; an
+   * item written before lives has none and is of its head's (`within`, or
+   * read once when the first item lacks one).
+   */
+  async function readLog(
+    sessionId: string,
+    { after = 0, limit }: ReadOptions,
+    within?: string,
   ): Promise<StoredEvent[]> {
     const events: StoredEvent[] = []
+    let life = within
     let startKey: Record<string, AttributeValue> | undefined
-    do {
+    pages: do {
       const page = await client.send(
         new QueryCommand({
           TableName: tableName,
@@ -158,21 +207,24 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           ...(limit === undefined ? {} : { Limit: limit - events.length }),
         }),
       )
-      let erased = false
       for (const item of page.Items ?? []) {
-        // An erase's tombstones follow the log of a session started over: it ends there.
-        if (isTombstone(item)) {
-          erased = true
-          break
-        }
-        events.push(storedEventFromItem(item))
+        // An erase's tombstones follow the log of a session started over, and
+        // a log has no gaps: it ends at either.
+        if (isTombstone(item) || indexOfItem(item) !== after + events.length + 1) break pages
+        const own = lifeOfItem(item)
+        if (own !== undefined && life !== undefined && own !== life) break pages
+        life ??= own ?? (await readHeadItem(sessionId))?.life ?? ''
+        events.push(storedEventFromItem(item, life))
       }
-      startKey = erased ? undefined : page.LastEvaluatedKey
+      startKey = page.LastEvaluatedKey
     } while (startKey && (limit === undefined || events.length < limit))
     const last = events.at(-1)
-    if (last) knownHeads.raise(sessionId, last.index)
+    if (last) hints.sawEvents(sessionId, last.life, last.index)
     return events
   }
+
+  const read = (sessionId: string, readOptions: ReadOptions = {}): Promise<StoredEvent[]> =>
+    readLog(sessionId, readOptions)
 
   async function readGuards(eventIds: readonly string[]): Promise<Map<string, IdGuard>> {
     const guards = new Map<string, IdGuard>()
@@ -196,10 +248,12 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     return guards
   }
 
+  /** A guarded batch sent again: answered from its ID guards, as first stored (in the life asked for). */
   async function answerResubmission(
     sessionId: string,
     events: readonly NewEvent[],
     contents: readonly string[],
+    life: string | undefined,
   ): Promise<AppendResult> {
     const guards = await readGuards(events.map((event) => event.id))
     const { firstIndex, lastIndex } = judgeResubmission(sessionId, events, contents, guards)
@@ -207,7 +261,33 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       after: firstIndex - 1,
       limit: lastIndex - firstIndex + 1,
     })
+    const storedLife = stored[0]?.life
+    if (life !== undefined && storedLife !== life)
+      throw new LifeEndedError(sessionId, life, storedLife)
     return { events: stored, replayed: true }
+  }
+
+  /**
+   * An unguarded append whose index is taken: a replay when its own events
+   * are there (an earlier try whose answer was lost; their IDs are nobody
+   * else's), else `APPEND_CONFLICT`.
+   */
+  async function conflictOrReplay(
+    sessionId: string,
+    events: readonly NewEvent[],
+    { expectedIndex = 0, guardIds, life }: AppendOptions,
+  ): Promise<AppendResult> {
+    if (guardIds === false) {
+      const there = await read(sessionId, { after: expectedIndex, limit: events.length })
+      if (
+        there.length === events.length &&
+        there.every((stored, position) => stored.id === events[position]?.id) &&
+        (life === undefined || there[0]?.life === life)
+      ) {
+        return { events: there, replayed: true }
+      }
+    }
+    throw new AppendConflictError(sessionId, expectedIndex, await head(sessionId))
   }
 
   function append(
@@ -220,6 +300,67 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     // racing each other for the head. Other processes still race, below.
     const started = Date.now()
     return oneAtATime(sessionId, () => appendNow(sessionId, events, appendOptions, started))
+  }
+
+  /** A new life, at index 0: the append creates the session. */
+  const creation = (): Basis => ({ base: 0, life: newLife(), headItem: 0, baseSeen: false })
+
+  /**
+   * Where an append builds on, from what this instance saw of the session in
+   * the life it is for; undefined when that needs a read (`endBasis`).
+   */
+  function basisFromHints(
+    sessionId: string,
+    { expectedIndex, life }: AppendOptions,
+  ): Basis | undefined {
+    if (expectedIndex === 0) return creation()
+    const hint = hints.get(sessionId)
+    const known =
+      hint !== undefined && (life === undefined || hint.life === life) ? hint : undefined
+    if (expectedIndex === undefined) {
+      if (known) {
+        const { last } = known
+        return {
+          base: last,
+          life: known.life,
+          headItem: Math.min(known.headItem ?? last, last),
+          baseSeen: true,
+        }
+      }
+      return life === undefined ? creation() : undefined
+    }
+    if (known) {
+      return {
+        base: expectedIndex,
+        life: known.life,
+        headItem: Math.min(known.headItem ?? expectedIndex, expectedIndex),
+        baseSeen: known.last >= expectedIndex,
+      }
+    }
+    return life === undefined
+      ? undefined
+      : { base: expectedIndex, life, headItem: expectedIndex, baseSeen: false }
+  }
+
+  /** Where the log ends now, read: the basis of an append at the end (or of an expected index, in the life the session is in). */
+  async function endBasis(
+    sessionId: string,
+    { expectedIndex, life }: AppendOptions,
+  ): Promise<Basis> {
+    const at = await position(sessionId)
+    if (life !== undefined && at?.life !== life) throw new LifeEndedError(sessionId, life, at?.life)
+    if (at === undefined) {
+      if (expectedIndex !== undefined && expectedIndex > 0)
+        throw new AppendConflictError(sessionId, expectedIndex, 0)
+      return creation()
+    }
+    const base = expectedIndex ?? at.index
+    return {
+      base,
+      life: at.life,
+      headItem: Math.min(at.headItem, base),
+      baseSeen: at.index >= base,
+    }
   }
 
   async function appendNow(
@@ -236,11 +377,10 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     checkUnguardedAppend(appendOptions)
     encodeBatch(events) // size limits, before any request
     const contents = events.map((event) => contentDigest(eventContent(event)))
-    if (isProgressPut(sessionId, events, appendOptions)) {
-      const put = await progressPut(sessionId, events, contents, appendOptions)
-      if (put) return put
-    }
-    let base = expectedIndex ?? knownHeads.get(sessionId) ?? 0
+    const put = await progressPut(sessionId, events, contents, appendOptions)
+    if (put) return put
+    let basis =
+      basisFromHints(sessionId, appendOptions) ?? (await endBasis(sessionId, appendOptions))
     let corrections = 0
     let sentAt = started
     const contended = async (losses: number): Promise<void> => {
@@ -255,27 +395,22 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       // From the store's clock, not an import's timestamp: retention counts idle time.
       const expiresAt =
         retainForMs === undefined ? undefined : Math.ceil((now() + retainForMs) / 1000)
-      // A hint beyond base would condition on an index the append does not build on.
-      const headItem = Math.min(headItems.get(sessionId) ?? base, base)
-      const request = {
+      const transaction = appendTransaction({
         tableName,
         sessionId,
-        base,
-        headItem,
-        // Seen by this instance: the log reaches base without the check.
-        baseSeen: base > 0 && knownHeads.get(sessionId) === base,
+        ...basis,
         events,
         contents,
         timestamp,
         expiresAt,
-      }
-      const transaction = appendTransaction({ ...request, options: appendOptions })
+        options: appendOptions,
+      })
       try {
         sentAt = Date.now()
         await client.send(new TransactWriteItemsCommand({ TransactItems: transaction.items }))
         if (events.length > 0) {
-          knownHeads.set(sessionId, base + events.length)
-          headItems.set(sessionId, base + events.length)
+          const last = basis.base + events.length
+          hints.wrote(sessionId, basis.life, { last, headItem: last, at: now() })
         }
         return {
           events: transaction.stored,
@@ -289,10 +424,10 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         if (cancelled.reason === 'resubmission') {
           // The ID guards of an expired session's leftovers are no replay.
           if (await sweptHeadless(sessionId)) {
-            base = 0
+            basis = creation()
             continue
           }
-          return answerResubmission(sessionId, events, contents)
+          return answerResubmission(sessionId, events, contents, appendOptions.life)
         }
         if (cancelled.reason === 'fenced' && fence) {
           throw new FencedOutError(sessionId, fence.claim, fence.attempt)
@@ -305,7 +440,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           (cancelled.reason === 'unexplained' || cancelled.reason === 'index-taken') &&
           (await sweptHeadless(sessionId))
         ) {
-          base = 0
+          basis = creation()
           continue
         }
         if (cancelled.reason === 'raced') {
@@ -313,83 +448,78 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           continue
         }
         if (cancelled.reason === 'gap' || cancelled.reason === 'index-taken') {
-          // The log is not at base: short of it (an expected index it never
-          // reached, or an erase), or past it (another writer's events).
-          if (expectedIndex !== undefined) {
-            throw new AppendConflictError(sessionId, expectedIndex, await head(sessionId))
-          }
+          // The log is not at base in its life: short of it (an expected
+          // index it never reached), or past it (another writer's events).
+          if (expectedIndex !== undefined) return conflictOrReplay(sessionId, events, appendOptions)
           if (cancelled.reason === 'index-taken') await contended(losses)
-          base = await head(sessionId)
+          basis = await endBasis(sessionId, appendOptions)
           continue
         }
         if (cancelled.reason !== 'head-moved') throw error
-        // The head moved. A replay still wins over a stale expected index, and
-        // some emulators report only the first failed condition, so look.
-        // When every guard is reported as passed, no ID was known; otherwise
-        // (an emulator that stops at the first failure) look.
+        // The head moved, or is of another life, or is gone. A replay still
+        // wins over a stale expected index, and some emulators report only
+        // the first failed condition, so look: when every guard is reported
+        // as passed, no ID was known; otherwise look.
         if (
           appendOptions.guardIds !== false &&
           !cancelled.guardsPassed &&
           (await readGuards([events[0]?.id as string])).size > 0 &&
           !(await sweptHeadless(sessionId))
         ) {
-          return answerResubmission(sessionId, events, contents)
+          return answerResubmission(sessionId, events, contents, appendOptions.life)
         }
-        const itemIndex = cancelled.reportedHead ?? (await readHeadItem(sessionId))
-        if (itemIndex !== undefined) headItems.set(sessionId, itemIndex)
-        if (
-          itemIndex !== undefined &&
-          base > 0 &&
-          itemIndex <= base &&
-          corrections++ < HEAD_ITEM_CORRECTIONS
-        ) {
+        const found = cancelled.reportedHead ?? (await readHeadItem(sessionId))
+        if (found) hints.sawHeadItem(sessionId, found.life, found.index)
+        const { life } = appendOptions
+        if (life !== undefined && found?.life !== life)
+          throw new LifeEndedError(sessionId, life, found?.life)
+        if (found === undefined) {
+          // No head: erased or expired since this instance looked.
+          if (expectedIndex !== undefined && expectedIndex > 0)
+            throw new AppendConflictError(sessionId, expectedIndex, 0)
+          basis = creation()
+          continue
+        }
+        if (basis.base === 0) {
+          // It meant to start the session, which has a log: at its end, or a conflict.
+          if (expectedIndex === 0) return conflictOrReplay(sessionId, events, appendOptions)
+          basis = { base: found.index, life: found.life, headItem: found.index, baseSeen: false }
+          continue
+        }
+        if (found.life !== basis.life) {
+          // What this instance knew was of an ended life: nothing of it holds.
+          const base = expectedIndex ?? found.index
+          if (found.index > base) return conflictOrReplay(sessionId, events, appendOptions)
+          basis = { base, life: found.life, headItem: found.index, baseSeen: false }
+          continue
+        }
+        if (found.index <= basis.base && corrections++ < HEAD_ITEM_CORRECTIONS) {
           // The head item is behind base (progress since) or where base is:
           // the append goes again conditioned on it, and the gap check (or
           // the events' own conditions) tells whether the log is at base.
+          basis = { ...basis, headItem: found.index }
           continue
         }
-        if (expectedIndex !== undefined) {
-          throw new AppendConflictError(sessionId, expectedIndex, await head(sessionId))
-        }
+        if (expectedIndex !== undefined) return conflictOrReplay(sessionId, events, appendOptions)
         // "Append at the end": wait for a turn rather than fail, then look
         // again, as others may have appended meanwhile.
         await contended(losses)
-        base = await head(sessionId)
+        basis = await endBasis(sessionId, appendOptions)
       }
     }
   }
 
   /**
-   * Whether an append is a step's progress this instance may write as one
-   * `PutItem`: `progress`, one unguarded event, no cursor, no fence, at an
-   * expected index this instance saw the log reach. Only progress: the head
-   * item stays behind it, and a resting reader reads the head item alone. That last part is what keeps the log
-   * gapless: the put's condition can look only at its own item, so the event
-   * before it must be known to be there.
-   */
-  function isProgressPut(
-    sessionId: string,
-    events: readonly NewEvent[],
-    { progress, guardIds, expectedIndex, cursor, fence }: AppendOptions,
-  ): boolean {
-    return (
-      progress === true &&
-      guardIds === false &&
-      events.length === 1 &&
-      !cursor &&
-      !fence &&
-      expectedIndex !== undefined &&
-      expectedIndex > 0 &&
-      knownHeads.get(sessionId) === expectedIndex
-    )
-  }
-
-  /**
-   * The event as one `PutItem` at expectedIndex + 1, on the condition that
-   * nothing is there. Taken by another writer's event: a conflict, as for a
-   * transaction. Taken by an erase's tombstone (the session started over and
-   * is shorter than it was), or in a transaction's hands at that moment:
-   * undefined, and the transaction path writes it under the head's condition.
+   * A step's progress as one `PutItem`, when this instance may write it so
+   * (see `PROGRESS_LEASE_MS`): `progress`, one unguarded event, no cursor,
+   * no fence, at the index this instance last wrote the log up to, in the
+   * life asked for, within the lease. That keeps the log gapless and of one
+   * life: the put's condition can look only at its own item, so the event
+   * before it must be known to be there, and an erase since must have left
+   * a tombstone where it writes. Undefined when it may not, or when the put
+   * found its index taken (by an event or a tombstone, or a transaction at
+   * that moment): the transaction path then writes it under the head's
+   * condition, which tells a replay, a conflict and an ended life apart.
    */
   async function progressPut(
     sessionId: string,
@@ -397,12 +527,28 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     contents: readonly string[],
     appendOptions: AppendOptions,
   ): Promise<AppendResult | undefined> {
-    const base = appendOptions.expectedIndex as number
+    const { progress, guardIds, expectedIndex, cursor, fence, retainForMs } = appendOptions
+    if (progress !== true || guardIds !== false || events.length !== 1 || cursor || fence)
+      return undefined
+    const hint = hints.get(sessionId)
+    const lease = Math.min(PROGRESS_LEASE_MS, (retainForMs ?? Number.POSITIVE_INFINITY) / 2)
+    if (
+      hint === undefined ||
+      expectedIndex === undefined ||
+      expectedIndex === 0 ||
+      hint.last !== expectedIndex ||
+      (appendOptions.life !== undefined && hint.life !== appendOptions.life) ||
+      hint.wroteAt === undefined ||
+      now() - hint.wroteAt > lease
+    )
+      return undefined
+    const base = expectedIndex
     const timestamp = appendOptions.timestamp ?? now()
     const { items, stored, positions } = appendTransaction({
       tableName,
       sessionId,
       base,
+      life: hint.life,
       events,
       contents,
       timestamp,
@@ -418,21 +564,18 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
           ExpressionAttributeNames: { '#pk': PK },
         }),
       )
-      knownHeads.set(sessionId, base + 1)
+      hints.wrote(sessionId, hint.life, { last: base + 1, at: now() })
       return { events: stored, replayed: false, writeUnits: putWriteUnits(item) }
     } catch (error) {
       // A transaction writing the item at that moment refuses a lone write
-      // with TransactionConflictException, which the SDK does not retry: the
-      // head then says whether it was another writer's event.
+      // with TransactionConflictException, which the SDK does not retry.
       if (
         !isAwsError(error, 'ConditionalCheckFailedException') &&
         !isAwsError(error, 'TransactionConflictException')
       )
         throw error
+      return undefined
     }
-    const actual = await head(sessionId)
-    if (actual !== base) throw new AppendConflictError(sessionId, base, actual)
-    return undefined
   }
 
   /**
@@ -449,8 +592,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       (await read(sessionId, { limit: 1 })).length === 0
     )
       return false
-    knownHeads.delete(sessionId)
-    headItems.delete(sessionId)
+    hints.forget(sessionId)
     await eraseSession(client, tableName, sessionId, { headless: true })
     return true
   }
@@ -471,7 +613,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     read,
     head,
     // The head item alone: one read, behind the log only while a step streams.
-    restingHead: async (sessionId) => (await readHeadItem(sessionId)) ?? 0,
+    restingHead: async (sessionId) => (await readHeadItem(sessionId))?.index ?? 0,
     readCursor,
     ...dynamoDBClaims(client, tableName, now),
     ...dynamoDBSnapshots(client, tableName, now),
@@ -480,8 +622,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
       // Queued behind this instance's appends to the session, and its head
       // hint forgotten: the next append starts the log over at 1.
       return oneAtATime(sessionId, async () => {
-        knownHeads.delete(sessionId)
-        headItems.delete(sessionId)
+        hints.forget(sessionId)
         return eraseSession(client, tableName, sessionId, { now })
       })
     },

@@ -7,6 +7,7 @@ import {
   GUARD_SK,
   guardPk,
   itemKey,
+  LIFE_ATTRIBUTE,
   PK,
   SK,
   sessionItemKey,
@@ -17,17 +18,19 @@ import {
 
 type Item = Record<string, AttributeValue>
 
-/** Event item: `p` holds the payload as JSON, or `pz` as gzipped JSON. */
+/** Event item: `p` holds the payload as JSON, or `pz` as gzipped JSON; `l` its life. */
 export function eventItem(
   sessionId: string,
   index: number,
   timestamp: number,
   event: NewEvent,
   payload: EncodedPayload,
+  life: string,
 ): Item {
   return {
     ...sessionItemKey(sessionId, eventSk(index)),
     sid: { S: sessionId },
+    ...(life === '' ? {} : { [LIFE_ATTRIBUTE]: { S: life } }),
     i: { N: String(index) },
     id: { S: event.id },
     t: { S: event.type },
@@ -51,12 +54,17 @@ export const isTombstone = (item: Item): boolean => item[TOMBSTONE_ATTRIBUTE] !=
 /** An event item's index, from its sort key (a tombstone has no other attribute to say it). */
 export const indexOfItem = (item: Item): number => Number((item[SK]?.S ?? '').slice(2))
 
-export function storedEventFromItem(item: Item): StoredEvent {
+/** An event item's life: its own, or undefined for one written before lives (its head's life). */
+export const lifeOfItem = (item: Item): string | undefined => item[LIFE_ATTRIBUTE]?.S
+
+/** An event item as the log holds it, in `life` (the item's own, or its head's when it has none). */
+export function storedEventFromItem(item: Item, life: string): StoredEvent {
   return {
     id: item.id?.S as string,
     type: item.t?.S as string,
     payload: decodePayload({ json: item.p?.S, gzip: item.pz?.B }),
     sessionId: item.sid?.S as string,
+    life,
     index: Number(item.i?.N),
     timestamp: Number(item.ts?.N),
   }

@@ -7,7 +7,14 @@ import type { EventStore, StoredSnapshot } from '../../log/event-store.ts'
 import { MAX_EVENT_BYTES } from '../../log/limits.ts'
 import { decodePayload, encodePayload } from '../payload-codec.ts'
 import { isAwsError } from './aws-error.ts'
-import { HEAD_SK, PK, sessionItemKey, snapshotSk } from './table-keys.ts'
+import {
+  HEAD_LIFE_ATTRIBUTE,
+  HEAD_SK,
+  LIFE_ATTRIBUTE,
+  PK,
+  sessionItemKey,
+  snapshotSk,
+} from './table-keys.ts'
 
 /**
  * Reducer snapshots on the event log table: one item per reducer in the
@@ -34,9 +41,11 @@ export function dynamoDBSnapshots(
       )
       if (!Item) return undefined
       try {
+        const life = Item[LIFE_ATTRIBUTE]?.S
         return {
           index: Number(Item.i?.N),
           state: decodePayload({ json: Item.p?.S, gzip: Item.pz?.B }),
+          ...(life === undefined ? {} : { life }),
         }
       } catch {
         return undefined
@@ -53,10 +62,12 @@ export function dynamoDBSnapshots(
       // state() folds from the log instead.
       if (state.bytes > MAX_EVENT_BYTES) return
       const index = { ':index': { N: String(snapshot.index) } }
-      // Written only while the session's head reaches the snapshot's index, in
-      // one transaction: a write still in flight when an erase (or retention's
-      // sweep) removed the head finds none and stores nothing, so no stale
-      // state outlives its session. Cost: a transaction bills every item
+      const life = snapshot.life ?? ''
+      // Written only while the session's head is in the snapshot's life and
+      // reaches its index, in one transaction: a write still in flight when
+      // an erase (or retention's sweep) removed the head, or of a life ended
+      // since, finds none and stores nothing, so no stale state outlives its
+      // life. Cost: a transaction bills every item
       // twice, so a snapshot of n KB takes 2n + 2 WCU instead of n (the check
       // on the small head is 2); written once per 100 events folded
       // (DEFAULT_SNAPSHOT_EVERY), whose appends cost at least 4 WCU each.
@@ -70,8 +81,12 @@ export function dynamoDBSnapshots(
                 ConditionCheck: {
                   TableName: tableName,
                   Key: sessionItemKey(sessionId, HEAD_SK),
-                  ConditionExpression: 'lastIndex >= :index',
-                  ExpressionAttributeValues: index,
+                  ConditionExpression: `lastIndex >= :index AND ${life === '' ? 'attribute_not_exists(#life)' : '#life = :life'}`,
+                  ExpressionAttributeNames: { '#life': HEAD_LIFE_ATTRIBUTE },
+                  ExpressionAttributeValues: {
+                    ...index,
+                    ...(life === '' ? {} : { ':life': { S: life } }),
+                  },
                 },
               },
               {
@@ -80,6 +95,7 @@ export function dynamoDBSnapshots(
                   Item: {
                     ...sessionItemKey(sessionId, snapshotSk(reducerName)),
                     i: { N: String(snapshot.index) },
+                    ...(life === '' ? {} : { [LIFE_ATTRIBUTE]: { S: life } }),
                     ts: { N: String(now()) },
                     ...(state.kind === 'gzip'
                       ? { pz: { B: state.data } }

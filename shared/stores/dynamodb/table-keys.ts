@@ -34,6 +34,13 @@ export const TTL_ATTRIBUTE = 'expiresAt'
  * them.
  */
 export const TOMBSTONE_ATTRIBUTE = 'erased'
+/**
+ * The session's life (`StoredEvent.life`): on the head item as `life`, on
+ * each event item and snapshot as `l`. An item without it was written
+ * before lives: of life `''` (a head), or of its head's life (an event).
+ */
+export const HEAD_LIFE_ATTRIBUTE = 'life'
+export const LIFE_ATTRIBUTE = 'l'
 /** How long a tombstone stays: longer than any writer lives (a Lambda, 15 minutes). */
 export const TOMBSTONE_RETENTION_SECONDS = 7 * 24 * 3600
 /** A claim item's expiry in epoch milliseconds (not the TTL attribute). */

@@ -6,6 +6,7 @@ import {
   CursorConflictError,
   checkUnguardedAppend,
   FencedOutError,
+  LifeEndedError,
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
@@ -36,6 +37,9 @@ export interface MemoryEventStoreOptions {
 export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventStore {
   const now = options.now ?? Date.now
   const logs = new Map<string, StoredEvent[]>()
+  /** Each session's life, while it has events (see `StoredEvent.life`): `m1`, `m2`, ... */
+  const lives = new Map<string, string>()
+  let livesStarted = 0
   const guards = new Map<string, IdGuard>()
   /** Snapshots are kept serialized, as a real store would keep them. */
   const snapshots = new Map<string, string>()
@@ -70,12 +74,20 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       const guarded = appendOptions.guardIds !== false
       const encoded = encodeBatch(events)
       const contents = events.map(eventContent)
+      const { expectedIndex, cursor, fence, life } = appendOptions
+      const current = lives.get(sessionId)
+      if (life !== undefined && life !== current) throw new LifeEndedError(sessionId, life, current)
       if (guarded && events.some((event) => guards.has(event.id))) {
         const { firstIndex, lastIndex } = judgeResubmission(sessionId, events, contents, guards)
         return { events: clone(logOf(sessionId).slice(firstIndex - 1, lastIndex)), replayed: true }
       }
       const log = logOf(sessionId)
-      const { expectedIndex, cursor, fence } = appendOptions
+      if (!guarded && expectedIndex !== log.length) {
+        // Landed already (an earlier try whose answer was lost): its events
+        // are at its index, with IDs nobody else writes.
+        const there = log.slice(expectedIndex, (expectedIndex ?? 0) + events.length)
+        if (landedAt(there, events)) return { events: clone(there), replayed: true }
+      }
       if (fence && claims.get(keyOf(sessionId, fence.claim))?.attempt !== fence.attempt) {
         throw new FencedOutError(sessionId, fence.claim, fence.attempt)
       }
@@ -89,6 +101,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       }
       const timestamp = appendOptions.timestamp ?? now()
       const first = log.length + 1
+      const lifeOfBatch = current ?? `m${++livesStarted}`
       const stored = events.map((event, position): StoredEvent => {
         const payload = encoded[position]
         return {
@@ -99,6 +112,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
             payload?.kind === 'gzip' ? { gzip: payload.data } : { json: payload?.json },
           ),
           sessionId,
+          life: lifeOfBatch,
           index: first + position,
           timestamp,
         }
@@ -118,6 +132,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       // Push in place: reads hand out copies, and a copy per append would make
       // a long session quadratic.
       if (!logs.has(sessionId)) logs.set(sessionId, log)
+      lives.set(sessionId, lifeOfBatch)
       log.push(...stored)
       if (appendOptions.retainForMs !== undefined) {
         expiries.set(sessionId, now() + appendOptions.retainForMs)
@@ -177,9 +192,10 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       snapshot: StoredSnapshot,
     ): Promise<void> {
       const key = `${sessionId}\u0000${reducerName}`
-      // Only while the log reaches it: none outlives an erase.
+      // Only while the log reaches it in the snapshot's life: none outlives its life.
       const { length } = logOf(sessionId)
       if (length === 0 || length < snapshot.index) return
+      if ((snapshot.life ?? '') !== lives.get(sessionId)) return
       const existing = await this.readSnapshot(sessionId, reducerName)
       if (existing && existing.index >= snapshot.index) return
       snapshots.set(key, JSON.stringify(snapshot))
@@ -222,6 +238,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
     async erase(sessionId: string): Promise<EraseReceipt> {
       const log = logs.get(sessionId) ?? []
       logs.delete(sessionId)
+      lives.delete(sessionId)
       expiries.delete(sessionId)
       let idGuards = 0
       for (const event of log) {
@@ -285,4 +302,12 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
     claim: guarded(store.claim),
     readClaim: guarded(store.readClaim),
   }
+}
+
+/** Whether the events at an unguarded append's index are its own (by their IDs: nobody else's). */
+function landedAt(there: readonly StoredEvent[], events: readonly NewEvent[]): boolean {
+  return (
+    there.length === events.length &&
+    there.every((stored, position) => stored.id === events[position]?.id)
+  )
 }

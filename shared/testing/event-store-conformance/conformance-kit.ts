@@ -10,6 +10,12 @@ export interface EventStoreHarness {
   store: EventStore
   /** Makes the stored snapshot of a reducer undecodable, as a damaged item would be. */
   corruptSnapshot(sessionId: string, reducerName: string): Promise<void>
+  /**
+   * Another instance of the store over the same data, as another process or
+   * container has it: its own hints and caches (the lives suite writes
+   * through both). Without it, `store` plays both.
+   */
+  another?(): EventStore
 }
 
 /**

@@ -79,7 +79,7 @@ export function describeEventIds(
       })
     }
 
-    it('appends without ID guards (guardIds: false) only at an expected index, where a repeat conflicts instead of writing twice', async () => {
+    it('appends without ID guards (guardIds: false) only at an expected index, where a repeat is answered as a replay, written once', async () => {
       const { store } = harness()
       const s = session()
       await store.append(s, [ev(randomUUID())])
@@ -90,13 +90,26 @@ export function describeEventIds(
       const first = await store.append(s, [progress], { expectedIndex: 1, guardIds: false })
       expect(first.replayed).toBe(false)
       expect(indices(first.events)).toEqual([2])
-      // Sent again after an unknown outcome: the index it expected is taken.
-      const again = await store
-        .append(s, [progress], { expectedIndex: 1, guardIds: false })
+      // Sent again after an unknown outcome: its own events are at its
+      // index, by their IDs (nobody else's), so it is a replay, written once.
+      const again = await store.append(s, [progress], { expectedIndex: 1, guardIds: false })
+      expect(again.replayed).toBe(true)
+      expect(again.events).toEqual(first.events)
+      // Sent again once the log has moved on past it: still a replay.
+      await store.append(s, [ev(randomUUID())])
+      const later = await store.append(s, [progress], { expectedIndex: 1, guardIds: false })
+      expect(later).toMatchObject({ replayed: true, events: first.events })
+      // Other events at that index are a conflict.
+      const other = await store
+        .append(s, [ev(randomUUID())], { expectedIndex: 1, guardIds: false })
         .catch((e) => e)
-      expect(again).toBeInstanceOf(AppendConflictError)
-      expect(again).toMatchObject({ expectedIndex: 1, actualIndex: 2 })
-      expect(ids(await store.read(s))).toEqual([expect.any(String), progress.id])
+      expect(other).toBeInstanceOf(AppendConflictError)
+      expect(other).toMatchObject({ expectedIndex: 1, actualIndex: 3 })
+      expect(ids(await store.read(s))).toEqual([
+        expect.any(String),
+        progress.id,
+        expect.any(String),
+      ])
     })
 
     it('rejects a batch that repeats an ID within itself', async () => {

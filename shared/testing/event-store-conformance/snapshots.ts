@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { eventLog } from '../../index.ts'
+import { eventLog, type StoredEvent } from '../../index.ts'
 import {
   type ConformanceTestApi,
   countingReducer,
@@ -18,9 +18,14 @@ export function describeSnapshots(
       const { store } = harness()
       const log = eventLog({ store })
       const s = log.session(session())
-      await s.append([ev(randomUUID()), ev(randomUUID()), ev(randomUUID())])
+      const [{ life }] = (await s.append([
+        ev(randomUUID()),
+        ev(randomUUID()),
+        ev(randomUUID()),
+      ])) as [StoredEvent]
       const reducer = countingReducer(`count-${randomUUID()}`)
-      expect(await s.state(reducer)).toEqual({ state: [1, 2, 3], index: 3 })
+      // With the life it is of: what an append that follows it names.
+      expect(await s.state(reducer)).toEqual({ state: [1, 2, 3], index: 3, life })
       expect(await log.session(session()).state(reducer)).toEqual({ state: [], index: 0 })
     })
 
@@ -62,7 +67,7 @@ export function describeSnapshots(
       await s.state(reducer)
       await h.corruptSnapshot(sessionId, reducer.name)
       reducer.folds = 0
-      expect(await s.state(reducer)).toEqual({ state: [1, 2, 3], index: 3 })
+      expect(await s.state(reducer)).toMatchObject({ state: [1, 2, 3], index: 3 })
       expect(reducer.folds).toBe(3)
     })
 
@@ -70,24 +75,33 @@ export function describeSnapshots(
       const { store } = harness()
       const sessionId = session()
       const s = eventLog({ store }).session(sessionId)
-      await s.append([ev(randomUUID())])
+      const [{ life }] = (await s.append([ev(randomUUID())])) as [StoredEvent]
       const reducer = countingReducer(`count-${randomUUID()}`)
-      await store.writeSnapshot(sessionId, reducer.name, { index: 40, state: [99] })
-      expect(await s.state(reducer)).toEqual({ state: [1], index: 1 })
+      await store.writeSnapshot(sessionId, reducer.name, { index: 40, state: [99], life })
+      expect(await s.state(reducer)).toEqual({ state: [1], index: 1, life })
+    })
+
+    it("stores no snapshot of another life than the session's", async () => {
+      const { store } = harness()
+      const sessionId = session()
+      await store.append(sessionId, [ev(randomUUID()), ev(randomUUID())])
+      await store.writeSnapshot(sessionId, 'r', { index: 2, state: [7, 7], life: 'no such life' })
+      expect(await store.readSnapshot(sessionId, 'r')).toBeUndefined()
     })
 
     it('keeps the newer of two snapshots', async () => {
       const { store } = harness()
       const s = session()
-      await store.append(
+      const { events } = await store.append(
         s,
         Array.from({ length: 7 }, () => ev(randomUUID())),
       )
-      await store.writeSnapshot(s, 'r', { index: 5, state: { v: 5 } })
-      await store.writeSnapshot(s, 'r', { index: 3, state: { v: 3 } })
-      expect(await store.readSnapshot(s, 'r')).toEqual({ index: 5, state: { v: 5 } })
-      await store.writeSnapshot(s, 'r', { index: 7, state: { v: 7 } })
-      expect(await store.readSnapshot(s, 'r')).toEqual({ index: 7, state: { v: 7 } })
+      const life = events[0]?.life as string
+      await store.writeSnapshot(s, 'r', { index: 5, state: { v: 5 }, life })
+      await store.writeSnapshot(s, 'r', { index: 3, state: { v: 3 }, life })
+      expect(await store.readSnapshot(s, 'r')).toEqual({ index: 5, state: { v: 5 }, life })
+      await store.writeSnapshot(s, 'r', { index: 7, state: { v: 7 }, life })
+      expect(await store.readSnapshot(s, 'r')).toEqual({ index: 7, state: { v: 7 }, life })
       expect(await store.readSnapshot(s, 'other')).toBeUndefined()
     })
 
@@ -96,11 +110,12 @@ export function describeSnapshots(
       const s = session()
       await store.writeSnapshot(s, 'r', { index: 1, state: 'before any event' })
       expect(await store.readSnapshot(s, 'r')).toBeUndefined()
-      await store.append(s, [ev(randomUUID()), ev(randomUUID())])
-      await store.writeSnapshot(s, 'r', { index: 3, state: 'past the end' })
+      const { events } = await store.append(s, [ev(randomUUID()), ev(randomUUID())])
+      const life = events[0]?.life as string
+      await store.writeSnapshot(s, 'r', { index: 3, state: 'past the end', life })
       expect(await store.readSnapshot(s, 'r')).toBeUndefined()
-      await store.writeSnapshot(s, 'r', { index: 2, state: 'at the end' })
-      expect(await store.readSnapshot(s, 'r')).toEqual({ index: 2, state: 'at the end' })
+      await store.writeSnapshot(s, 'r', { index: 2, state: 'at the end', life })
+      expect(await store.readSnapshot(s, 'r')).toEqual({ index: 2, state: 'at the end', life })
     })
   })
 }

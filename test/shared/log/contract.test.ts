@@ -39,7 +39,7 @@ describe('contract()', () => {
       { type: 'other', payload: null },
       { type: 'note.added', payload: { text: 'b' } },
     ])
-    expect(await session.state(reducer)).toEqual({ state: ['a', 'b'], index: 3 })
+    expect(await session.state(reducer)).toMatchObject({ state: ['a', 'b'], index: 3 })
   })
 
   it('validates declared types, naming the type and the path', () => {

@@ -3,7 +3,15 @@ import { type HandlerContext, handlerContext } from '../../../shared/runtime/han
 import { runWithHandlerContext } from '../../../shared/runtime/handler-context-storage.ts'
 
 const context = (agentName = 'support-agent'): HandlerContext => ({
-  event: { id: 'e1', type: 'ai.tool.called', payload: {}, sessionId: 's', index: 3, timestamp: 0 },
+  event: {
+    id: 'e1',
+    type: 'ai.tool.called',
+    payload: {},
+    sessionId: 's',
+    life: '',
+    index: 3,
+    timestamp: 0,
+  },
   attempt: 1,
   signal: new AbortController().signal,
   agentName,

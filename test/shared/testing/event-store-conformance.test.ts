@@ -45,6 +45,7 @@ const FEATURE_BLOCKS: Record<EventStoreFeature, string> = {
   cursors: 'handler cursors',
   claims: 'claims and fencing',
   erase: 'erase',
+  lives: 'lives',
   eventLog: 'the log over this store',
 }
 

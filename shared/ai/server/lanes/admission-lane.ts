@@ -1,3 +1,4 @@
+import { claimKeyOfLife } from '../../../log/claim-key.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import { admissionRound } from '../../controller/admission-round.ts'
 import {
@@ -25,20 +26,20 @@ const MAX_ROUNDS = 200
  */
 export async function runAdmissionLane(lane: AdmissionPorts, sessionId: string): Promise<void> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const { state, index } = await lane.state(sessionId)
+    const { state, index, life } = await lane.state(sessionId)
     if (
       Object.keys(state.ai.requests).length === 0 &&
-      (await settlePausedTools(lane, sessionId, state.ai))
+      (await settlePausedTools(lane, sessionId, state.ai, life))
     )
       continue
     const { events, revoke } = admissionRound(state.ai, lane.config.controller)
     if (events.length === 0) return
     for (const key of revoke) {
-      await lane.claims.revoke(sessionId, key)
-      lane.work.abort(sessionId, key, 'revoked')
+      await lane.claims.revoke(sessionId, key, life)
+      lane.work.abort(sessionId, claimKeyOfLife(key, life), 'revoked')
     }
     try {
-      await lane.append(sessionId, events, { expectedIndex: index, guardIds: false })
+      await lane.append(sessionId, events, { at: index, life })
     } catch (error) {
       if (hasA2Code(error, 'APPEND_CONFLICT')) continue
       throw error
@@ -59,26 +60,27 @@ async function settlePausedTools(
   lane: AdmissionPorts,
   sessionId: string,
   state: AIState,
+  life: string | undefined,
 ): Promise<boolean> {
   const keys = pausingClaimKeys(state)
   if (keys.length === 0) return false
   const claims = new Map<string, ClaimReading>()
-  for (const key of keys) claims.set(key, await lane.claims.read(sessionId, key))
+  for (const key of keys) claims.set(key, await lane.claims.read(sessionId, key, life))
   const plan = pauseSettlement(state, claims, {
     now: lane.config.now(),
     claimTtlMs: lane.config.claimTtlMs,
   })
   for (const timer of plan.timers) {
-    await lane.timers.schedule({ sessionId, ...timer }).catch((error: unknown) => {
+    await lane.timers.schedule({ sessionId, ...timer }, life).catch((error: unknown) => {
       // Set already (at this deadline, or another for the same pause).
       if (!hasA2Code(error, 'TIMER_CONFLICT')) throw error
     })
   }
   for (const key of plan.revoke) {
-    await lane.claims.revoke(sessionId, key)
-    lane.work.abort(sessionId, key, 'paused')
+    await lane.claims.revoke(sessionId, key, life)
+    lane.work.abort(sessionId, claimKeyOfLife(key, life), 'paused')
   }
   if (plan.settle.length === 0) return false
-  await lane.append(sessionId, plan.settle)
+  await lane.append(sessionId, plan.settle, { at: 'end', life })
   return true
 }

@@ -9,8 +9,9 @@ export const CUT_SHORT = Symbol('cut short')
 /**
  * Runs work under a claim this worker holds: renews the claim while the work
  * runs, lets a local revocation abort it at once, and sorts out how it ended.
- * Fenced out or aborted (Stop, Pause now, a newer attempt): over, quietly,
- * answering `CUT_SHORT` instead of the work's value. Any other failure is
+ * Fenced out or aborted (Stop, Pause now, a newer attempt), or its life of
+ * the session ended (an erase): over, quietly, answering `CUT_SHORT`
+ * instead of the work's value. Any other failure is
  * A2's own (the store, say). Either way the work's signal aborts (a model
  * call still streaming ends with it). After a failure the claim is given
  * back so a retry may run the work again (unless `giveBack` says no: the
@@ -38,7 +39,8 @@ export async function runClaimedWork<T>(
     // background: fenced out by a newer attempt, or failed.
     const aborted = controller.signal.aborted
     controller.abort(error)
-    if (hasA2Code(error, 'FENCED_OUT') || aborted) return CUT_SHORT
+    if (hasA2Code(error, 'FENCED_OUT') || hasA2Code(error, 'LIFE_ENDED') || aborted)
+      return CUT_SHORT
     if (giveBack()) await lane.claims.release(sessionId, claim).catch(() => undefined)
     throw error
   } finally {

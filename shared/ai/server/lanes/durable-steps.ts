@@ -52,6 +52,8 @@ export function durableSteps(
     scope: string
     recorded: Readonly<Record<string, { output?: unknown }>> | undefined
     fence: Fence
+    /** The session's life the work runs in. */
+    life: string | undefined
   },
 ): DurableSteps {
   const done = new Map<string, { output?: unknown }>(Object.entries(work.recorded ?? {}))
@@ -75,7 +77,7 @@ export function durableSteps(
       throw new StepResultTooLargeError(name, error)
     }
     try {
-      await lane.append(sessionId, [event], { fence: work.fence })
+      await lane.append(sessionId, [event], { at: 'end', life: work.life, fence: work.fence })
     } catch (error) {
       // An earlier attempt's append landed after all (an unknown outcome):
       // its result is the step's, not this run's.

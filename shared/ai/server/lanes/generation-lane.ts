@@ -2,6 +2,7 @@ import type { UIMessage, UIMessageChunk } from 'ai'
 import { isContentRefusal } from '../../../log/content-refusal.ts'
 import { FencedOutError } from '../../../log/errors.ts'
 import type { StoredEvent } from '../../../log/event.ts'
+import type { Claim } from '../../../log/event-store.ts'
 import { messageOf } from '../../../log/message-of.ts'
 import type { StateSnapshot } from '../../../log/reducer.ts'
 import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
@@ -58,18 +59,26 @@ export async function runGenerationLane(
   lane: GenerationPorts,
   sessionId: string,
 ): Promise<RunOutcome> {
-  const snapshot = await lane.state(sessionId)
-  const state = snapshot.state.ai
-  const serve = stepToServe(state)
-  if (!serve || !state.active) return DONE
-  const claimKey = generationClaimKey(serve.requestId)
+  const read = await lane.state(sessionId)
+  const due = stepToServe(read.state.ai)
+  if (!due || !read.state.ai.active) return DONE
+  const claimKey = generationClaimKey(due.requestId)
   // Held by another process until its claim expires: when the holder died,
   // the run that looks again then takes over.
-  const claim = await lane.claims.take(sessionId, claimKey)
+  const claim = await lane.claims.take(sessionId, claimKey, read.life)
   if (isHeld(claim)) return claim
+  const snapshot = await underClaim(lane, sessionId, read, due, claim)
+  if (snapshot === undefined) {
+    await lane.claims.release(sessionId, claim)
+    return DONE
+  }
+  const state = snapshot.state.ai
+  const serve = stepToServe(state) as StepToServe
+  const { life } = snapshot
   const generationId = attemptGenerationId(serve.requestId, claim.attempt)
-  const fence = { claim: claimKey, attempt: claim.attempt }
+  const fence = { claim: claim.key, attempt: claim.attempt }
   const writer = atIndexWriter(lane, sessionId, {
+    from: { index: snapshot.index, life },
     goesOn: whileCurrent(sessionId, generationId, fence),
   })
   // The opening is fenced and guarded, at the log's end: before it lands the
@@ -78,9 +87,9 @@ export async function runGenerationLane(
   // knows, fenced but without ID guards (their IDs are derived from the
   // attempt), and its streamed progress without the fence too.
   const open = async (events: AIEventInput<UIMessage>[]) => {
-    const stored = await lane.append(sessionId, events, { fence })
+    const stored = await lane.append(sessionId, events, { at: 'end', life, fence })
     const last = stored.at(-1)
-    if (last) writer.at(last.index)
+    if (last) writer.at(last.index, last.life)
   }
   const append: Append = (events) => writer.append(events, { fence })
   // The step's end goes with the controller's decision after it (the next
@@ -109,7 +118,7 @@ export async function runGenerationLane(
   }
   if (closesReplacedStep(state, serve)) {
     await runClaimedWork(lane, sessionId, claim, () =>
-      closeReplacedStep(lane, sessionId, serve, fence),
+      closeReplacedStep(lane, sessionId, snapshot, serve, fence),
     )
     return DONE
   }
@@ -180,6 +189,31 @@ export async function runGenerationLane(
 }
 
 /**
+ * The state the step is served from: the one read before the claim, unless
+ * the claim had a holder before (a takeover, or a retry after a failure).
+ * Then the attempt it replaces, should it still be alive (a frozen
+ * container whose claim ran out), may have recorded more since that read (a
+ * tool call): the takeover decides on the log as it is now, under its
+ * claim, where that attempt's fenced writes can no longer land. Undefined
+ * when the step is no longer the one to serve (done, or of an ended life):
+ * the claim goes back.
+ */
+async function underClaim(
+  lane: GenerationPorts,
+  sessionId: string,
+  read: StateSnapshot<SessionState>,
+  due: StepToServe,
+  claim: Claim,
+): Promise<StateSnapshot<SessionState> | undefined> {
+  if (claim.previous === undefined) return read
+  const now = await lane.state(sessionId)
+  const serve = stepToServe(now.state.ai)
+  return now.life === read.life && now.state.ai.active && serve?.requestId === due.requestId
+    ? now
+    : undefined
+}
+
+/**
  * A step's writes go on at a moved head only while its generation is the
  * running one: Stop, Pause now or a newer attempt ends it (each an event in
  * the log), and the writer is fenced out.
@@ -205,6 +239,7 @@ function whileCurrent(
 async function closeReplacedStep(
   lane: GenerationPorts,
   sessionId: string,
+  snapshot: StateSnapshot<SessionState>,
   serve: StepToServe & { replaces: string },
   fence: Fence,
 ): Promise<void> {
@@ -212,6 +247,7 @@ async function closeReplacedStep(
     `a2: generation ${serve.replaces} of session ${sessionId} stopped after recording tool calls; attempt ${fence.attempt} ends its step there rather than running it again`,
   )
   const writer = atIndexWriter(lane, sessionId, {
+    from: { index: snapshot.index, life: snapshot.life },
     goesOn: whileCurrent(sessionId, serve.replaces, fence),
   })
   await writer.close(

@@ -18,11 +18,16 @@ const PAGE = 100
  */
 export async function runHandlersLane(lane: HandlersPorts, sessionId: string): Promise<RunOutcome> {
   const handlers = lane.config.handlers
+  // The cursor, the claims and the handlers' writes are of one life of the session.
+  const { life } = await lane.state(sessionId)
+  if (life === undefined) return DONE
   const move = (from: number, to: number, fence?: Fence) =>
-    lane.cursors.move(sessionId, HANDLERS_CURSOR, { from, to }, fence)
+    lane.cursors.move(sessionId, HANDLERS_CURSOR, life, { from, to }, fence)
   for (;;) {
-    let from = await lane.cursors.read(sessionId, HANDLERS_CURSOR)
-    const events = await lane.read(sessionId, { after: from, limit: PAGE })
+    let from = await lane.cursors.read(sessionId, HANDLERS_CURSOR, life)
+    const events = (await lane.read(sessionId, { after: from, limit: PAGE })).filter(
+      (event) => event.life === life,
+    )
     const last = events.at(-1)
     if (!last) return DONE
     const event = events.find((candidate) => Object.hasOwn(handlers, candidate.type))
@@ -38,11 +43,11 @@ export async function runHandlersLane(lane: HandlersPorts, sessionId: string): P
     }
     const claimKey = `handler:${event.id}`
     // A live worker runs it: the run looks again when its claim expires.
-    const claim = await lane.claims.take(sessionId, claimKey)
+    const claim = await lane.claims.take(sessionId, claimKey, life)
     if (isHeld(claim)) return claim
     // Its timers count from the event, so a retried handler sets the same ones.
-    const session = lane.session(sessionId, { from: () => event.timestamp })
-    const fence = { claim: claimKey, attempt: claim.attempt }
+    const session = lane.session(sessionId, { from: () => event.timestamp, life })
+    const fence = { claim: claim.key, attempt: claim.attempt }
     const { state } = await lane.state(sessionId)
     await runClaimedWork(lane, sessionId, claim, async (signal) => {
       const context = {
@@ -51,11 +56,12 @@ export async function runHandlersLane(lane: HandlersPorts, sessionId: string): P
         session,
         signal,
         agentName: lane.config.name,
-        idempotencyKey: handlerIdempotencyKey(sessionId, event.id),
+        idempotencyKey: handlerIdempotencyKey(sessionId, event.id, life),
         step: durableSteps(lane, sessionId, {
           scope: claimKey,
           recorded: state.ai.durableSteps[claimKey],
           fence,
+          life,
         }).step,
       }
       await runInHandlerContext(context, () => handler(context))

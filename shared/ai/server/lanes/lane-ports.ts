@@ -1,4 +1,5 @@
 import type { TelemetryOptions, UIMessage } from 'ai'
+import { claimKeyOfLife } from '../../../log/claim-key.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import type { AppendOptions, Claim, EventStore } from '../../../log/event-store.ts'
@@ -25,16 +26,29 @@ export interface Invocation {
   readonly telemetry: TelemetryOptions
 }
 
-/** How an A2 append lands: at an index, under a claim's fence, with or without ID guards. */
+/**
+ * Where an A2 append lands: in the session's life the work read, either at
+ * the index it read the log at or at the end, under a claim's fence or not.
+ */
 interface LaneAppendOptions {
-  expectedIndex?: number
-  fence?: Fence
   /**
-   * Off for a step's events after its opening, a tool call's results
-   * (at-index-writer.ts) and the controller's decisions (admission-lane.ts):
-   * appends at an expected index whose writers read again on a conflict.
+   * `'end'`: after whatever the log holds now, with ID guards (a step's
+   * opening, a durable step's result, a timer's events): a repeat is a
+   * replay by its IDs. An index: exactly there, without ID guards (a
+   * step's later events, a tool's result, the controller's decisions),
+   * since their IDs are derived from the work and the index stands in for
+   * the guards: a repeat finds its own events there and is a replay, and
+   * another writer's events there are `APPEND_CONFLICT`, after which the
+   * writer reads again.
    */
-  guardIds?: boolean
+  at: number | 'end'
+  /**
+   * The life of the state the work read (`StateSnapshot.life`): the append
+   * lands only in it, `LIFE_ENDED` once the session was erased or expired
+   * since (the work is then over). Undefined: the work read an empty log.
+   */
+  life: string | undefined
+  fence?: Fence
   /** A step's streamed progress (`AppendOptions.progress`): the generation lane only. */
   progress?: boolean
 }
@@ -42,27 +56,38 @@ interface LaneAppendOptions {
 /** Work held by a live attempt elsewhere until its claim expires. */
 export type Held = Extract<RunOutcome, { kind: 'held' }>
 
-/** The claims lane work runs under (the store's, with the agent's TTL). */
+/**
+ * The claims lane work runs under (the store's, with the agent's TTL), each
+ * of one life of its session: `key` is the work's (the controller's claim
+ * keys), and the claim is stored under it in `life` (`claimKeyOfLife`),
+ * which a taken `Claim`'s `key` and its fences name.
+ */
 export interface Claims {
   /**
    * Takes the work's claim, or says until when a live attempt elsewhere
    * holds it: a lane returns that as its run's outcome, not as a failure.
    */
-  take(sessionId: string, key: string): Promise<Claim | Held>
+  take(sessionId: string, key: string, life: string | undefined): Promise<Claim | Held>
   renew(sessionId: string, claim: Claim): Promise<Claim>
-  read(sessionId: string, key: string): Promise<Claim | undefined>
+  read(sessionId: string, key: string, life: string | undefined): Promise<Claim | undefined>
   /** Gives a claim back after A2's own failure, so a retry may run the work. */
   release(sessionId: string, claim: Claim): Promise<void>
   /** Ends another attempt's claim (Stop, Pause now): its renewals and writes fail. */
-  revoke(sessionId: string, key: string): Promise<void>
+  revoke(sessionId: string, key: string, life: string | undefined): Promise<void>
 }
 
-/** A lane's position in the log, read and moved explicitly (a write of no event). */
+/**
+ * A lane's position in one life of the session's log, read and moved
+ * explicitly (a write of no event): stored under its name in that life
+ * (`claimKeyOfLife`'s rule), so a process of an ended life moves only its
+ * own life's cursor, never the new life's.
+ */
 interface Cursors {
-  read(sessionId: string, name: string): Promise<number>
+  read(sessionId: string, name: string, life: string | undefined): Promise<number>
   move(
     sessionId: string,
     name: string,
+    life: string | undefined,
     move: { from: number; to: number },
     fence?: Fence,
   ): Promise<void>
@@ -88,7 +113,7 @@ export interface LanePorts {
   append(
     sessionId: string,
     events: readonly AIEventInput<UIMessage>[],
-    options?: LaneAppendOptions,
+    options: LaneAppendOptions,
   ): Promise<StoredEvent[]>
   readonly claims: Claims
   readonly cursors: Cursors
@@ -127,9 +152,9 @@ export function storeClaims(
   ttlMs: number,
 ): Claims {
   return {
-    async take(sessionId, key) {
+    async take(sessionId, key, life) {
       try {
-        return await store.claim(sessionId, key, { ttlMs })
+        return await store.claim(sessionId, claimKeyOfLife(key, life), { ttlMs })
       } catch (error) {
         if (!hasA2Code(error, 'CLAIM_HELD')) throw error
         // Known by its code, not its class (the store may be another copy of
@@ -138,9 +163,9 @@ export function storeClaims(
       }
     },
     renew: (sessionId, claim) => store.renewClaim(sessionId, claim, { ttlMs }),
-    read: (sessionId, key) => store.readClaim(sessionId, key),
+    read: (sessionId, key, life) => store.readClaim(sessionId, claimKeyOfLife(key, life)),
     release: (sessionId, claim) => store.releaseClaim(sessionId, claim),
-    revoke: (sessionId, key) => store.revokeClaim(sessionId, key),
+    revoke: (sessionId, key, life) => store.revokeClaim(sessionId, claimKeyOfLife(key, life)),
   }
 }
 

@@ -18,7 +18,7 @@ export async function runMetadataLane(
   sessionId: string,
   key?: string,
 ): Promise<void> {
-  const { state } = await lane.state(sessionId)
+  const { state, life } = await lane.state(sessionId)
   for (const [modelId, metadata] of Object.entries(state.ai.modelMetadata)) {
     if (metadata.status !== 'pending') continue
     if (key === undefined ? lookupGaveUp(state.ai, modelId) : key !== modelId) continue
@@ -30,13 +30,13 @@ export async function runMetadataLane(
         ? { modelId, status: 'resolved' as const, ...limits }
         : { modelId, status: 'unavailable' as const },
     }
-    // Recorded only into the log that still asks: a session erased while the
-    // lookup ran must not start over with its answer.
+    // Recorded only into the life that still asks: a session erased while
+    // the lookup ran must not start over with its answer (LIFE_ENDED).
     for (;;) {
       const { state: current, index } = await lane.state(sessionId)
       if (current.ai.modelMetadata[modelId]?.status !== 'pending') break
       try {
-        await lane.append(sessionId, [resolved], { expectedIndex: index })
+        await lane.append(sessionId, [resolved], { at: index, life })
         break
       } catch (error) {
         if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error

@@ -5,6 +5,7 @@ import { hasA2Code } from '../../../log/error-brand.ts'
 import type { StoredEvent } from '../../../log/event.ts'
 import type { Claim } from '../../../log/event-store.ts'
 import { messageOf } from '../../../log/message-of.ts'
+import type { StateSnapshot } from '../../../log/reducer.ts'
 import { runInHandlerContext } from '../../../runtime/handler-context.ts'
 import { DONE, type RunOutcome } from '../../../runtime/wake-up.ts'
 import { SERIAL_TOOL_KEY, toolClaimKey } from '../../controller/claim-keys.ts'
@@ -13,6 +14,7 @@ import { cutShortAcknowledgement } from '../../controller/pause-settlement.ts'
 import type { AIEventInput } from '../../events/ai-events.ts'
 import { derivedId, toolCallKey, toolIdempotencyKey } from '../../ids.ts'
 import type { AIState, ToolRecord } from '../../state/ai-state.ts'
+import type { SessionState } from '../../state/session-state.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../prompt.ts'
 import { warnLeftOut, wellFormedPrompt } from '../well-formed-prompt.ts'
 import { type AtIndexWriter, atIndexWriter } from './at-index-writer.ts'
@@ -34,8 +36,8 @@ export async function runToolsLane(
   sessionId: string,
   key: string | undefined,
 ): Promise<RunOutcome> {
-  const { state, index } = await lane.state(sessionId)
-  const runnable = runnableTools(state.ai)
+  const snapshot = await lane.state(sessionId)
+  const runnable = runnableTools(snapshot.state.ai)
   if (key === undefined) {
     if (runnable.length === 0) return DONE
     await lane.wake(
@@ -49,10 +51,10 @@ export async function runToolsLane(
     key === SERIAL_TOOL_KEY ? runnable : runnable.filter((tool) => toolCallKey(tool) === key)
   // Results go at the index this run knows, without ID guards: each is
   // fenced by its call's claim, which decides whether it may still land.
-  const writer = atIndexWriter(lane, sessionId, { from: index, goesOn: () => {} })
+  const writer = atIndexWriter(lane, sessionId, { from: snapshot, goesOn: () => {} })
   for (const tool of targets) {
     // The serial lane runs its calls in order: one held holds the rest.
-    const outcome = await runTool(lane, writer, sessionId, state.ai, tool)
+    const outcome = await runTool(lane, writer, sessionId, snapshot, tool)
     if (outcome.kind === 'held') return outcome
   }
   return DONE
@@ -65,6 +67,9 @@ interface OpenedCall {
   fence: Fence
   definition: ExecutableTool<Tool>
   input: unknown
+  /** The session as the call runs in it: the state it was opened on, and its life. */
+  state: AIState
+  life: string | undefined
 }
 
 /** How a tool's execution ended, before anything of it is recorded. */
@@ -81,10 +86,10 @@ async function runTool(
   lane: ToolsPorts,
   writer: AtIndexWriter,
   sessionId: string,
-  state: AIState,
+  snapshot: StateSnapshot<SessionState>,
   record: ToolRecord,
 ): Promise<RunOutcome> {
-  const opened = await openCall(lane, writer, sessionId, state, record)
+  const opened = await openCall(lane, writer, sessionId, snapshot, record)
   // Held elsewhere, or settled without running.
   if (!('definition' in opened)) return opened
   // A 'report' call that started is never given back on a failure: the
@@ -97,7 +102,7 @@ async function runTool(
     sessionId,
     opened.claim,
     async (signal) => {
-      const execution = await executeCall(lane, writer, sessionId, state, opened, signal, () => {
+      const execution = await executeCall(lane, writer, sessionId, opened, signal, () => {
         started = true
       })
       if (execution === CUT_SHORT) return CUT_SHORT
@@ -105,7 +110,7 @@ async function runTool(
     },
     { giveBack: () => !(report && started) },
   )
-  if (ended === CUT_SHORT) await acknowledgeCutShort(lane, sessionId, record)
+  if (ended === CUT_SHORT) await acknowledgeCutShort(lane, sessionId, record, opened.life)
   return DONE
 }
 
@@ -113,20 +118,34 @@ async function runTool(
  * Claims the call and finds what it runs. A call whose earlier attempt was
  * interrupted (its claim expired or was revoked) and whose tool says
  * `toolRecovery: 'report'` is not run again: its result says so. So is an
- * unknown tool or one without `execute`.
+ * unknown tool or one without `execute`. A call whose claim had a holder
+ * before is decided on the log as it is under the claim: that attempt may
+ * have recorded the call's result since the run read it (a frozen container
+ * whose claim ran out), and the call is then done.
  */
 async function openCall(
   lane: ToolsPorts,
   writer: AtIndexWriter,
   sessionId: string,
-  state: AIState,
-  record: ToolRecord,
+  read: StateSnapshot<SessionState>,
+  call: ToolRecord,
 ): Promise<OpenedCall | RunOutcome> {
-  const claimKey = toolClaimKey(record)
+  const claimKey = toolClaimKey(call)
   // Held by another attempt until its claim expires: the run looks again then.
-  const claim = await lane.claims.take(sessionId, claimKey)
+  const claim = await lane.claims.take(sessionId, claimKey, read.life)
   if (isHeld(claim)) return claim
-  const fence = { claim: claimKey, attempt: claim.attempt }
+  const snapshot = claim.previous === undefined ? read : await lane.state(sessionId)
+  const record = runnableTools(snapshot.state.ai).find(
+    (tool) => tool.toolCallId === call.toolCallId && tool.generationId === call.generationId,
+  )
+  if (snapshot.life !== read.life || record === undefined) {
+    await lane.claims.release(sessionId, claim)
+    return DONE
+  }
+  writer.at(snapshot.index)
+  const state = snapshot.state.ai
+  const { life } = snapshot
+  const fence = { claim: claim.key, attempt: claim.attempt }
   const settle = async (errorText: string) => {
     await writer.close(
       toolResult(record, resultId(record, claim), { outcome: 'error', errorText }),
@@ -149,7 +168,7 @@ async function openCall(
         : `Unknown tool "${record.toolName}"`,
     )
   }
-  return { record, claim, fence, definition, input: toolInput(state, record) }
+  return { record, claim, fence, definition, input: toolInput(state, record), state, life }
 }
 
 /**
@@ -163,23 +182,26 @@ async function executeCall(
   lane: ToolsPorts,
   writer: AtIndexWriter,
   sessionId: string,
-  state: AIState,
-  { record, claim, fence, definition, input }: OpenedCall,
+  { record, claim, fence, definition, input, state, life }: OpenedCall,
   signal: AbortSignal,
   onStart: () => void,
 ): Promise<Execution | typeof CUT_SHORT> {
   // The tool's `ctx.event` is its `ai.tool.called` event, as stored; its
   // timers count from that event's time, so a retried call sets the same ones.
   const calledEvent = await calledEventOf(lane, sessionId, record)
-  const idempotencyKey = toolIdempotencyKey(sessionId, record)
+  const idempotencyKey = toolIdempotencyKey(sessionId, record, life)
   const session = lane.session(sessionId, {
     from: () => calledEvent.timestamp,
     call: idempotencyKey,
+    ...(life === undefined ? {} : { life }),
   })
+  // Recorded steps are the logical call's, whichever attempt's claim ran them.
+  const scope = toolClaimKey(record)
   const steps = durableSteps(lane, sessionId, {
-    scope: fence.claim,
-    recorded: state.durableSteps[fence.claim],
+    scope,
+    recorded: state.durableSteps[scope],
     fence,
+    life,
   })
   const prompt = await wellFormedPrompt(
     promptMessages(state),
@@ -233,7 +255,7 @@ async function executeCall(
     execution = { outcome: 'output', output: output ?? null }
   } catch (error) {
     execution =
-      hasA2Code(error, 'FENCED_OUT') || signal.aborted
+      hasA2Code(error, 'FENCED_OUT') || hasA2Code(error, 'LIFE_ENDED') || signal.aborted
         ? CUT_SHORT
         : { outcome: 'error', errorText: messageOf(error) }
   }
@@ -274,11 +296,13 @@ async function acknowledgeCutShort(
   lane: ToolsPorts,
   sessionId: string,
   record: ToolRecord,
+  life: string | undefined,
 ): Promise<void> {
   try {
-    const { state } = await lane.state(sessionId)
+    const { state, life: now } = await lane.state(sessionId)
+    if (now !== life) return // the session's life ended: nothing waits on this call
     const acknowledgement = cutShortAcknowledgement(state.ai, record)
-    if (acknowledgement) await lane.append(sessionId, [acknowledgement])
+    if (acknowledgement) await lane.append(sessionId, [acknowledgement], { at: 'end', life })
   } catch (error) {
     lane.config.logger.warn(
       `a2: could not acknowledge the stop of tool call ${record.toolCallId} in session ${sessionId}: ${messageOf(error)}`,
@@ -327,6 +351,7 @@ async function calledEventOf(
     type: 'ai.tool.called',
     payload,
     sessionId,
+    life: '',
     index: 0,
     timestamp: lane.config.now(),
   }

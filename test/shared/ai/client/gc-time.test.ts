@@ -28,6 +28,7 @@ const stored = (id: string, index: number): StoredEvent => ({
   type: 'ai.control.requested',
   payload: { action: 'resume' },
   sessionId: 's',
+  life: '',
   index,
   timestamp: 0,
 })

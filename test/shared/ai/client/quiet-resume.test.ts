@@ -18,6 +18,7 @@ const event = (index: number, id = `e${index}`): StoredEvent => ({
   type: 'note.added',
   payload: {},
   sessionId: 's1',
+  life: '',
   index,
   timestamp: 0,
 })

@@ -13,6 +13,7 @@ import {
   timeline,
 } from '../../../../shared/ai/inspect/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
+import { claimKeyOfLife } from '../../../../shared/index.ts'
 import type { StoredEvent } from '../../../../shared/log/event.ts'
 import type { Claim } from '../../../../shared/log/event-store.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
@@ -28,9 +29,14 @@ async function claimsOf(
 ) {
   const { state } = stateAt(events, headOf(events))
   const keys = claimKeysToRead(state)
+  // Stored under the log's life (the claims of a life are its own).
+  const life = events.at(-1)?.life
   return Object.fromEntries(
     await Promise.all(
-      keys.map(async (key) => [key, await a.runtime.store.readClaim(sessionId, key)]),
+      keys.map(async (key) => [
+        key,
+        await a.runtime.store.readClaim(sessionId, claimKeyOfLife(key, life)),
+      ]),
     ),
   )
 }
@@ -84,6 +90,7 @@ describe('timeline', () => {
       type: 'ticket.noted',
       payload,
       sessionId: 's',
+      life: '',
       index,
       timestamp: 1000 + index,
     })

@@ -5,7 +5,6 @@ import { handlerContext, inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
 import { lanesToRecover } from '../../../../shared/ai/server/recovery.ts'
 import { type AIState, initialAIState } from '../../../../shared/ai/state/ai-state.ts'
-import { AppendConflictError } from '../../../../shared/log/errors.ts'
 import type { WakeUp } from '../../../../shared/runtime/wake-up.ts'
 import { memoryEventStore } from '../../../../shared/stores/memory/memory-event-store.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
@@ -26,40 +25,70 @@ async function crashMidAnswer(name: string, partial: string) {
 }
 
 describe('durability (embedded)', () => {
-  it("answers the controller's decision that landed unanswered (its append conflicts at its own index) and wakes its lanes", async () => {
-    const store = memoryEventStore()
-    let lost = 0
-    // The DynamoDB store after the SDK sent a committed transaction again:
-    // the events are in, and the call answers a conflict at their index.
-    const unanswered: typeof store = Object.assign(Object.create(store) as typeof store, {
-      async append(...args: Parameters<typeof store.append>) {
-        const result = await store.append(...args)
-        const [sessionId, , options] = args
-        if (options?.guardIds === false && !options.progress && lost === 0) {
-          lost++
-          throw new AppendConflictError(
-            sessionId,
-            options.expectedIndex ?? 0,
-            result.events.at(-1)?.index,
-          )
-        }
-        return result
-      },
+  // Issue 37, case 4: an append that commits and answers an error (a
+  // timeout after the write) once stranded its decision: nothing was woken,
+  // and the turn waited for a reader.
+  const requestsAStep = (types: string[]) => types.includes('ai.generation.requested')
+  for (const [what, lost] of [
+    // Admission's decision for the user's message: the first step's request.
+    [
+      "the controller's decision",
+      (types: string[]) => types[0] === 'ai.message.created' && requestsAStep(types),
+    ],
+    // The result of a tool slower than its step: the next step's request comes with it.
+    [
+      "a tool's result with the decision after it",
+      (types: string[]) => types[0] === 'ai.tool.result' && requestsAStep(types),
+    ],
+  ] as const) {
+    it(`answers ${what} that committed and answered a timeout as landed, and wakes its lanes`, async () => {
+      const store = memoryEventStore()
+      let timedOut = 0
+      // The write committed; its answer never came (the SDK's socket timeout).
+      const unanswered: typeof store = Object.assign(Object.create(store) as typeof store, {
+        async append(...args: Parameters<typeof store.append>) {
+          const result = await store.append(...args)
+          if (!result.replayed && lost(args[1].map((event) => event.type)) && timedOut === 0) {
+            timedOut++
+            const error = new Error('Connection timed out after 3000 ms')
+            error.name = 'TimeoutError'
+            throw error
+          }
+          return result
+        },
+      })
+      const lookup = tool({
+        description: 'Look up an order',
+        inputSchema: z.object({ id: z.string() }),
+        execute: async ({ id }) => {
+          await new Promise((resolve) => setTimeout(resolve, 50))
+          return { id, status: 'shipped' }
+        },
+      })
+      const a = track(
+        agent({
+          name: 'unanswered',
+          model: scriptedModel([
+            toolCalls({ toolCallId: 'c1', toolName: 'lookup', input: { id: 'o-1' } }),
+            text('It shipped.'),
+          ]).model,
+          store: unanswered,
+          tools: { lookup },
+          logger: { info() {}, warn() {}, error() {} },
+        }),
+      )
+      await a.session('s').append(...inputs.message(userMessage('m1', 'Where is o-1?')))
+      const { state } = await until(async () => {
+        const current = await a.session('s').state()
+        return current.state.active === null && current.state.messages.length === 2 && current
+      }, 5_000)
+      expect(timedOut).toBe(1)
+      expect(textOf(state.messages[1])).toContain('It shipped.')
+      // Written once: the retry found its own events and was answered as a replay.
+      const ids = (await store.read('s')).map((event) => event.id)
+      expect(new Set(ids).size).toBe(ids.length)
     })
-    const a = track(
-      agent({
-        name: 'unanswered',
-        model: scriptedModel([text('Hello.')]).model,
-        store: unanswered,
-      }),
-    )
-    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
-    await a.runtime.idle()
-    expect(lost).toBe(1)
-    const { state } = await a.session('s').state()
-    expect(textOf(state.messages[1])).toBe('Hello.')
-    expect(state.active).toBeNull()
-  })
+  }
 
   it('a timer set by a tool fires after the tool returned and produces its message', async () => {
     const setReminder = tool({
@@ -207,6 +236,8 @@ describe('durability (embedded)', () => {
   it("a 'report' tool whose result write fails (DynamoDB throttling) is reported, not run again", async () => {
     // Found by the simulator (seed 24): the write failed after the command ran,
     // the claim was given back, and the retry ran the command a second time.
+    // Throttled twice: the log sends an append whose outcome it cannot tell
+    // once more itself, and the second failure is the lane's.
     const inner = memoryEventStore()
     let throttled = 0
     const store = new Proxy(inner, {
@@ -215,7 +246,7 @@ describe('durability (embedded)', () => {
         if (property !== 'append') return value
         return async (...args: Parameters<typeof inner.append>) => {
           const [, events] = args
-          if (throttled === 0 && events.some((event) => event.type === 'ai.tool.result')) {
+          if (throttled < 2 && events.some((event) => event.type === 'ai.tool.result')) {
             throttled++
             throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
               name: 'ThrottlingException',
@@ -253,7 +284,7 @@ describe('durability (embedded)', () => {
       await a.runtime.idle()
       return (await a.session('s').state()).state.active === null
     }, 5_000)
-    expect(throttled).toBe(1)
+    expect(throttled).toBe(2)
     expect(shellRuns).toBe(1)
     const result = (await eventsOf(a, 's')).find((event) => event.type === 'ai.tool.result')
     expect(result?.payload).toMatchObject({

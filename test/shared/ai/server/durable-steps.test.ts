@@ -12,16 +12,20 @@ import { eventsOf, track, until, userMessage } from '../../../support/agent-log.
 
 const quiet = { info() {}, warn() {}, error() {} }
 
-/** A memory store whose first append matching `fails` throws without writing. */
+/**
+ * A memory store whose first appends matching `fails` throw without
+ * writing, the log's own second try included (it sends an append that
+ * failed for no reason of its own once more).
+ */
 function failingOnce(fails: (event: NewEvent) => boolean): EventStore {
   const store = memoryEventStore()
-  let failed = false
+  let failures = 0
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property !== 'append') return Reflect.get(target, property, receiver)
       const append: EventStore['append'] = async (sessionId, events, options) => {
-        if (!failed && events.some(fails)) {
-          failed = true
+        if (failures < 2 && events.some(fails)) {
+          failures++
           throw new Error('store unavailable')
         }
         return target.append(sessionId, events, options)

@@ -212,10 +212,40 @@ describe('session.erase(): an erasure request', () => {
     )
   })
 
-  it('drops a timer whose session is erased between its look at the log and its append', async () => {
+  it('drops a timer whose session was erased and started over elsewhere: it fires only into the life it was set in', async () => {
+    const inner = memoryEventStore()
+    const warnings: string[] = []
+    const a = track(
+      agent({
+        name: 'raced',
+        model: scriptedModel([]).model,
+        store: inner,
+        dispatcher: { wake: async () => {} },
+        logger: { ...console, warn: (line: string) => warnings.push(line) },
+      }),
+    )
+    await a.session('s').append(...inputs.resume())
+    const setIn = await timerLogOf(inner, 's')
+    expect(setIn?.life).toBeDefined()
+    // Another process erased the session, and the user started it over with
+    // the same first event: the same log by its first event, not the same life.
+    const [first] = await inner.read('s')
+    await inner.erase('s')
+    await inner.append('s', [first as NewEvent], { timestamp: first?.timestamp })
+    await a.runtime.fireTimer({
+      sessionId: 's',
+      name: 'reminder',
+      events: [{ ...(inputs.resume()[0] as NewEvent), id: 'a2.ai:timer:reminder:0' }],
+      ...(setIn ? { setIn } : {}),
+    })
+    expect((await inner.read('s')).map((event) => event.id)).toEqual([first?.id])
+    expect(warnings.join('\n')).toContain('erased and started over since it was set')
+  })
+
+  it('drops a timer set before lives whose session is erased between its look at the log and its append', async () => {
     const inner = memoryEventStore()
     let eraseOnLook = false
-    // An erase by another process lands right after the timer's last look at the log.
+    // An erase by another process lands right after the timer's look at the log.
     const store: EventStore = Object.assign(Object.create(inner) as EventStore, {
       read: async (sessionId: string, options?: ReadOptions) => {
         const events = await inner.read(sessionId, options)
@@ -242,7 +272,8 @@ describe('session.erase(): an erasure request', () => {
       sessionId: 's',
       name: 'reminder',
       events: [{ ...(inputs.resume()[0] as NewEvent), id: 'a2.ai:timer:reminder:0' }],
-      ...(setIn ? { setIn } : {}),
+      // A schedule from before lives knows the log by its first event only.
+      ...(setIn ? { setIn: { firstId: setIn.firstId, firstAt: setIn.firstAt } } : {}),
     })
     expect(setIn).toBeDefined()
     expect(eraseOnLook).toBe(false)

@@ -297,6 +297,7 @@ describe('the metered store', () => {
           usage: { inputTokens: 900, outputTokens: 80 },
         },
         sessionId: 's',
+        life: '',
         index: 7,
         timestamp: 0,
       },

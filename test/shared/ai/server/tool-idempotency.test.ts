@@ -10,16 +10,19 @@ import { eventsOf, track, until, userMessage } from '../../../support/agent-log.
 
 const quiet = { info() {}, warn() {}, error() {} }
 
-/** A memory store whose first append of a tool result fails: A2 fails just after the tool ran. */
+/**
+ * A memory store whose first appends of a tool result fail, the log's own
+ * second try included: A2 fails just after the tool ran.
+ */
 function failingFirstToolResult(): EventStore {
   const store = memoryEventStore()
-  let failed = false
+  let failures = 0
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property !== 'append') return Reflect.get(target, property, receiver)
       const append: EventStore['append'] = async (sessionId, events, options) => {
-        if (!failed && events.some((event) => event.type === 'ai.tool.result')) {
-          failed = true
+        if (failures < 2 && events.some((event) => event.type === 'ai.tool.result')) {
+          failures++
           throw new Error('store unavailable')
         }
         return target.append(sessionId, events, options)

@@ -7,6 +7,7 @@ import type { StoredEvent } from '../../../../shared/log/event.ts'
 let index = 0
 const event = (type: string, payload: unknown = {}): StoredEvent => ({
   sessionId: 's',
+  life: '',
   index: ++index,
   id: `e${index}`,
   type,

@@ -9,6 +9,7 @@ const stored = (type: string, payload: unknown): StoredEvent => ({
   type,
   payload,
   sessionId: 's',
+  life: '',
   index,
   timestamp: 0,
 })

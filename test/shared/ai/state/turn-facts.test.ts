@@ -135,6 +135,7 @@ describe('The turn facts on AIState are read off active (fast-check, 1,000 runs 
           type: `app.${type}`,
           payload: {},
           sessionId: 's1',
+          life: '',
           index: session.log.length + 1,
           timestamp: 0,
         })
@@ -153,6 +154,7 @@ describe('The turn facts on AIState are read off active (fast-check, 1,000 runs 
           type: 'app.note',
           payload: {},
           sessionId: 's1',
+          life: '',
           index: log.length + 1,
           timestamp: 0,
         })

@@ -116,8 +116,9 @@ function router(a: PipelineAgent, client: DynamoDBClient = table.client()) {
 describe('retention: the router erases what an expired session left', () => {
   it('erases every item of a session whose head TTL deleted (events, snapshots, claims, ID guards), and again is a no-op', async () => {
     const a = await conversation('expired')
-    await store().writeSnapshot('expired', 'ai', { index: 1, state: {} })
-    const eventIds = (await store().read('expired')).map((event) => event.id)
+    const events = await store().read('expired')
+    await store().writeSnapshot('expired', 'ai', { index: 1, state: {}, life: events[0]?.life })
+    const eventIds = events.map((event) => event.id)
     const before = await itemsOf('expired', eventIds)
     expect(before.sortKeys.some((sk) => sk.startsWith('E#'))).toBe(true)
     expect(before.sortKeys.some((sk) => sk.startsWith('K#'))).toBe(true)

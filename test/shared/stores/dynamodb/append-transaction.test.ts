@@ -14,6 +14,7 @@ const transaction = appendTransaction({
   tableName: 'events',
   sessionId: 's1',
   base: 4,
+  life: 'L1',
   events,
   contents: ['c1', 'c2'],
   timestamp: 1_000,
@@ -26,7 +27,7 @@ const cancelled = (
   const reasons: CancellationReason[] = transaction.items.map((_, position) => ({
     Code: codes[position] ?? 'None',
     ...(position === transaction.positions.head && head
-      ? { Item: { lastIndex: { N: head } } }
+      ? { Item: { lastIndex: { N: head }, life: { S: 'L2' } } }
       : {}),
   }))
   const error = { CancellationReasons: reasons } as TransactionCanceledException
@@ -61,6 +62,7 @@ describe('an append transaction', () => {
       tableName: 'events',
       sessionId: 's1',
       base: 4,
+      life: 'L1',
       events: events.slice(0, 1),
       contents: ['c1'],
       timestamp: 1_000,
@@ -81,9 +83,10 @@ describe('an append transaction', () => {
         { Code: 'None' },
       ],
     } as TransactionCanceledException
+    // A head written before lives holds none: life ''.
     expect(appendCancellation(error, unguarded)).toEqual({
       reason: 'head-moved',
-      reportedHead: 7,
+      reportedHead: { index: 7, life: '' },
       guardsPassed: true,
     })
   })
@@ -96,7 +99,7 @@ describe('an append transaction', () => {
     expect(cancelled({ 3: 'TransactionConflict' })).toEqual({ reason: 'raced' })
     expect(cancelled({ 2: failed }, '9')).toEqual({
       reason: 'head-moved',
-      reportedHead: 9,
+      reportedHead: { index: 9, life: 'L2' },
       guardsPassed: true,
     })
     expect(cancelled({ 0: '', 1: '', 2: failed })).toMatchObject({
@@ -118,6 +121,7 @@ describe('an append transaction', () => {
       tableName: 'events',
       sessionId: 's1',
       base: 9,
+      life: 'L1',
       headItem: 4,
       events,
       contents: ['c1', 'c2'],
@@ -135,12 +139,16 @@ describe('an append transaction', () => {
     ])
     expect(behind.positions).toMatchObject({ head: 2, gap: 3, events: 4, fence: 6 })
     const update = behind.items[2]?.Update
-    expect(update?.ConditionExpression).toBe('lastIndex = :base')
+    expect(update?.ConditionExpression).toBe('lastIndex = :base AND #life = :life')
     expect(update?.ExpressionAttributeValues?.[':base']).toEqual({ N: '4' })
+    expect(update?.ExpressionAttributeValues?.[':life']).toEqual({ S: 'L1' })
     expect(update?.ExpressionAttributeValues?.[':last']).toEqual({ N: '11' })
     const gap = behind.items[3]?.ConditionCheck
     expect(gap?.Key).toEqual(sessionItemKey('s1', 'E#000000000009'))
-    expect(gap?.ConditionExpression).toBe('attribute_exists(#pk) AND attribute_not_exists(#erased)')
+    // An event of the life, or one a2-aws wrote before lives (under this head, of its life).
+    expect(gap?.ConditionExpression).toBe(
+      'attribute_exists(#pk) AND attribute_not_exists(#erased) AND (#l = :life OR attribute_not_exists(#l))',
+    )
     expect(behind.stored.map((event) => event.index)).toEqual([10, 11])
     const reasons = (codes: Record<number, string>) =>
       appendCancellation(
@@ -156,6 +164,7 @@ describe('an append transaction', () => {
       tableName: 'events',
       sessionId: 's1',
       base: 9,
+      life: 'L1',
       headItem: 4,
       baseSeen: true,
       events,
@@ -168,5 +177,43 @@ describe('an append transaction', () => {
     // The log does not reach 9, or it is past it.
     expect(reasons({ 3: 'ConditionalCheckFailed' })).toEqual({ reason: 'gap' })
     expect(reasons({ 5: 'ConditionalCheckFailed' })).toEqual({ reason: 'index-taken' })
+  })
+
+  it("starts a life with the session's first append: the head written only where there is none, with the life, and each event with it", () => {
+    const first = appendTransaction({
+      tableName: 'events',
+      sessionId: 's1',
+      base: 0,
+      life: 'L9',
+      events,
+      contents: ['c1', 'c2'],
+      timestamp: 1_000,
+      options: {},
+    })
+    const update = first.items[first.positions.head]?.Update
+    expect(update?.ConditionExpression).toBe('attribute_not_exists(#pk)')
+    expect(update?.UpdateExpression).toContain('#life = :life')
+    expect(update?.ExpressionAttributeNames).toMatchObject({ '#pk': 'pk', '#life': 'life' })
+    expect(update?.ExpressionAttributeValues?.[':life']).toEqual({ S: 'L9' })
+    const put = first.items[first.positions.events]?.Put
+    expect(put?.Item?.l).toEqual({ S: 'L9' })
+    expect(first.stored.map((event) => event.life)).toEqual(['L9', 'L9'])
+  })
+
+  it('appends to a session written before lives as it is: its head conditioned on having no life, its events without one', () => {
+    const legacy = appendTransaction({
+      tableName: 'events',
+      sessionId: 's1',
+      base: 4,
+      life: '',
+      events,
+      contents: ['c1', 'c2'],
+      timestamp: 1_000,
+      options: {},
+    })
+    const update = legacy.items[legacy.positions.head]?.Update
+    expect(update?.ConditionExpression).toBe('lastIndex = :base AND attribute_not_exists(#life)')
+    expect(update?.UpdateExpression).not.toContain(':life')
+    expect(legacy.items[legacy.positions.events]?.Put?.Item?.l).toBeUndefined()
   })
 })

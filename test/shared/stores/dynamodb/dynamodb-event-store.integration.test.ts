@@ -27,6 +27,8 @@ describeEventStoreConformance(
   'DynamoDB store',
   () => ({
     store: dynamoDBEventStore({ client: table.client(), tableName: table.tableName() }),
+    // Another process's instance: its own hints of where each log ends, and of which life.
+    another: () => dynamoDBEventStore({ client: table.client(), tableName: table.tableName() }),
     async corruptSnapshot(sessionId, reducerName) {
       await table.client().send(
         new PutItemCommand({
@@ -170,14 +172,16 @@ describe('DynamoDB store: appends racing for the session head', () => {
     const { store } = await countedTable()
     const s = `s-${randomUUID()}`
     await store().append(s, one())
-    // A process that has not seen the session guesses the head is 0 and loses.
+    // A process that saw the session at 1 loses the next index to another.
     const impatient = store({ appendRetryMs: 0 })
+    expect(await impatient.head(s)).toBe(1)
+    await store().append(s, one())
     const batch = one()
     const error = await impatient.append(s, batch).catch((e) => e)
     expect(error).toMatchObject({ code: 'APPEND_CONTENDED', sessionId: s })
-    expect(await impatient.head(s)).toBe(1)
+    expect(await impatient.head(s)).toBe(2)
     const resent = await store().append(s, batch)
-    expect(resent).toMatchObject({ replayed: false, events: [{ id: batch[0]?.id, index: 2 }] })
+    expect(resent).toMatchObject({ replayed: false, events: [{ id: batch[0]?.id, index: 3 }] })
   })
 })
 
@@ -200,14 +204,15 @@ describe('DynamoDB store: a snapshot write racing an erase', () => {
     const writer = dynamoDBEventStore({ client: raw, tableName })
     const s = `snap-race-${randomUUID()}`
     const note = (): NewEvent => ({ id: randomUUID(), type: 'note.added', payload: {} })
-    await writer.append(s, [note(), note()])
+    const { events } = await writer.append(s, [note(), note()])
+    const life = events[0]?.life as string
     let landed = false
     // The fold of another process writes its snapshot just before the head goes.
     const racing = Object.assign(Object.create(raw) as DynamoDBClient, {
       send: async (command: Parameters<DynamoDBClient['send']>[0]) => {
         if (command instanceof DeleteItemCommand && !landed) {
           landed = true
-          await writer.writeSnapshot(s, 'ai', { index: 2, state: { secret: 'old address' } })
+          await writer.writeSnapshot(s, 'ai', { index: 2, state: { secret: 'old address' }, life })
           expect(await writer.readSnapshot(s, 'ai')).toMatchObject({ index: 2 })
         }
         return raw.send(command as never)

@@ -108,16 +108,28 @@ describe("DynamoDB store: a step's progress written alone", () => {
     expect(end.writeUnits).toBe(6)
     expect(end.events.map((event) => event.index)).toEqual([4])
     expect((await item(s, HEAD_SK))?.lastIndex).toEqual({ N: '4' })
-    // Another process that never saw 6 learns the head item is behind, and
-    // checks that the event it builds on is there (2 more units).
+    // Another process that never saw the session reads where its log ends,
+    // and in which life, before it writes there: it then needs no check.
     await writer.append(s, [progress('three')], unguarded(4))
     await writer.append(s, [progress('four')], unguarded(5))
     const other = store()
     sent.length = 0
     const after = await other.append(s, [note('later')], { expectedIndex: 6 })
-    expect(sent).toEqual(['TransactWriteItems', 'TransactWriteItems'])
-    expect(after.writeUnits).toBe(8)
+    expect(sent).toEqual(['GetItem', 'Query', 'TransactWriteItems'])
+    expect(after.writeUnits).toBe(6)
     expect(after.events.map((event) => event.index)).toEqual([7])
+    // One that saw it before the progress learns the head item is behind
+    // from its cancelled try, and checks that the event it builds on is
+    // there (2 more units).
+    const earlier = store()
+    expect(await earlier.head(s)).toBe(7)
+    await writer.append(s, [progress('five')], unguarded(7))
+    await writer.append(s, [progress('six')], unguarded(8))
+    sent.length = 0
+    const last = await earlier.append(s, [note('last')], { expectedIndex: 9 })
+    expect(sent).toEqual(['TransactWriteItems', 'TransactWriteItems'])
+    expect(last.writeUnits).toBe(8)
+    expect(last.events.map((event) => event.index)).toEqual([10])
   })
 
   it("answers a resting reader's check with one read of the head item, behind the log only while a step streams", async () => {

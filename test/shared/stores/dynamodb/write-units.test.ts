@@ -15,6 +15,7 @@ const append = (
     tableName: 'events',
     sessionId: 's1',
     base,
+    life: 'L1',
     events: [{ id: 'e1', type: 'note.added', payload }],
     contents: ['c1'],
     timestamp: 1_000,

@@ -49,6 +49,7 @@ const CALLS: Record<EventStoreFeature, (keyof EventStore)[]> = {
     'renewClaim',
     'erase',
   ],
+  lives: ['append', 'read', 'head', 'readSnapshot', 'writeSnapshot', 'erase'],
   eventLog: ['append', 'head'],
 }
 

@@ -45,8 +45,14 @@ function bareLanePorts() {
   const lane: Pick<LanePorts, 'append' | 'read' | 'state'> = {
     state: stateCache(log, sessionReducer(undefined)),
     read: (sessionId, range) => log.session(sessionId).read(range),
-    append: (sessionId, events, options) =>
-      log.session(sessionId).append(events, { ...options, author: 'a2' }),
+    append: (sessionId, events, { at, life, fence, progress }) =>
+      log.session(sessionId).append(events, {
+        author: 'a2',
+        ...(at === 'end' ? {} : { expectedIndex: at, guardIds: false }),
+        ...(life === undefined ? {} : { life }),
+        ...(fence ? { fence } : {}),
+        ...(progress ? { progress } : {}),
+      }),
   }
   return { store, log, lane }
 }
@@ -117,7 +123,7 @@ describe('streamed progress', () => {
     const goesOn = (state: { ai: { active: unknown } }) => {
       if (state.ai.active === null) throw new FencedOutError('s', 'gen:r1', 1)
     }
-    const writer = atIndexWriter(lane, 's', { goesOn })
+    const writer = atIndexWriter(lane, 's', { from: { index: 0 }, goesOn })
     const progress = (n: number) => ({
       id: `a2.ai:progress:g1:${n}`,
       type: 'ai.generation.progress' as const,
@@ -125,7 +131,7 @@ describe('streamed progress', () => {
     })
     await writer.append([progress(1)], { progress: true })
     // Sent again after an unknown outcome: found in the log, not written twice.
-    const repeat = atIndexWriter(lane, 's', { goesOn })
+    const repeat = atIndexWriter(lane, 's', { from: { index: 0 }, goesOn })
     await repeat.append([progress(1)], { progress: true })
     expect((await store.read('s')).map((event) => event.id)).toEqual(['a2.ai:progress:g1:1'])
     // Another event moved the head; nothing is running here: fenced out.
@@ -273,14 +279,16 @@ describe("a step's and a tool call's own events", () => {
       payload: { generationId: 'g1', chunks: [] },
     })
     const step = [progress(1), progress(2)]
-    await atIndexWriter(lane, 's', { goesOn }).append(step, { fence })
-    const again = await atIndexWriter(lane, 's', { goesOn }).append(step, { fence })
+    await atIndexWriter(lane, 's', { from: { index: 0 }, goesOn }).append(step, { fence })
+    const again = await atIndexWriter(lane, 's', { from: { index: 0 }, goesOn }).append(step, {
+      fence,
+    })
     expect(again.map((event) => event.index)).toEqual([1, 2])
     expect((await store.read('s')).map((event) => event.id)).toEqual(step.map((event) => event.id))
     // Once the claim moved on, the fence refuses it wherever the head is.
     await store.revokeClaim('s', 'gen:r1')
     await expect(
-      atIndexWriter(lane, 's', { goesOn }).append([progress(3)], {
+      atIndexWriter(lane, 's', { from: { index: 0 }, goesOn }).append([progress(3)], {
         fence,
       }),
     ).rejects.toMatchObject({ code: 'FENCED_OUT' })
