@@ -32,6 +32,7 @@ import {
   QUEUE_FUNCTIONS,
   type QueueFunction,
   ROUTER_STREAM,
+  VISIBILITY_LEASE,
   type VisibilityLease,
 } from '../../shared/aws/pipeline-functions.ts'
 import { matchesFilterPattern, ROUTER_FILTER_PATTERNS } from '../../shared/aws/stream-filter.ts'
@@ -110,6 +111,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
   const { clients, queues } = options
   const pollMs = options.pollMs ?? 50
   const logger = options.logger ?? console
+  const lease = options.lease ?? VISIBILITY_LEASE
   const handlers = pipelineHandlers(options.agentModule, {
     environment: options.environment,
     logger,
@@ -117,7 +119,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     auth: options.auth ?? { type: 'capability', key: randomBytes(32) },
     sqs: clients.sqs,
     dynamodb: clients.dynamodb,
-    ...(options.lease ? { lease: options.lease } : {}),
+    lease,
   })
   const stats: LocalPipeline['stats'] = {
     routerInvocations: 0,
@@ -267,8 +269,20 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
   // flight are not received again: the emulator holds them back, as SQS
   // does), each cut off at its function's timeout. Successes are deleted;
   // failures and timed-out batches are left alone and come back when their
-  // visibility ends, which is what the handler set (a lease, a retry delay)
-  // or the queue's own timeout: exactly what Lambda does.
+  // visibility ends, which is what the handler set (a lease, a retry delay):
+  // exactly what Lambda does.
+  //
+  // One difference, because here the mapping dies with the functions: a
+  // message is received already leased (`VisibilityTimeout` is the lease's,
+  // which the handler then renews), not under the queue's own timeout. On
+  // AWS the mapping outlives a container and a dead invocation's messages
+  // come back one lease after its last renewal. A runner killed (SIGKILL)
+  // while a receive was on its way back would otherwise leave that message,
+  // and its session's whole FIFO group, in flight for the queue's visibility
+  // timeout (6x the function's: an hour for a model step), with no lease
+  // set and nobody to set one; the router's copy and a reader's recovery
+  // wake-up are the same wake-up and SQS drops them as duplicates. Leased at
+  // the receive, it comes back within a lease, as after any crash.
   for (const name of QUEUE_FUNCTION_NAMES) {
     const spec = QUEUE_FUNCTIONS[name]
     const queue = name === 'ingress' || name === 'timers' ? queues[name] : queues.lanes[name]
@@ -284,6 +298,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
           QueueUrl: queue.url,
           MaxNumberOfMessages: spec.batchSize,
           WaitTimeSeconds: 0,
+          VisibilityTimeout: lease.seconds,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),
