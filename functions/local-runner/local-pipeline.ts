@@ -39,6 +39,7 @@ import { matchesFilterPattern, ROUTER_FILTER_PATTERNS } from '../../shared/aws/s
 import { sleep } from '../../shared/timing/sleep.ts'
 import { idleWaits } from './idle-waits.ts'
 import type { LocalQueues } from './resources.ts'
+import type { StreamPositions } from './stream-position.ts'
 import { type LocalRoutes, serveStreamingHandler, streamingShim } from './streaming-shim.ts'
 
 export interface LocalPipelineOptions {
@@ -60,6 +61,13 @@ export interface LocalPipelineOptions {
   functionTimeouts?: Partial<Record<QueueFunction, number>>
   /** How the queue handlers lease their messages (default: as deployed, `VISIBILITY_LEASE`). */
   lease?: VisibilityLease
+  /**
+   * Where the stream mapping keeps its position between runs, as Lambda keeps
+   * an event source mapping's (default: nowhere, so each run reads the stream
+   * from its start, `TRIM_HORIZON`, as a new mapping does). `npm run local`
+   * keeps it in `.a2-local/`.
+   */
+  streamPositions?: StreamPositions
   /**
    * How the API checks callers (default: session tokens, as deployed, signed
    * with a key made for this process; `POST {}` opens a session).
@@ -176,21 +184,34 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     await Promise.all(loops)
   }
 
-  // The stream, as the DynamoDB event source mapping reads it.
-  const streamArn = await tableStreamArn(clients.dynamodb, options.environment.tableName).catch(
-    async (error: unknown) => {
-      // A pipeline that cannot start stops what it started.
-      await stop()
-      throw error
-    },
-  )
-  // Per shard: where the mapping resumes after a failure (the last record a
-  // successful invocation covered), what it has read past that, and since
-  // when it has been gathering a batch (the batching window).
+  // The stream, as the DynamoDB event source mapping reads it, from where
+  // the last run left off (Lambda keeps a mapping's position).
+  const { streamArn, saved } = await (async () => {
+    const arn = await tableStreamArn(clients.dynamodb, options.environment.tableName)
+    return { streamArn: arn, saved: options.streamPositions?.read(arn) ?? {} }
+  })().catch(async (error: unknown) => {
+    // A pipeline that cannot start stops what it started.
+    await stop()
+    throw error
+  })
+  // Per shard: where the mapping resumes after a failure or a restart (the
+  // last record a successful invocation covered), what it has read past
+  // that, and since when it has been gathering a batch (the batching window).
   const shards = new Map<
     string,
     { checkpoint?: string; read?: string; gathered: StreamRecord[]; since?: number }
   >()
+  let savedText = JSON.stringify(saved)
+  /** Keeps the shards' checkpoints (never what is only read or gathered: that is read again). */
+  const savePositions = () => {
+    if (!options.streamPositions) return
+    const positions: Record<string, string> = {}
+    for (const [shardId, { checkpoint }] of shards) if (checkpoint) positions[shardId] = checkpoint
+    const text = JSON.stringify(positions)
+    if (text === savedText) return
+    options.streamPositions.write(streamArn, positions)
+    savedText = text
+  }
   // As deployed: the mapping gathers for its batching window.
   const windowMs = ROUTER_STREAM.maxBatchingWindowSeconds * 1000
   loop('stream', async () => {
@@ -200,7 +221,11 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     let busy = false
     for (const shard of StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId as string
-      const state = shards.get(shardId) ?? { gathered: [] }
+      const resumeAt = saved[shardId]
+      const state = shards.get(shardId) ?? {
+        gathered: [],
+        ...(resumeAt ? { checkpoint: resumeAt } : {}),
+      }
       shards.set(shardId, state)
       const after = state.read ?? state.checkpoint
       const { ShardIterator } = await clients.streams.send(
@@ -261,6 +286,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       state.gathered = []
       state.since = undefined
     }
+    savePositions()
     return busy
   })
 
