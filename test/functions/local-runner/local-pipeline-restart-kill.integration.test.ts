@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, request, type Server } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { ListSchedulesCommand, SchedulerClient } from '@aws-sdk/client-scheduler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MotoServer, startMotoServer } from '../../../functions/local-runner/moto-server.ts'
 import { initialAIState } from '../../../shared/ai/state/ai-state.ts'
@@ -45,6 +46,9 @@ let moto: MotoServer | undefined
 let endpoint = ''
 let tap: ReceiveTap | undefined
 let store: EventStore | undefined
+let scheduler: SchedulerClient | undefined
+/** Sessions asked so far: each sets one timer, whatever the kill made run again. */
+let sessions = 0
 const dir = mkdtempSync(join(tmpdir(), 'a2-local-kill-'))
 const holdFile = join(dir, 'hold-at')
 const runners: RunnerProcess[] = []
@@ -58,14 +62,13 @@ beforeAll(async () => {
   if (shared === 'aws') moto = await startMotoServer()
   endpoint = moto?.endpoint ?? shared
   tap = await receiveTap(endpoint)
-  store = dynamoDBEventStore({
-    client: new DynamoDBClient({
-      endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    }),
-    tableName: 'a2-local-events',
-  })
+  const config = {
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  }
+  store = dynamoDBEventStore({ client: new DynamoDBClient(config), tableName: 'a2-local-events' })
+  scheduler = new SchedulerClient(config)
   writeFileSync(holdFile, '')
   runner = await start()
 })
@@ -178,13 +181,13 @@ type KillPoint =
 const POINTS: KillPoint[] = [
   { name: 'before the first chunk', hold: 'before-first-chunk' },
   { name: 'mid-stream', hold: 'mid-stream' },
-  { name: 'tool started', hold: 'tool-started' },
-  { name: 'effect landed', hold: 'effect-landed' },
+  { name: 'as its tool starts', hold: 'tool-started' },
+  { name: "once the tool's effect landed", hold: 'effect-landed' },
   { name: 'after the tool returned', hold: 'tool-returned' },
   // As the issue killed it: as soon as a poll of the table sees the result.
-  { name: 'after the tool result is recorded', logged: 'ai.tool.result' },
+  { name: "after the tool's result is recorded", logged: 'ai.tool.result' },
   {
-    name: "after the tool result is recorded, the next step's wake-up just received",
+    name: "after the tool's result is recorded, the next step's wake-up just received",
     received: 'next-step',
   },
 ]
@@ -269,14 +272,16 @@ interface Trial {
 
 async function trial(point: KillPoint): Promise<Trial> {
   const session = await openSession((runner as RunnerProcess).url)
+  sessions++
   const { sessionId } = session
   if ('hold' in point) writeFileSync(holdFile, `${point.hold} ${sessionId}\n`)
   // A message without approval: the model calls setReminder, which sets a
-  // timer (its effect) and returns; the next step answers with its result.
+  // timer (its effect: past SQS's 15-minute delay, a Scheduler schedule,
+  // named after the call) and returns; the next step answers with its result.
   await ask(
     (runner as RunnerProcess).url,
     session,
-    `remind me in 600 seconds to stretch (for ${sessionId})`,
+    `remind me in 20 minutes to stretch (for ${sessionId})`,
   )
   await killAt(point, sessionId)
   const killedAt = Date.now()
@@ -320,7 +325,7 @@ describe('npm run local killed with SIGKILL mid-turn and started again, with no 
   const points = matrix ? POINTS : POINTS.filter((point) => 'received' in point)
   for (const point of points) {
     it(
-      `Given a tool turn, When the runner is killed ${point.name} and started again on the same endpoint, Then the restarted runner finishes the turn by itself within ${RECOVERY_BOUND_MS / 1000} s, the tool's result recorded once`,
+      `Given a tool turn, When the runner is killed ${point.name} and started again on the same endpoint, Then the restarted runner finishes the turn by itself within ${RECOVERY_BOUND_MS / 1000} s, the tool's result recorded and its timer set once`,
       async () => {
         const run = await trial(point)
         console.info(
@@ -332,6 +337,11 @@ describe('npm run local killed with SIGKILL mid-turn and started again, with no 
         }
         const results = run.events.filter((event) => event.type === 'ai.tool.result')
         expect(results).toHaveLength(1)
+        // The tool's effect once: a call run again sets the same schedule, by name.
+        const { Schedules = [] } = await (scheduler as SchedulerClient).send(
+          new ListSchedulesCommand({ GroupName: 'a2-local-timers' }),
+        )
+        expect(Schedules).toHaveLength(sessions)
         const answer = run.events.reduce(reduceAIState, initialAIState()).messages.at(-1)
         expect(JSON.stringify(answer?.parts)).toContain('Done. The tool answered')
       },
