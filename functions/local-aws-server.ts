@@ -6,7 +6,9 @@
 // example agent), PORT and HOST for where it listens.
 // Sessions need their token, as deployed (`POST {}` opens one), signed with
 // a key kept in .a2-local/session-key, so that a restart against an endpoint
-// that still holds the sessions keeps their tokens (session-key.ts says why).
+// that still holds the sessions keeps their tokens (session-key.ts says why),
+// and the stream's position in .a2-local/stream-position.json, so that such a
+// restart reads the table's stream on from where it left off.
 
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
@@ -25,6 +27,7 @@ import { type LocalPipeline, startLocalPipeline } from './local-runner/local-pip
 import { type MotoServer, startMotoServer } from './local-runner/moto-server.ts'
 import { createLocalResources } from './local-runner/resources.ts'
 import { LOCAL_STATE_DIR, localSessionKey } from './local-runner/session-key.ts'
+import { fileStreamPositions } from './local-runner/stream-position.ts'
 import { WEB_ROOT } from './local-server.ts'
 import { stateRoute } from './state-route.ts'
 import { formatCommands, tourCommands } from './tour-commands.ts'
@@ -74,6 +77,9 @@ async function main(): Promise<void> {
     queues,
     clients,
     auth: { type: 'capability', key: sessionKey },
+    // Restarted on an endpoint that keeps its data, the stream is read on
+    // from where this run's router left off, not again from its start.
+    streamPositions: fileStreamPositions(resolve(LOCAL_STATE_DIR, 'stream-position.json')),
     ...listen,
     routes: (request) => {
       const { pathname } = new URL(request.url)

@@ -32,12 +32,14 @@ import {
   QUEUE_FUNCTIONS,
   type QueueFunction,
   ROUTER_STREAM,
+  VISIBILITY_LEASE,
   type VisibilityLease,
 } from '../../shared/aws/pipeline-functions.ts'
 import { matchesFilterPattern, ROUTER_FILTER_PATTERNS } from '../../shared/aws/stream-filter.ts'
 import { sleep } from '../../shared/timing/sleep.ts'
 import { idleWaits } from './idle-waits.ts'
 import type { LocalQueues } from './resources.ts'
+import type { StreamPositions } from './stream-position.ts'
 import { type LocalRoutes, serveStreamingHandler, streamingShim } from './streaming-shim.ts'
 
 export interface LocalPipelineOptions {
@@ -59,6 +61,13 @@ export interface LocalPipelineOptions {
   functionTimeouts?: Partial<Record<QueueFunction, number>>
   /** How the queue handlers lease their messages (default: as deployed, `VISIBILITY_LEASE`). */
   lease?: VisibilityLease
+  /**
+   * Where the stream mapping keeps its position between runs, as Lambda keeps
+   * an event source mapping's (default: nowhere, so each run reads the stream
+   * from its start, `TRIM_HORIZON`, as a new mapping does). `npm run local`
+   * keeps it in `.a2-local/`.
+   */
+  streamPositions?: StreamPositions
   /**
    * How the API checks callers (default: session tokens, as deployed, signed
    * with a key made for this process; `POST {}` opens a session).
@@ -110,6 +119,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
   const { clients, queues } = options
   const pollMs = options.pollMs ?? 50
   const logger = options.logger ?? console
+  const lease = options.lease ?? VISIBILITY_LEASE
   const handlers = pipelineHandlers(options.agentModule, {
     environment: options.environment,
     logger,
@@ -117,7 +127,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     auth: options.auth ?? { type: 'capability', key: randomBytes(32) },
     sqs: clients.sqs,
     dynamodb: clients.dynamodb,
-    ...(options.lease ? { lease: options.lease } : {}),
+    lease,
   })
   const stats: LocalPipeline['stats'] = {
     routerInvocations: 0,
@@ -174,21 +184,34 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     await Promise.all(loops)
   }
 
-  // The stream, as the DynamoDB event source mapping reads it.
-  const streamArn = await tableStreamArn(clients.dynamodb, options.environment.tableName).catch(
-    async (error: unknown) => {
-      // A pipeline that cannot start stops what it started.
-      await stop()
-      throw error
-    },
-  )
-  // Per shard: where the mapping resumes after a failure (the last record a
-  // successful invocation covered), what it has read past that, and since
-  // when it has been gathering a batch (the batching window).
+  // The stream, as the DynamoDB event source mapping reads it, from where
+  // the last run left off (Lambda keeps a mapping's position).
+  const { streamArn, saved } = await (async () => {
+    const arn = await tableStreamArn(clients.dynamodb, options.environment.tableName)
+    return { streamArn: arn, saved: options.streamPositions?.read(arn) ?? {} }
+  })().catch(async (error: unknown) => {
+    // A pipeline that cannot start stops what it started.
+    await stop()
+    throw error
+  })
+  // Per shard: where the mapping resumes after a failure or a restart (the
+  // last record a successful invocation covered), what it has read past
+  // that, and since when it has been gathering a batch (the batching window).
   const shards = new Map<
     string,
     { checkpoint?: string; read?: string; gathered: StreamRecord[]; since?: number }
   >()
+  let savedText = JSON.stringify(saved)
+  /** Keeps the shards' checkpoints (never what is only read or gathered: that is read again). */
+  const savePositions = () => {
+    if (!options.streamPositions) return
+    const positions: Record<string, string> = {}
+    for (const [shardId, { checkpoint }] of shards) if (checkpoint) positions[shardId] = checkpoint
+    const text = JSON.stringify(positions)
+    if (text === savedText) return
+    options.streamPositions.write(streamArn, positions)
+    savedText = text
+  }
   // As deployed: the mapping gathers for its batching window.
   const windowMs = ROUTER_STREAM.maxBatchingWindowSeconds * 1000
   loop('stream', async () => {
@@ -198,7 +221,11 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     let busy = false
     for (const shard of StreamDescription?.Shards ?? []) {
       const shardId = shard.ShardId as string
-      const state = shards.get(shardId) ?? { gathered: [] }
+      const resumeAt = saved[shardId]
+      const state = shards.get(shardId) ?? {
+        gathered: [],
+        ...(resumeAt ? { checkpoint: resumeAt } : {}),
+      }
       shards.set(shardId, state)
       const after = state.read ?? state.checkpoint
       const { ShardIterator } = await clients.streams.send(
@@ -259,6 +286,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       state.gathered = []
       state.since = undefined
     }
+    savePositions()
     return busy
   })
 
@@ -267,8 +295,20 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
   // flight are not received again: the emulator holds them back, as SQS
   // does), each cut off at its function's timeout. Successes are deleted;
   // failures and timed-out batches are left alone and come back when their
-  // visibility ends, which is what the handler set (a lease, a retry delay)
-  // or the queue's own timeout: exactly what Lambda does.
+  // visibility ends, which is what the handler set (a lease, a retry delay):
+  // exactly what Lambda does.
+  //
+  // One difference, because here the mapping dies with the functions: a
+  // message is received already leased (`VisibilityTimeout` is the lease's,
+  // which the handler then renews), not under the queue's own timeout. On
+  // AWS the mapping outlives a container and a dead invocation's messages
+  // come back one lease after its last renewal. A runner killed (SIGKILL)
+  // while a receive was on its way back would otherwise leave that message,
+  // and its session's whole FIFO group, in flight for the queue's visibility
+  // timeout (6x the function's: an hour for a model step), with no lease
+  // set and nobody to set one; the router's copy and a reader's recovery
+  // wake-up are the same wake-up and SQS drops them as duplicates. Leased at
+  // the receive, it comes back within a lease, as after any crash.
   for (const name of QUEUE_FUNCTION_NAMES) {
     const spec = QUEUE_FUNCTIONS[name]
     const queue = name === 'ingress' || name === 'timers' ? queues[name] : queues.lanes[name]
@@ -284,6 +324,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
           QueueUrl: queue.url,
           MaxNumberOfMessages: spec.batchSize,
           WaitTimeSeconds: 0,
+          VisibilityTimeout: lease.seconds,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),

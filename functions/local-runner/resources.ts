@@ -2,6 +2,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import {
   ConflictException,
   CreateScheduleGroupCommand,
+  GetScheduleGroupCommand,
+  ResourceNotFoundException,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs'
@@ -97,11 +99,7 @@ export async function createLocalResources(
     MessageRetentionPeriod: String(DEAD_LETTER_RETENTION_SECONDS),
   })
   const scheduleGroup = `${prefix}-timers`
-  try {
-    await clients.scheduler.send(new CreateScheduleGroupCommand({ Name: scheduleGroup }))
-  } catch (error) {
-    if (!(error instanceof ConflictException)) throw error
-  }
+  await ensureScheduleGroup(clients.scheduler, scheduleGroup)
   return {
     environment: {
       tableName,
@@ -123,5 +121,27 @@ export async function createLocalResources(
       maxReceiveCount,
     },
     queues: { lanes, ingress, timers, schedulerDeadLetter },
+  }
+}
+
+/**
+ * Creates the schedule group unless it is there. Looked up first because
+ * moto answers a second CreateScheduleGroup by replacing the group, and
+ * every schedule in it with it, where Scheduler answers ConflictException:
+ * a runner started again on a moto of your own would otherwise drop every
+ * pending timer due in more than 15 minutes (the ones SQS cannot delay).
+ */
+async function ensureScheduleGroup(scheduler: SchedulerClient, name: string): Promise<void> {
+  try {
+    await scheduler.send(new GetScheduleGroupCommand({ Name: name }))
+    return
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error
+  }
+  try {
+    await scheduler.send(new CreateScheduleGroupCommand({ Name: name }))
+  } catch (error) {
+    // Another runner made it in between.
+    if (!(error instanceof ConflictException)) throw error
   }
 }

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,6 +8,11 @@ import { type MotoServer, startMotoServer } from '../../../functions/local-runne
 import type { AIState } from '../../../shared/ai/state/ai-state.ts'
 import type { OpenedSession } from '../../../shared/http/log-endpoint.ts'
 import { awsEndpoint, resetMotoForSuite } from '../../support/aws.ts'
+import {
+  bareEnv,
+  type RunnerProcess,
+  startRunnerProcess,
+} from '../../support/local-runner-process.ts'
 import { repoRoot as root } from '../../support/repo-root.ts'
 import { until } from '../../support/until.ts'
 
@@ -20,7 +25,7 @@ import { until } from '../../support/until.ts'
 let moto: MotoServer | undefined
 let endpoint = ''
 const dir = mkdtempSync(join(tmpdir(), 'a2-local-restart-'))
-const runners: ChildProcess[] = []
+const runners: RunnerProcess[] = []
 
 beforeAll(async () => {
   await resetMotoForSuite()
@@ -29,57 +34,16 @@ beforeAll(async () => {
   endpoint = moto?.endpoint ?? shared
 })
 
-afterAll(() => {
-  for (const runner of runners) if (runner.exitCode === null) runner.kill('SIGTERM')
+afterAll(async () => {
+  for (const runner of runners) await runner.stop()
   moto?.stop()
 })
 
-/** The environment of a developer without AWS setup or a model key. */
-function bareEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const name of Object.keys(env)) {
-    if (name.startsWith('AWS_') || name.startsWith('A2_') || name === 'AI_GATEWAY_API_KEY') {
-      delete env[name]
-    }
-  }
-  return { ...env, HOME: dir, AWS_EC2_METADATA_DISABLED: 'true' }
-}
-
 /** Starts the runner on `endpoint` and answers once its banner is out. */
-async function startRunner() {
-  const child = spawn(process.execPath, [join(root, 'functions/local-aws-server.ts')], {
-    cwd: dir,
-    env: {
-      ...bareEnv(),
-      A2_AWS_ENDPOINT: endpoint,
-      A2_AGENT_MODULE: join(root, 'functions/example-agent.ts'),
-      PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  runners.push(child)
-  let stdout = ''
-  let stderr = ''
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const banner = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-      if (stdout.includes('ingress queue:')) resolve(stdout)
-    })
-    child.once('exit', (code) => reject(new Error(`npm run local exited (${code}): ${stderr}`)))
-  })
-  const url = /: (http:\/\/\S+\/api\/agent)\n/.exec(banner)?.[1] as string
-  return {
-    url,
-    banner,
-    stop: async () => {
-      child.kill('SIGTERM')
-      await exited
-    },
-  }
+async function startRunner(): Promise<RunnerProcess> {
+  const runner = await startRunnerProcess({ dir, endpoint })
+  runners.push(runner)
+  return runner
 }
 
 const json = { 'content-type': 'application/json' }
@@ -179,7 +143,7 @@ describe('npm run local restarted against the same endpoint', () => {
     const inspect = await until(async () => {
       const run = await promisify(execFile)('bash', ['-c', command], {
         cwd: dir,
-        env: { ...bareEnv(), S: opened.sessionId },
+        env: { ...bareEnv(dir), S: opened.sessionId },
       }).catch((error: { stdout?: string; stderr?: string }) => error)
       return String(run.stdout).includes('status: idle') && run
     }, 30_000)
