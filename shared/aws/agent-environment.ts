@@ -16,7 +16,6 @@ import {
 } from './environment-variables.ts'
 import { PipelineError } from './errors.ts'
 import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
-import { type IndexWatermark, indexWatermark, watchedStore } from './index-watermark.ts'
 import { DEFAULT_MAX_RECEIVE_COUNT } from './pipeline-functions.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
@@ -105,7 +104,6 @@ export interface AwsAgentParts {
   dispatcher: Dispatcher
   scheduler: Scheduler
   clients: AwsClients
-  watermark: IndexWatermark
   environment: AwsEnvironment
   /** The construct's `retention`, spread into `agent()`'s options with the rest. */
   retention?: string
@@ -123,11 +121,7 @@ export function awsAgentParts(
 ): AwsAgentParts {
   const environment = options.environment ?? readAwsEnvironment()
   const clients = options.clients ?? awsClients(environment)
-  const watermark = indexWatermark()
-  const store = watchedStore(
-    dynamoDBEventStore({ client: clients.dynamodb, tableName: environment.tableName }),
-    watermark,
-  )
+  const store = dynamoDBEventStore({ client: clients.dynamodb, tableName: environment.tableName })
   const scheduler = eventBridgeScheduler({
     scheduler: clients.scheduler,
     sqs: clients.sqs,
@@ -140,14 +134,9 @@ export function awsAgentParts(
   const refused = environment.erase === 'not-granted'
   return {
     store: refused ? { ...store, erase: eraseNotGranted } : store,
-    dispatcher: sqsDispatcher({
-      client: clients.sqs,
-      queueUrls: environment.queueUrls,
-      watermark,
-    }),
+    dispatcher: sqsDispatcher({ client: clients.sqs, queueUrls: environment.queueUrls }),
     scheduler: refused ? { ...scheduler, cancel: eraseNotGranted } : scheduler,
     clients,
-    watermark,
     environment,
     ...(environment.retention ? { retention: environment.retention } : {}),
   }

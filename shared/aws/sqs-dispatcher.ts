@@ -5,7 +5,6 @@ import {
 } from '@aws-sdk/client-sqs'
 import type { Dispatcher, WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
-import type { IndexWatermark } from './index-watermark.ts'
 import { ROUTER_STREAM, VISIBILITY_LEASE } from './pipeline-functions.ts'
 import { type QueueLane, type WakeUpMessage, wakeUpMessage } from './wake-up-message.ts'
 
@@ -21,12 +20,6 @@ export interface SqsDispatcherOptions {
   /** One FIFO queue per lane. */
   queueUrls: LaneQueueUrls
   /**
-   * Where the dispatcher learns the index behind a wake-up, for deterministic
-   * deduplication IDs (see `indexWatermark`). Without it every message gets a
-   * random ID: correct, but the router's copy is delivered too.
-   */
-  watermark?: IndexWatermark
-  /**
    * How soon a lost wake-up is delivered again (the `Dispatcher` promise a
    * reader relies on; default: the visibility lease plus the router's
    * batching window, as deployed).
@@ -37,32 +30,20 @@ export interface SqsDispatcherOptions {
 const REDELIVERS_WITHIN_MS =
   (VISIBILITY_LEASE.seconds + ROUTER_STREAM.maxBatchingWindowSeconds) * 1000
 
-/** A wake-up and the index its news reaches, when known. */
-export interface IndexedWakeUp {
-  wakeUp: WakeUp
-  index?: number
-}
-
 /**
  * The AWS dispatcher: each wake-up becomes a message on its lane's SQS FIFO
  * queue. It is the fast path (called right after an append); the stream
- * router sends the same messages with `sendWakeUps` as the backstop.
+ * router sends the same messages with `sendWakeUps` as the backstop, with
+ * the same deduplication IDs (from each wake-up's `at`).
  *
  * @example
- * const dispatcher = sqsDispatcher({ client: new SQSClient({}), queueUrls, watermark })
+ * const dispatcher = sqsDispatcher({ client: new SQSClient({}), queueUrls })
  * agent({ name: 'support-agent', model, store, dispatcher })
  */
 export function sqsDispatcher(options: SqsDispatcherOptions): Dispatcher {
   return {
     redeliversWithinMs: options.redeliversWithinMs ?? REDELIVERS_WITHIN_MS,
-    wake: (wakeUps) =>
-      sendWakeUps(
-        options,
-        wakeUps.map((wakeUp) => {
-          const index = options.watermark?.get(wakeUp.sessionId)
-          return index === undefined ? { wakeUp } : { wakeUp, index }
-        }),
-      ),
+    wake: (wakeUps) => sendWakeUps(options, wakeUps),
   }
 }
 
@@ -72,16 +53,14 @@ export function sqsDispatcher(options: SqsDispatcherOptions): Dispatcher {
  */
 export async function sendWakeUps(
   options: Pick<SqsDispatcherOptions, 'client' | 'queueUrls'>,
-  wakeUps: readonly IndexedWakeUp[],
+  wakeUps: readonly WakeUp[],
 ): Promise<void> {
   const byLane = new Map<QueueLane, WakeUpMessage[]>()
   const seen = new Set<string>()
-  for (const { wakeUp, index } of wakeUps) {
-    const message = wakeUpMessage(wakeUp, {
-      ...(index === undefined ? {} : { index }),
-    })
+  for (const wakeUp of wakeUps) {
+    const message = wakeUpMessage(wakeUp)
     // A batch may not repeat a deduplication ID's message; one copy is enough.
-    const identity = `${message.lane}\u0000${message.groupId}\u0000${message.body}\u0000${index ?? message.deduplicationId}`
+    const identity = `${message.lane}\u0000${message.groupId}\u0000${message.body}\u0000${message.deduplicationId}`
     if (seen.has(identity)) continue
     seen.add(identity)
     byLane.set(message.lane, [...(byLane.get(message.lane) ?? []), message])

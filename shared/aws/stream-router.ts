@@ -10,7 +10,6 @@ import {
   TOMBSTONE_ATTRIBUTE,
 } from '../stores/dynamodb/table-keys.ts'
 import { decodePayload } from '../stores/payload-codec.ts'
-import type { IndexedWakeUp } from './sqs-dispatcher.ts'
 import {
   EVENT_SK_PREFIX,
   EXPIRED_HEAD_FILTER_PATTERN,
@@ -21,7 +20,7 @@ export interface StreamRouterOptions {
   /** The agent's routing (`agent.runtime.wakeUpsFor`): the same lanes the fast path wakes. */
   wakeUpsFor(events: readonly StoredEvent[]): WakeUp[]
   /** Sends wake-ups (`sendWakeUps` with the lane queues). */
-  send(wakeUps: readonly IndexedWakeUp[]): Promise<void>
+  send(wakeUps: readonly WakeUp[]): Promise<void>
   /**
    * Retention: erases what a session left after DynamoDB's TTL deleted its
    * head, unless it has a head again (`eraseSession(..., { headless: true })`).
@@ -50,12 +49,16 @@ export async function routeStreamRecords(
   options: StreamRouterOptions,
 ): Promise<DynamoDBBatchResponse> {
   const logger = options.logger ?? console
-  // Per session, each wake-up with the highest index among the events that
-  // made it: a lane is woken for the news it reads, and the fast path's copy
-  // of that wake-up (sent once that event committed) carries the same ID.
+  // Per session, each wake-up at the highest index among the events that
+  // made it (`at`): a lane is woken for the news it reads, and the fast
+  // path's copy of that wake-up (sent once that event committed) carries the
+  // same ID.
   const sessions = new Map<
     string,
-    { wakeUps: Map<string, IndexedWakeUp & { index: number }>; sequenceNumbers: string[] }
+    {
+      wakeUps: Map<string, WakeUp & { at: { life: string; index: number } }>
+      sequenceNumbers: string[]
+    }
   >()
   const expired = new Map<string, string[]>()
   for (const record of records) {
@@ -87,14 +90,14 @@ export async function routeStreamRecords(
       continue
     }
     const session = sessions.get(event.sessionId) ?? {
-      wakeUps: new Map<string, IndexedWakeUp & { index: number }>(),
+      wakeUps: new Map<string, WakeUp & { at: { life: string; index: number } }>(),
       sequenceNumbers: [],
     }
     for (const wakeUp of wakeUps) {
       const key = `${wakeUp.lane}\u0000${wakeUp.key ?? ''}`
       const known = session.wakeUps.get(key)
-      if (!known || known.index < event.index)
-        session.wakeUps.set(key, { wakeUp, index: event.index })
+      const at = { life: event.life, index: event.index }
+      if (!known || known.at.index < event.index) session.wakeUps.set(key, { ...wakeUp, at })
     }
     if (record.dynamodb?.SequenceNumber)
       session.sequenceNumbers.push(record.dynamodb.SequenceNumber)

@@ -23,16 +23,6 @@ export interface WakeUpMessage {
   deduplicationId: string
 }
 
-export interface WakeUpMessageOptions {
-  /**
-   * The log index the news behind this wake-up reaches (it is committed
-   * before the message is sent). Two senders of the same wake-up at the same
-   * index (the fast path and the stream router) get the same deduplication ID,
-   * so SQS delivers one. Unknown: a random ID, never collapsed.
-   */
-  index?: number
-}
-
 /**
  * How a wake-up travels: a message group per session and lane, and per key
  * for keyed tool runs, so a lane's work for one session runs one at a time
@@ -40,19 +30,27 @@ export interface WakeUpMessageOptions {
  * `toolLane: 'tools'` wakes every tool run under one key, so its runs share
  * one group: the dispatcher needs no setting for it.
  *
+ * The deduplication ID is the news's (`wakeUp.at`: the life and index of
+ * the event that made it, committed before the message is sent): the fast
+ * path and the stream router send the same one for the same news, so SQS
+ * delivers one, and a life started over after an erase, whose indices
+ * repeat the old life's, never meets the old life's IDs in SQS's
+ * five-minute window. Without `at`, a random ID, never collapsed.
+ *
  * @example
- * wakeUpMessage({ sessionId: 's1', lane: 'admission' }, { index: 7 })
+ * wakeUpMessage({ sessionId: 's1', lane: 'admission', at: { life: 'k2Xq9wT4bZ1p', index: 7 } })
  * // { lane: 'admission', groupId: 's1', deduplicationId: '<sha256>', body: '{"sessionId":"s1","lane":"admission"}' }
  */
-export function wakeUpMessage(wakeUp: WakeUp, options: WakeUpMessageOptions = {}): WakeUpMessage {
+export function wakeUpMessage(wakeUp: WakeUp): WakeUpMessage {
   const lane = queueOfLane(wakeUp.lane)
   const keyed = lane === 'tools' && wakeUp.key !== undefined
   const groupId = sqsGroupId(keyed ? `${wakeUp.sessionId}/${wakeUp.key}` : wakeUp.sessionId)
+  const { at } = wakeUp
   const deduplicationId =
-    options.index === undefined
+    at === undefined
       ? crypto.randomUUID()
       : idHash(
-          JSON.stringify([wakeUp.sessionId, wakeUp.lane, wakeUp.key ?? null, options.index]),
+          JSON.stringify([wakeUp.sessionId, wakeUp.lane, wakeUp.key ?? null, at.life, at.index]),
           'hex',
         )
   const body: WakeUp = { sessionId: wakeUp.sessionId, lane: wakeUp.lane }

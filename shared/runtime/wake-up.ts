@@ -8,6 +8,14 @@ export interface WakeUp {
   lane: string
   /** Narrows the work, e.g. the tool call a tools wake-up is about. */
   key?: string
+  /**
+   * Where the news behind it is: the life and index of the last event that
+   * made it, when the sender knows. Not sent: two senders of the same news
+   * (the fast path and the stream router) derive the same deduplication ID
+   * from it, so SQS delivers one; news of another life never collapses
+   * with this one's.
+   */
+  at?: { life: string; index: number }
 }
 
 /** Wake-ups of one group run one at a time, in order (an SQS FIFO message group). */

@@ -84,13 +84,15 @@ export interface WakeUpRouting {
 export function wakeUpsFor(events: readonly StoredEvent[], routing: WakeUpRouting): WakeUp[] {
   const { handledTypes, serialTools = false } = routing
   const wakeUps = new Map<string, WakeUp>()
-  const add = (sessionId: string, lane: Lane, key?: string): void => {
-    wakeUps.set(
-      `${sessionId}\u0000${lane}\u0000${key ?? ''}`,
-      key === undefined ? { sessionId, lane } : { sessionId, lane, key },
-    )
-  }
   for (const event of events) {
+    // Each wake-up at the last event that made it: its deduplication ID.
+    const at = { life: event.life, index: event.index }
+    const add = (sessionId: string, lane: Lane, key?: string): void => {
+      wakeUps.set(
+        `${sessionId}\u0000${lane}\u0000${key ?? ''}`,
+        key === undefined ? { sessionId, lane, at } : { sessionId, lane, key, at },
+      )
+    }
     if (!NOT_FOR_ADMISSION.has(event.type) && !decidedInBatch(event))
       add(event.sessionId, 'admission')
     if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')

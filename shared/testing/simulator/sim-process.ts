@@ -60,7 +60,7 @@ export interface PoolOptions {
   slots: number
   /** The store port of a process, from the shared store. */
   storeOf: (owner: number) => EventStore
-  /** The wake-ups a process sends, as sent to the queues (its watermark's deduplication). */
+  /** The wake-ups a process sends, as sent to the queues (deduplicated by the news they are for). */
   dispatcherOf: (owner: number) => Dispatcher
   onKill: (owner: number) => void
 }

@@ -1,3 +1,4 @@
+import { wakeUpMessage } from '../../aws/wake-up-message.ts'
 import { LANES, type Lane } from '../../runtime/lanes.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import type { Faults } from './faults.ts'
@@ -59,18 +60,20 @@ export class SimQueues {
     return this.messages.length
   }
 
-  /** Sends wake-ups; a deduplication ID seen in the last five minutes sends nothing. */
-  send(
-    wakeUps: readonly WakeUp[],
-    deduplicationIdOf?: (wakeUp: WakeUp) => string | undefined,
-  ): void {
+  /**
+   * Sends wake-ups as the SQS dispatcher and the stream router do: each as
+   * its message (`wakeUpMessage`: its group, its deduplication ID from the
+   * news it is for), and one whose deduplication ID the queue saw in the
+   * last five minutes sends nothing.
+   */
+  send(wakeUps: readonly WakeUp[]): void {
     for (const wakeUp of wakeUps) {
       const queue = LANES[wakeUp.lane as Lane]?.queue ?? wakeUp.lane
       const group =
         wakeUp.key === undefined ? wakeUp.sessionId : `${wakeUp.sessionId}/${wakeUp.key}`
-      const dedup = deduplicationIdOf?.(wakeUp)
-      if (dedup !== undefined) {
-        const key = `${queue}\u0000${group}\u0000${wakeUp.lane}\u0000${dedup}`
+      if (wakeUp.at !== undefined) {
+        const message = wakeUpMessage(wakeUp)
+        const key = `${message.lane}\u0000${message.groupId}\u0000${message.deduplicationId}`
         const at = this.seen.get(key)
         if (at !== undefined && this.world.time - at < DEDUPLICATION_WINDOW_MS) {
           this.deduplicated++

@@ -3,7 +3,6 @@ import type { ToolSet } from 'ai'
 import { type Agent, agent } from '../../ai/server/agent.ts'
 import type { AgentOptions } from '../../ai/server/agent-options.ts'
 import { PipelineError } from '../../aws/errors.ts'
-import { type IndexWatermark, indexWatermark, watchedStore } from '../../aws/index-watermark.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
 import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
@@ -179,9 +178,6 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const spans = new ModelSpans()
   const ledger = new ToolLedger()
   const returned = new Map<string, { id: string; index: number }[]>()
-  // Each process's highest index seen, as the SQS dispatcher keeps it (from
-  // its appends and its reads alike): a wake-up's deduplication ID.
-  const watermarks = new Map<number, IndexWatermark>()
   const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
   const effects = new EffectRuns()
   for (const ledger of users?.effects ?? []) ledger.reset()
@@ -214,20 +210,13 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     scheduler: { schedule: async () => {}, cancel: async () => 0 },
     logger: quiet,
   } as AgentOptions<ToolSet>)
-  const byIndex = (index: number) => (wakeUp: WakeUp) => `${wakeUp.sessionId}@${index}`
-
-  const storeOf = (owner: number): EventStore => {
-    const watermark = indexWatermark()
-    watermarks.set(owner, watermark)
-    return watchedStore(simStoreOf(owner), watermark)
-  }
-  const simStoreOf = (owner: number): EventStore =>
+  const storeOf = (owner: number): EventStore =>
     simStore(world, owner, store, faultsAtPort ? faults : undefined, latency, {
       committed(_sessionId, events) {
-        // The stream router: every committed append's wake-ups, soon, once per index.
-        const last = events.at(-1)?.index ?? 0
+        // The stream router: every committed append's wake-ups, soon, at the
+        // news they are for (the fast path's copies collapse with them).
         world.after(latency.between(50, 800), undefined, () =>
-          queues.send(router.runtime.wakeUpsFor(events as StoredEvent[]), byIndex(last)),
+          queues.send(router.runtime.wakeUpsFor(events as StoredEvent[])),
         )
       },
       returned(sessionId, events) {
@@ -251,11 +240,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
               'Could not send 1 wake-up(s): ServiceUnavailable',
             )
           }
-          const watermark = watermarks.get(owner)
-          queues.send(wakeUps, (wakeUp) => {
-            const index = watermark?.get(wakeUp.sessionId)
-            return index === undefined ? undefined : `${wakeUp.sessionId}@${index}`
-          })
+          queues.send(wakeUps)
         },
       ),
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { indexWatermark, watchedStore } from '../../../shared/aws/index-watermark.ts'
+import { wakeUpsFor } from '../../../shared/ai/server/wake-ups-for.ts'
 import { sendWakeUps, sqsDispatcher } from '../../../shared/aws/sqs-dispatcher.ts'
 import { wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
 import { memoryEventStore } from '../../../shared/stores/memory/memory-event-store.ts'
@@ -46,19 +46,41 @@ describe('sqsDispatcher', () => {
     })
   })
 
-  it('uses the index the store last saw, so the fast path and the router send the same deduplication ID', async () => {
+  it('deduplicates by the news a wake-up is for (its life and index), so the fast path and the router send the same ID, and a life started over another', async () => {
     const sqs = fakeClient(() => ({}))
-    const watermark = indexWatermark()
-    const store = watchedStore(memoryEventStore(), watermark)
-    await store.append('s1', [
+    const store = memoryEventStore()
+    const routing = { handledTypes: new Set<string>() }
+    const first = await store.append('s1', [
       { id: 'e1', type: 'note', payload: 1 },
       { id: 'e2', type: 'note', payload: 2 },
     ])
-    await sqsDispatcher({ client: sqs.client, queueUrls, watermark }).wake([
-      { sessionId: 's1', lane: 'admission' },
+    const dispatcher = sqsDispatcher({ client: sqs.client, queueUrls })
+    await dispatcher.wake(wakeUpsFor(first.events, routing))
+    // The router's copy: the same news, from the stream record of its last event.
+    await sendWakeUps({ client: sqs.client, queueUrls }, [
+      {
+        sessionId: 's1',
+        lane: 'admission',
+        at: { life: first.events[1]?.life as string, index: 2 },
+      },
     ])
-    expect(sqs.sent[0]?.input.Entries[0].MessageDeduplicationId).toBe(
-      wakeUpMessage({ sessionId: 's1', lane: 'admission' }, { index: 2 }).deduplicationId,
+    // Erased and started over within SQS's five-minute window: the same
+    // indices, another life, other IDs (issue 37, case 3).
+    await store.erase('s1')
+    const again = await store.append('s1', [
+      { id: 'e1', type: 'note', payload: 1 },
+      { id: 'e2', type: 'note', payload: 2 },
+    ])
+    await dispatcher.wake(wakeUpsFor(again.events, routing))
+    const ids = sqs.sent.map((command) => command.input.Entries[0].MessageDeduplicationId)
+    expect(ids[0]).toBe(ids[1])
+    expect(ids[2]).not.toBe(ids[0])
+    expect(ids[0]).toBe(
+      wakeUpMessage({
+        sessionId: 's1',
+        lane: 'admission',
+        at: { life: first.events[1]?.life as string, index: 2 },
+      }).deduplicationId,
     )
   })
 
@@ -72,8 +94,8 @@ describe('sqsDispatcher', () => {
         : { Failed: [] }
     })
     await sendWakeUps({ client: sqs.client, queueUrls }, [
-      { wakeUp: { sessionId: 'a', lane: 'admission' } },
-      { wakeUp: { sessionId: 'b', lane: 'admission' } },
+      { sessionId: 'a', lane: 'admission' },
+      { sessionId: 'b', lane: 'admission' },
     ])
     expect(
       sqs.sent.map((command) => command.input.Entries.map((entry: { Id: string }) => entry.Id)),
@@ -87,9 +109,7 @@ describe('sqsDispatcher', () => {
       })),
     }))
     await expect(
-      sendWakeUps({ client: failing.client, queueUrls }, [
-        { wakeUp: { sessionId: 'a', lane: 'admission' } },
-      ]),
+      sendWakeUps({ client: failing.client, queueUrls }, [{ sessionId: 'a', lane: 'admission' }]),
     ).rejects.toMatchObject({ code: 'SEND_FAILED' })
     expect(failing.sent).toHaveLength(3)
   })
@@ -102,32 +122,5 @@ describe('sqsDispatcher', () => {
       ]),
     ).rejects.toMatchObject({ code: 'MALFORMED_WAKE_UP' })
     expect(sqs.sent).toHaveLength(0)
-  })
-})
-
-describe('indexWatermark', () => {
-  it('keeps the highest index seen per session, from appends, reads, heads and snapshots', async () => {
-    const watermark = indexWatermark()
-    const inner = memoryEventStore()
-    await inner.append(
-      's1',
-      [1, 2, 3].map((n) => ({ id: `e${n}`, type: 'note', payload: n })),
-    )
-    const store = watchedStore(inner, watermark)
-    expect(watermark.get('s1')).toBeUndefined()
-    await store.read('s1', { limit: 2 })
-    expect(watermark.get('s1')).toBe(2)
-    await store.head('s1')
-    expect(watermark.get('s1')).toBe(3)
-    await store.read('s1', { limit: 1 })
-    expect(watermark.get('s1')).toBe(3)
-  })
-
-  it('forgets the oldest session beyond its size, which only costs deduplication', () => {
-    const watermark = indexWatermark({ maxSessions: 2 })
-    watermark.observe('a', 1)
-    watermark.observe('b', 1)
-    watermark.observe('c', 1)
-    expect([watermark.get('a'), watermark.get('b'), watermark.get('c')]).toEqual([undefined, 1, 1])
   })
 })

@@ -2,13 +2,13 @@ import { gzipSync } from 'node:zlib'
 import type { DynamoDBRecord } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { wakeUpsFor } from '../../../shared/ai/server/wake-ups-for.ts'
-import type { IndexedWakeUp } from '../../../shared/aws/sqs-dispatcher.ts'
 import {
   matchesFilterPattern,
   ROUTER_FILTER_PATTERN,
   ROUTER_FILTER_PATTERNS,
 } from '../../../shared/aws/stream-filter.ts'
 import { routeStreamRecords } from '../../../shared/aws/stream-router.ts'
+import type { WakeUp } from '../../../shared/runtime/wake-up.ts'
 
 let sequence = 100
 /** The record of an event an erase overwrote with its tombstone. */
@@ -44,6 +44,7 @@ function eventRecord(
         pk: { S: `S#${sessionId}` },
         sk: { S: `E#${String(index).padStart(12, '0')}` },
         sid: { S: sessionId },
+        l: { S: 'L1' },
         i: { N: String(index) },
         id: { S: `e-${sessionId}-${index}` },
         t: { S: type },
@@ -73,7 +74,7 @@ function removeRecord(pk: string, sk: string, by: 'ttl' | 'user'): DynamoDBRecor
 
 const route = (
   records: DynamoDBRecord[],
-  send: (wakeUps: readonly IndexedWakeUp[]) => Promise<void>,
+  send: (wakeUps: readonly WakeUp[]) => Promise<void>,
   eraseExpired: (sessionId: string) => Promise<void> = async () => {},
 ) =>
   routeStreamRecords(records, {
@@ -85,7 +86,7 @@ const route = (
 
 describe('the stream router', () => {
   it('wakes the lanes the new events concern, once per session, each with the index of the latest event that wakes it, all sessions in one send', async () => {
-    const sent: IndexedWakeUp[][] = []
+    const sent: WakeUp[][] = []
     const result = await route(
       [
         eventRecord('s1', 1, 'ai.control.requested'),
@@ -102,23 +103,19 @@ describe('the stream router', () => {
     expect(
       sent
         .flat()
-        .sort((a, b) =>
-          `${a.wakeUp.sessionId}${a.wakeUp.lane}`.localeCompare(
-            `${b.wakeUp.sessionId}${b.wakeUp.lane}`,
-          ),
-        ),
+        .sort((a, b) => `${a.sessionId}${a.lane}`.localeCompare(`${b.sessionId}${b.lane}`)),
     ).toEqual([
       // The request at 2 wakes generation only: admission's news ends at 1,
       // where the fast path's copy (sent once 1 was stored) has the same ID.
-      { wakeUp: { sessionId: 's1', lane: 'admission' }, index: 1 },
-      { wakeUp: { sessionId: 's1', lane: 'generation' }, index: 2 },
+      { sessionId: 's1', lane: 'admission', at: { life: 'L1', index: 1 } },
+      { sessionId: 's1', lane: 'generation', at: { life: 'L1', index: 2 } },
       // A tool call wakes its own keyed run, not admission.
-      { wakeUp: { sessionId: 's3', lane: 'tools' }, index: 9 },
+      { sessionId: 's3', lane: 'tools', at: { life: 'L1', index: 9 } },
     ])
   })
 
   it("wakes the lanes for an event written over an erase's tombstone (a MODIFY: its session started over)", async () => {
-    const sent: IndexedWakeUp[] = []
+    const sent: WakeUp[] = []
     const overTombstone = {
       ...eventRecord('s1', 1, 'ai.control.requested'),
       eventName: 'MODIFY' as const,
@@ -126,11 +123,11 @@ describe('the stream router', () => {
     await route([overTombstone], async (wakeUps) => {
       sent.push(...wakeUps)
     })
-    expect(sent).toEqual([{ wakeUp: { sessionId: 's1', lane: 'admission' }, index: 1 }])
+    expect(sent).toEqual([{ sessionId: 's1', lane: 'admission', at: { life: 'L1', index: 1 } }])
   })
 
   it('ignores heads, cursors, claims, ID guards, tombstones and removals', async () => {
-    const sent: IndexedWakeUp[] = []
+    const sent: WakeUp[] = []
     const head: DynamoDBRecord = {
       eventName: 'INSERT',
       dynamodb: { SequenceNumber: '1', NewImage: { pk: { S: 'S#s1' }, sk: { S: '#HEAD' } } },
@@ -156,7 +153,7 @@ describe('the stream router', () => {
     const brokenRequest = eventRecord('s3', 1, 'ai.control.requested')
     for (const broken of [brokenCommit, brokenRequest])
       (broken.dynamodb?.NewImage as Record<string, unknown>).p = { S: '{not json' }
-    const sent: IndexedWakeUp[] = []
+    const sent: WakeUp[] = []
     const result = await routeStreamRecords(
       [brokenCommit, eventRecord('s2', 1, 'ai.control.requested'), brokenRequest],
       {
@@ -170,7 +167,7 @@ describe('the stream router', () => {
     )
     expect(result.batchItemFailures).toEqual([])
     // A committed control's payload says whether it wakes tools; a request's routing needs none.
-    expect(sent.map((wakeUp) => wakeUp.wakeUp.sessionId).sort()).toEqual(['s2', 's3'])
+    expect(sent.map((wakeUp) => wakeUp.sessionId).sort()).toEqual(['s2', 's3'])
     expect(errors).toHaveLength(1)
     expect(errors[0]).toContain('skipped unreadable event record')
   })
@@ -207,8 +204,8 @@ describe('the stream router', () => {
     ]
     const sent: string[][] = []
     const result = await route([first, ...failing], async (wakeUps) => {
-      sent.push(wakeUps.map(({ wakeUp }) => wakeUp.sessionId))
-      if (wakeUps.some(({ wakeUp }) => wakeUp.sessionId === 'bad')) throw new Error('SQS is down')
+      sent.push(wakeUps.map((wakeUp) => wakeUp.sessionId))
+      if (wakeUps.some((wakeUp) => wakeUp.sessionId === 'bad')) throw new Error('SQS is down')
     })
     expect(result.batchItemFailures).toEqual([
       { itemIdentifier: failing[0]?.dynamodb?.SequenceNumber },
@@ -219,7 +216,7 @@ describe('the stream router', () => {
 
   it("erases the rest of a session whose head DynamoDB's TTL deleted, once per session in a batch, and nothing on a wake-up", async () => {
     const erased: string[] = []
-    const sent: IndexedWakeUp[] = []
+    const sent: WakeUp[] = []
     const result = await route(
       [
         removeRecord('S#old', '#HEAD', 'ttl'),
@@ -235,7 +232,7 @@ describe('the stream router', () => {
     )
     expect(result.batchItemFailures).toEqual([])
     expect(erased).toEqual(['old'])
-    expect(sent.map((wakeUp) => wakeUp.wakeUp.sessionId)).toEqual(['s2'])
+    expect(sent.map((wakeUp) => wakeUp.sessionId)).toEqual(['s2'])
   })
 
   it("ignores a user's delete of a head (an erase), and TTL deletes of other items (a claim)", async () => {

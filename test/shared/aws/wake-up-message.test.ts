@@ -23,21 +23,26 @@ describe('wake-up messages', () => {
     })
   })
 
-  it('give the same wake-up at the same index the same deduplication ID, and another index another', () => {
-    const at7 = wakeUpMessage({ sessionId: 's1', lane: 'generation' }, { index: 7 })
+  it('give the same wake-up for the same news (life and index) the same deduplication ID, and other news another', () => {
+    const at = (index: number, life = 'L1') => ({ at: { life, index } })
+    const at7 = wakeUpMessage({ sessionId: 's1', lane: 'generation', ...at(7) })
+    expect(wakeUpMessage({ sessionId: 's1', lane: 'generation', ...at(7) }).deduplicationId).toBe(
+      at7.deduplicationId,
+    )
     expect(
-      wakeUpMessage({ sessionId: 's1', lane: 'generation' }, { index: 7 }).deduplicationId,
-    ).toBe(at7.deduplicationId)
+      wakeUpMessage({ sessionId: 's1', lane: 'generation', ...at(8) }).deduplicationId,
+    ).not.toBe(at7.deduplicationId)
+    // The same index in a life started over after an erase is other news.
     expect(
-      wakeUpMessage({ sessionId: 's1', lane: 'generation' }, { index: 8 }).deduplicationId,
+      wakeUpMessage({ sessionId: 's1', lane: 'generation', ...at(7, 'L2') }).deduplicationId,
     ).not.toBe(at7.deduplicationId)
     expect(
-      wakeUpMessage({ sessionId: 's1', lane: 'admission' }, { index: 7 }).deduplicationId,
+      wakeUpMessage({ sessionId: 's1', lane: 'admission', ...at(7) }).deduplicationId,
     ).not.toBe(at7.deduplicationId)
     expect(at7.deduplicationId).toMatch(/^[0-9a-f]{64}$/)
   })
 
-  it('never collapse wake-ups whose index is unknown', () => {
+  it('never collapse wake-ups whose news is unknown', () => {
     const first = wakeUpMessage({ sessionId: 's1', lane: 'admission' })
     expect(wakeUpMessage({ sessionId: 's1', lane: 'admission' }).deduplicationId).not.toBe(
       first.deduplicationId,
@@ -55,13 +60,18 @@ describe('wake-up messages', () => {
 
   it('carry every lane the runtime routes to, the metadata lane on the handlers queue', () => {
     for (const lane of LANE_NAMES) {
-      const message = wakeUpMessage({ sessionId: 's1', lane }, { index: 3 })
+      const message = wakeUpMessage({ sessionId: 's1', lane, at: { life: 'L1', index: 3 } })
       expect(parseWakeUpMessage(message.body)).toEqual({ sessionId: 's1', lane })
     }
-    const metadata = wakeUpMessage({ sessionId: 's1', lane: 'metadata' }, { index: 3 })
+    const metadata = wakeUpMessage({
+      sessionId: 's1',
+      lane: 'metadata',
+      at: { life: 'L1', index: 3 },
+    })
     expect(metadata.lane).toBe('handlers')
     expect(metadata.deduplicationId).not.toBe(
-      wakeUpMessage({ sessionId: 's1', lane: 'handlers' }, { index: 3 }).deduplicationId,
+      wakeUpMessage({ sessionId: 's1', lane: 'handlers', at: { life: 'L1', index: 3 } })
+        .deduplicationId,
     )
   })
 

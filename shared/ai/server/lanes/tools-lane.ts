@@ -40,10 +40,13 @@ export async function runToolsLane(
   const runnable = runnableTools(snapshot.state.ai)
   if (key === undefined) {
     if (runnable.length === 0) return DONE
+    // At the news this run read: a repeat of this run collapses with it.
+    const at =
+      snapshot.life === undefined ? {} : { at: { life: snapshot.life, index: snapshot.index } }
     await lane.wake(
       lane.config.serialTools
-        ? [{ sessionId, lane: 'tools', key: SERIAL_TOOL_KEY }]
-        : runnable.map((tool) => ({ sessionId, lane: 'tools', key: toolCallKey(tool) })),
+        ? [{ sessionId, lane: 'tools', key: SERIAL_TOOL_KEY, ...at }]
+        : runnable.map((tool) => ({ sessionId, lane: 'tools', key: toolCallKey(tool), ...at })),
     )
     return DONE
   }

@@ -53,7 +53,7 @@ describe('which lanes new events wake', () => {
       ],
       { handledTypes: new Set() },
     ).filter((wakeUp) => wakeUp.lane === 'metadata')
-    expect(wakeUps).toEqual([
+    expect(wakeUps).toMatchObject([
       { sessionId: 's', lane: 'metadata', key: 'a/one' },
       { sessionId: 's', lane: 'metadata', key: 'b/two' },
     ])
@@ -65,19 +65,22 @@ describe('which lanes new events wake', () => {
       wakeUpsFor([called], { handledTypes: new Set(), serialTools }).filter(
         (wakeUp) => wakeUp.lane === 'tools',
       )
+    // At the news it is for: the call's event, in its life.
+    const at = { life: called.life, index: called.index }
     expect(tools(false)).toEqual([
       {
         sessionId: 's',
         lane: 'tools',
         key: toolCallKey({ generationId: 'g1', toolCallId: 'call_0' }),
+        at,
       },
     ])
-    expect(tools(true)).toEqual([{ sessionId: 's', lane: 'tools', key: SERIAL_TOOL_KEY }])
+    expect(tools(true)).toEqual([{ sessionId: 's', lane: 'tools', key: SERIAL_TOOL_KEY, at }])
     // An approval may concern any call: the scan finds the runnable ones.
     expect(
       wakeUpsFor([committed('approval.respond')], { handledTypes: new Set() }).filter(
         (wakeUp) => wakeUp.lane === 'tools',
       ),
-    ).toEqual([{ sessionId: 's', lane: 'tools' }])
+    ).toMatchObject([{ sessionId: 's', lane: 'tools' }])
   })
 })
