@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { handlerContext, inputs } from '../../shared/ai/index.ts'
 import { BEDROCK_PREFIX } from '../../shared/ai/server/bedrock-model-id.ts'
 import type { AgentOptions } from '../../shared/ai/server/index.ts'
-import { demoModel } from './demo-model.ts'
+import { OFFLINE_MODEL_ID } from '../../shared/ai/server/offline-model.ts'
 import { type GatewayEnv, gatewaySettings } from './gateway-origin.ts'
 import { REMINDER_METADATA } from './message-metadata.ts'
 
@@ -54,17 +54,18 @@ export const supportTools = {
  * profile ID>` it uses that model on Amazon Bedrock (the AWS credentials of
  * the environment sign its requests: no key); otherwise, with
  * `AI_GATEWAY_API_KEY`, a real model through AI Gateway (`A2_MODEL`, default
- * `openai/gpt-5.6-terra`); without either, the offline demo model.
+ * `openai/gpt-5.6-terra`); without either, or with `A2_MODEL=offline`, the
+ * offline demo model.
  * `A2_GATEWAY_URL` moves AI Gateway (its catalog here; the entry point sets
  * the provider model IDs resolve through: see `gatewaySettings()`).
  */
 export function supportAgentOptions(env: GatewayEnv & { A2_MODEL?: string } = {}) {
   const onBedrock = env.A2_MODEL?.startsWith(BEDROCK_PREFIX) ?? false
-  const online = onBedrock || Boolean(env.AI_GATEWAY_API_KEY)
+  const online = env.A2_MODEL !== OFFLINE_MODEL_ID && (onBedrock || Boolean(env.AI_GATEWAY_API_KEY))
   const gateway = gatewaySettings(env)
   return {
     name: 'support-agent',
-    model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : demoModel(),
+    model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : OFFLINE_MODEL_ID,
     ...(gateway ? { modelCatalog: gateway.modelCatalog } : {}),
     instructions: 'Help the customer. Be concise. Ask before closing tickets.',
     tools: supportTools,

@@ -2,10 +2,12 @@ import type { ProviderOptions } from '@ai-sdk/provider-utils'
 import type { LanguageModel } from 'ai'
 import type { ModelSettings } from '../state/model-settings.ts'
 import { bedrockModelId } from './bedrock-model-id.ts'
+import { OFFLINE_MODEL_ID, OFFLINE_MODEL_NAME, offlineModel } from './offline-model.ts'
 
 /**
- * A model ID (AI Gateway's `provider/model`, or `bedrock:<model or inference
- * profile ID>` for Amazon Bedrock with the environment's AWS credentials),
+ * A model ID (AI Gateway's `provider/model`, `bedrock:<model or inference
+ * profile ID>` for Amazon Bedrock with the environment's AWS credentials, or
+ * `offline` for the offline demo model: no key, no network),
  * `ModelSettings`, or an AI SDK model object (any provider's, e.g.
  * `@ai-sdk/amazon-bedrock`'s).
  */
@@ -57,6 +59,9 @@ export async function resolveModel(choice: ModelChoice): Promise<ResolvedModel> 
 }
 
 async function modelFromId(id: string): Promise<ResolvedModel> {
+  if (id === OFFLINE_MODEL_ID) {
+    return { model: offlineModel(), modelId: OFFLINE_MODEL_NAME, gateway: false }
+  }
   const bedrockId = bedrockModelId(id)
   if (bedrockId === undefined) return { model: id, modelId: id, gateway: true }
   // Loaded on first use: an agent on AI Gateway never evaluates it.
