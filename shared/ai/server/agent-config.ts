@@ -17,7 +17,7 @@ import type { Harness } from './harness/harness.ts'
 import { harnessOf } from './harness/harness-of.ts'
 import type { FxHarnessOptions, HarnessOptions } from './harness/harness-options.ts'
 import { agentModelCatalog, type ModelCatalog } from './model-catalog.ts'
-import type { ModelChoice } from './resolve-model.ts'
+import { checkModelChoice, type ModelChoice } from './resolve-model.ts'
 
 export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
 
@@ -64,7 +64,8 @@ export interface AgentConfig {
 
 /**
  * Resolves an agent's options. Throws a `TypeError` for options that cannot
- * work: no name, a contract event in the `ai.` namespace, or automatic
+ * work: no name, a model that is none (`checkModelChoice`), a contract
+ * event in the `ai.` namespace, or automatic
  * compaction with provider-executed tools (a resolver's choice is checked
  * per generation, where it fails the step instead); and an
  * `UnknownHarnessError` for a `harness.type` this package does not run.
@@ -86,6 +87,8 @@ export function resolveAgentConfig<
     if (type.startsWith('ai.'))
       throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
   }
+  // A resolver's answer is checked per step, where it fails the step instead.
+  if (typeof options.model !== 'function') checkModelChoice(options.model)
   const harnessOptions: HarnessOptions = options.harness ?? { type: 'ai-sdk' }
   const loop = harnessOf(harnessOptions, options.tools ?? {})
   const harness = settingsOf(harnessOptions)

@@ -39,6 +39,7 @@ const BEDROCK_PROVIDER = 'amazon-bedrock'
  * Bedrock's).
  */
 export async function resolveModel(choice: ModelChoice): Promise<ResolvedModel> {
+  checkModelChoice(choice)
   if (typeof choice === 'string') return modelFromId(choice)
   if (isModelSettings(choice)) {
     const resolved = await modelFromId(choice.model)
@@ -68,6 +69,39 @@ async function modelFromId(id: string): Promise<ResolvedModel> {
   const { bedrock } = await import('@ai-sdk/amazon-bedrock')
   return { model: bedrock(bedrockId), modelId: `${BEDROCK_PROVIDER}/${bedrockId}`, gateway: false }
 }
+
+/**
+ * Throws a `TypeError` saying what a model may be when `choice` is none of
+ * them: caught where the options are read (or where a resolver's answer is),
+ * not later as "Cannot read properties of undefined (reading 'startsWith')".
+ * The likeliest mistake, a wrapper that holds a model (`scriptedModel()`'s
+ * `{ model, calls }`), is named with its fix.
+ */
+export function checkModelChoice(choice: unknown): asserts choice is ModelChoice {
+  if (typeof choice === 'string') {
+    if (choice.trim() === '') throw new TypeError(`agent({ model }): ${MODEL_FORMS}; got ""`)
+    return
+  }
+  if (typeof choice === 'object' && choice !== null) {
+    const { model, provider, modelId } = choice as Record<string, unknown>
+    if (typeof model === 'string') return
+    if (typeof provider === 'string' && typeof modelId === 'string') return
+    if (typeof model === 'object' && model !== null && 'modelId' in model) {
+      throw new TypeError(
+        `agent({ model }): ${MODEL_FORMS}; got an object that holds one under .model (as scriptedModel() returns { model, calls }): pass its .model`,
+      )
+    }
+    throw new TypeError(
+      `agent({ model }): ${MODEL_FORMS}; got an object with ${Object.keys(choice).length > 0 ? `keys ${Object.keys(choice).join(', ')}` : 'no keys'}`,
+    )
+  }
+  throw new TypeError(
+    `agent({ model }): ${MODEL_FORMS}; got ${choice === null ? 'null' : typeof choice}`,
+  )
+}
+
+const MODEL_FORMS =
+  "a model is a model ID ('openai/gpt-5.6-terra' through AI Gateway, 'bedrock:<model ID>', 'offline'), { model: '<model ID>', reasoning, speed }, an AI SDK language model (with provider and modelId), or a function answering one of these"
 
 function isModelSettings(choice: ModelChoice): choice is ModelSettings {
   return typeof choice === 'object' && typeof (choice as ModelSettings).model === 'string'
