@@ -63,7 +63,11 @@ describe('the chat page and its server', () => {
       expect(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true)
       // Down is not refused: the page waits for it, and offers no way out it does not need.
       expect(await page.locator('.hint').textContent()).toBe(
-        'The server cannot be reached: sending waits until it is back.',
+        'The server cannot be reached: Send is held until it is back, and your message stays here.',
+      )
+      // Nothing was queued: the message is still the draft.
+      expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe(
+        'while it is down',
       )
       expect(await page.getByRole('button', { name: 'Start a new conversation' }).count()).toBe(0)
 
