@@ -58,13 +58,20 @@ export const supportTools = {
  * offline demo model.
  * `A2_GATEWAY_URL` moves AI Gateway (its catalog here; the entry point sets
  * the provider model IDs resolve through: see `gatewaySettings()`).
+ * `A2_CLAIM_TTL_MS` shortens how long a dead worker's claim holds its work
+ * (`npm run local` sets it: see `LOCAL_CLAIM_TTL_MS`); unset, the agent's
+ * default (30 s), as deployed.
  */
-export function supportAgentOptions(env: GatewayEnv & { A2_MODEL?: string } = {}) {
+export function supportAgentOptions(
+  env: GatewayEnv & { A2_MODEL?: string; A2_CLAIM_TTL_MS?: string } = {},
+) {
   const onBedrock = env.A2_MODEL?.startsWith(BEDROCK_PREFIX) ?? false
   const online = env.A2_MODEL !== OFFLINE_MODEL_ID && (onBedrock || Boolean(env.AI_GATEWAY_API_KEY))
   const gateway = gatewaySettings(env)
+  const claimTtlMs = Number(env.A2_CLAIM_TTL_MS)
   return {
     name: 'support-agent',
+    ...(Number.isInteger(claimTtlMs) && claimTtlMs > 0 ? { claimTtlMs } : {}),
     model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : OFFLINE_MODEL_ID,
     ...(gateway ? { modelCatalog: gateway.modelCatalog } : {}),
     instructions: 'Help the customer. Be concise. Ask before closing tickets.',
