@@ -13,7 +13,9 @@ const io = {
   stderr: (line: string) => void process.stderr.write(`${line}\n`),
 }
 const USAGE = `${VERIFY_USAGE}\n\n${INSPECT_USAGE}\n\n${LIFECYCLE_USAGE}`
-if (command === 'verify') {
+if (command === '--help' || command === '-h' || command === 'help') {
+  io.stdout(USAGE)
+} else if (command === 'verify') {
   process.exitCode = await verifyCommand(rest, io)
 } else if (command === 'inspect') {
   process.exitCode = await inspectCommand(rest, io)

@@ -28,6 +28,7 @@ import { type MotoServer, startMotoServer } from './local-runner/moto-server.ts'
 import { createLocalResources } from './local-runner/resources.ts'
 import { LOCAL_STATE_DIR, localSessionKey } from './local-runner/session-key.ts'
 import { fileStreamPositions } from './local-runner/stream-position.ts'
+import { LOCAL_CLAIM_TTL_MS, LOCAL_LEASE } from './local-runner/takeover.ts'
 import { WEB_ROOT } from './local-server.ts'
 import { stateRoute } from './state-route.ts'
 import { formatCommands, tourCommands } from './tour-commands.ts'
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   environment.endpoint = endpoint
   // The agent module reads its configuration from the environment, as on Lambda.
   Object.assign(process.env, environmentVariables(environment))
+  // The example agent's claims lapse sooner here (takeover.ts says why).
+  process.env.A2_CLAIM_TTL_MS ||= String(LOCAL_CLAIM_TTL_MS)
   const modulePath = resolve(process.env.A2_AGENT_MODULE ?? 'functions/example-agent.ts')
   if (!existsSync(modulePath)) {
     throw new ClearError(`A2_AGENT_MODULE: no file at ${modulePath}`)
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
     // Restarted on an endpoint that keeps its data, the stream is read on
     // from where this run's router left off, not again from its start.
     streamPositions: fileStreamPositions(resolve(LOCAL_STATE_DIR, 'stream-position.json')),
+    lease: LOCAL_LEASE,
     ...listen,
     routes: (request) => {
       const { pathname } = new URL(request.url)

@@ -90,7 +90,7 @@ export async function startLocalServer({
     url: server.url,
     online,
     name: assistant.name,
-    modelName: typeof options.model === 'string' ? options.model : 'offline demo',
+    modelName: online ? options.model : 'offline demo',
     sessionToken: async (sessionId) => (await sessions.mint(sessionId)).token,
     close: async () => {
       assistant.runtime.close()

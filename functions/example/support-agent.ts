@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { handlerContext, inputs } from '../../shared/ai/index.ts'
 import { BEDROCK_PREFIX } from '../../shared/ai/server/bedrock-model-id.ts'
 import type { AgentOptions } from '../../shared/ai/server/index.ts'
-import { demoModel } from './demo-model.ts'
+import { OFFLINE_MODEL_ID } from '../../shared/ai/server/offline-model.ts'
 import { type GatewayEnv, gatewaySettings } from './gateway-origin.ts'
 import { REMINDER_METADATA } from './message-metadata.ts'
 
@@ -54,17 +54,25 @@ export const supportTools = {
  * profile ID>` it uses that model on Amazon Bedrock (the AWS credentials of
  * the environment sign its requests: no key); otherwise, with
  * `AI_GATEWAY_API_KEY`, a real model through AI Gateway (`A2_MODEL`, default
- * `openai/gpt-5.6-terra`); without either, the offline demo model.
+ * `openai/gpt-5.6-terra`); without either, or with `A2_MODEL=offline`, the
+ * offline demo model.
  * `A2_GATEWAY_URL` moves AI Gateway (its catalog here; the entry point sets
  * the provider model IDs resolve through: see `gatewaySettings()`).
+ * `A2_CLAIM_TTL_MS` shortens how long a dead worker's claim holds its work
+ * (`npm run local` sets it: see `LOCAL_CLAIM_TTL_MS`); unset, the agent's
+ * default (30 s), as deployed.
  */
-export function supportAgentOptions(env: GatewayEnv & { A2_MODEL?: string } = {}) {
+export function supportAgentOptions(
+  env: GatewayEnv & { A2_MODEL?: string; A2_CLAIM_TTL_MS?: string } = {},
+) {
   const onBedrock = env.A2_MODEL?.startsWith(BEDROCK_PREFIX) ?? false
-  const online = onBedrock || Boolean(env.AI_GATEWAY_API_KEY)
+  const online = env.A2_MODEL !== OFFLINE_MODEL_ID && (onBedrock || Boolean(env.AI_GATEWAY_API_KEY))
   const gateway = gatewaySettings(env)
+  const claimTtlMs = Number(env.A2_CLAIM_TTL_MS)
   return {
     name: 'support-agent',
-    model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : demoModel(),
+    ...(Number.isInteger(claimTtlMs) && claimTtlMs > 0 ? { claimTtlMs } : {}),
+    model: online ? (env.A2_MODEL ?? 'openai/gpt-5.6-terra') : OFFLINE_MODEL_ID,
     ...(gateway ? { modelCatalog: gateway.modelCatalog } : {}),
     instructions: 'Help the customer. Be concise. Ask before closing tickets.',
     tools: supportTools,

@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import type { StoredEvent } from '../../shared/log/event.ts'
 import type { Claim } from '../../shared/log/event-store.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { awsSetupProblem } from '../aws-setup.ts'
 import { InspectError } from './inspect-error.ts'
 
 /** Where inspect reads a session from: read-only, events and the claims it asks for. */
@@ -88,7 +89,7 @@ export function tableSource(client: DynamoDBClient, tableName: string): SessionS
     } catch (error) {
       throw new InspectError(
         'SOURCE_FAILED',
-        `Cannot read table ${tableName}: ${(error as Error).message}`,
+        `Cannot read table ${tableName}: ${awsSetupProblem(error) ?? (error as Error).message}`,
         {
           cause: error,
         },

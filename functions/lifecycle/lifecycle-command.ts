@@ -14,6 +14,7 @@ import {
 } from '../../shared/log/event-store.ts'
 import { exportSession, importSession } from '../../shared/log/session-export.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { awsSetupProblem } from '../aws-setup.ts'
 
 export const LIFECYCLE_USAGE = `Usage: a2-aws erase <sessionId> --table <name> [--schedule-group <name>] [--force] [--json]
        a2-aws export <sessionId> --table <name> [--out <file>]
@@ -168,6 +169,11 @@ export async function lifecycleCommand(
     if (refused.some((code) => hasA2Code(error, code))) {
       io.stderr(`a2-aws ${command}: ${(error as Error).message}`)
       return 1
+    }
+    const setup = awsSetupProblem(error)
+    if (setup) {
+      io.stderr(`a2-aws ${command}: ${setup}`)
+      return 2
     }
     throw error
   }

@@ -5,6 +5,7 @@ import { SQSClient } from '@aws-sdk/client-sqs'
 import { eventBridgeScheduler } from '../../shared/aws/eventbridge-scheduler.ts'
 import type { VerifyConfig } from '../../shared/aws/verify-output.ts'
 import { hasA2Code } from '../../shared/log/error-brand.ts'
+import { awsSetupProblem } from '../aws-setup.ts'
 import { parseVerifyArgs, VERIFY_USAGE, type VerifyArgs } from './args.ts'
 import { bedrockInvoker } from './bedrock-invoke.ts'
 import { cloudWatchLogSearch } from './log-search.ts'
@@ -50,7 +51,7 @@ export async function verifyCommand(argv: readonly string[], io: CommandIo): Pro
     try {
       config = await readStackTarget(cloudFormation, args.stack, args.agent)
     } catch (error) {
-      io.stderr(`a2-aws verify: ${(error as Error).message}`)
+      io.stderr(`a2-aws verify: ${awsSetupProblem(error) ?? (error as Error).message}`)
       return 2
     }
   }

@@ -30,8 +30,9 @@ export class PortInUseError extends A2Error<'PORT_IN_USE'> {
 
 /**
  * The port is not one: not an integer from 0 to 65535 (`PORT=abc`,
- * `PORT=99999`). Raised before anything listens, in place of Node's
- * `ERR_SOCKET_BAD_PORT` stack.
+ * `PORT=99999`), or a string that is not its digits (quoted in the message,
+ * so an empty one shows as `""`). Raised before anything listens, in place
+ * of Node's `ERR_SOCKET_BAD_PORT` stack.
  */
 export class InvalidPortError extends A2Error<'INVALID_PORT'> {
   /** What was given, as given (a string from the environment, or a number). */
@@ -40,7 +41,7 @@ export class InvalidPortError extends A2Error<'INVALID_PORT'> {
   constructor(port: string | number) {
     super(
       'INVALID_PORT',
-      `Port ${port} is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).`,
+      `Port ${typeof port === 'string' ? JSON.stringify(port) : port} is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).`,
     )
     this.name = 'InvalidPortError'
     this.port = port

@@ -1,5 +1,5 @@
 import { type ServerType, serve } from '@hono/node-server'
-import { listenError } from './serve-error.ts'
+import { InvalidPortError, isPort, listenError } from './serve-error.ts'
 import { serverUrl } from './server-url.ts'
 
 /** A running server: where it listens, and how to stop it. */
@@ -11,8 +11,13 @@ export interface LocalServer {
 }
 
 export interface ServeFetchOptions {
-  /** Default 0: a free port. */
-  port?: number
+  /**
+   * Default 0: a free port. A string, such as `process.env.PORT`, is read as
+   * the port's digits: anything else (`'abc'`, `'1e3'`, an empty string) is
+   * an `InvalidPortError` naming it, so give a default for an unset or empty
+   * variable: `process.env.PORT || 3000`.
+   */
+  port?: number | string
   /** Default `127.0.0.1` (loopback only); `0.0.0.0` listens on every interface. */
   hostname?: string
 }
@@ -27,8 +32,11 @@ export interface ServeFetchOptions {
  */
 export function serveFetch(
   fetch: (request: Request) => Response | Promise<Response>,
-  { port = 0, hostname = '127.0.0.1' }: ServeFetchOptions = {},
+  { port: given = 0, hostname = '127.0.0.1' }: ServeFetchOptions = {},
 ): Promise<LocalServer> {
+  // Number() alone takes '', ' ', '0x10' and '1e3' for ports.
+  const port = typeof given === 'number' ? given : /^\d+$/.test(given) ? Number(given) : Number.NaN
+  if (typeof given === 'string' && !isPort(port)) return Promise.reject(new InvalidPortError(given))
   return new Promise((resolve, reject) => {
     let server: ServerType | undefined
     try {

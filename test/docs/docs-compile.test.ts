@@ -89,6 +89,14 @@ describe('the docs compile as written', () => {
     // are most of it): tens of seconds on a busy machine.
   }, 300_000)
 
+  it('a third of the blocks at most are partial, so most of what a reader copies is checked whole', () => {
+    const partial = blocks.filter((block) => block.partial)
+    expect(
+      partial.length,
+      partial.map((block) => `${block.doc}:${block.line}`).join(', '),
+    ).toBeLessThanOrEqual(blocks.length / 3)
+  })
+
   it('every block marked partial is at least valid syntax', () => {
     const errors = blocks
       .filter((block) => block.partial)

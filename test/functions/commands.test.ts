@@ -58,11 +58,11 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
   const badAddresses = [
     [
       { PORT: 'abc' },
-      'Port abc is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).',
+      'Port "abc" is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).',
     ],
     [
       { PORT: '99999' },
-      'Port 99999 is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).',
+      'Port "99999" is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).',
     ],
     [
       // TEST-NET-1 (RFC 5737): a valid address that is no machine's here.

@@ -301,6 +301,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'ServeFetchOptions',
     ],
   },
+  // Loaded for its check alone (`node --import a2-aws/check-node src/server.ts`).
+  'a2-aws/check-node': { values: [], types: [] },
   'a2-aws/test': {
     values: [
       'CrashError',
@@ -455,6 +457,10 @@ describe('the entry points', () => {
       name.startsWith('@aws-sdk/'),
     )
     expect(sdk).toEqual([])
+  })
+
+  it('a2-aws/check-node loads nothing, so a Node too old for the rest of the package runs it', () => {
+    expect([...packagesLoadedBy(sourceOf('a2-aws/check-node'))]).toEqual([])
   })
 
   it('the browser entries (a2-aws/ai, a2-aws/ai/client, a2-aws/ai/react) load no Node module', () => {

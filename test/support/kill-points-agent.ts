@@ -10,9 +10,9 @@
 
 import { readFileSync } from 'node:fs'
 import type { LanguageModelV4, LanguageModelV4StreamPart } from '@ai-sdk/provider'
-import { demoModel } from '../../functions/example/demo-model.ts'
 import { supportAgentOptions, supportTools } from '../../functions/example/support-agent.ts'
 import { agent } from '../../shared/ai/server/index.ts'
+import { offlineModel } from '../../shared/ai/server/offline-model.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import { sleep } from '../../shared/timing/sleep.ts'
@@ -114,7 +114,7 @@ const aws = awsAgentParts()
 
 export default agent({
   ...options,
-  model: heldModel(demoModel()),
+  model: heldModel(offlineModel()),
   tools,
   store: heldStore(aws.store),
   dispatcher: aws.dispatcher,

@@ -11,6 +11,7 @@ import { Inspector } from './Inspector.tsx'
 import { QueuePanel } from './QueuePanel.tsx'
 import { SessionRefused } from './SessionRefused.tsx'
 import { TopBar } from './TopBar.tsx'
+import { useRecovering } from './use-recovering.ts'
 
 const indicatorLabel = {
   starting: 'Starting…',
@@ -36,6 +37,7 @@ export function App({
   const [inspecting, setInspecting] = useState(inspect)
   const { state, indicator } = agent
   const problem = connectionProblem(agent.connection, agent.error)
+  const recovering = useRecovering(agent)
   const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
   const unanswered = useMemo(() => stoppedUnanswered(state), [state])
   const steering = useMemo(() => steeringIds(state), [state])
@@ -53,6 +55,7 @@ export function App({
         sessionId={sessionId}
         agent={agent}
         problem={problem}
+        recovering={recovering}
         inspecting={inspecting}
         onInspect={() => setInspecting((open) => !open)}
       />

@@ -2,10 +2,15 @@ import type { UseAgentResult } from 'a2-aws/ai/react'
 import { type FormEvent, type KeyboardEvent, useState } from 'react'
 import type { ConnectionProblem } from './connection-problem.ts'
 
-/** While the session cannot be followed, what becomes of a message: nothing is sent. */
+/**
+ * While the session cannot be followed, what becomes of a message: nothing
+ * is sent or queued; Send is held, and the draft stays for when it is back.
+ */
 const problemHint: Record<ConnectionProblem, string> = {
-  unreachable: 'The server cannot be reached: sending waits until it is back.',
-  troubled: 'The server is having trouble: sending waits until it recovers.',
+  unreachable:
+    'The server cannot be reached: Send is held until it is back, and your message stays here.',
+  troubled:
+    'The server is having trouble: Send is held until it recovers, and your message stays here.',
   refused: 'This conversation cannot go on from this link: start a new one.',
 }
 

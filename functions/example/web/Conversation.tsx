@@ -26,7 +26,8 @@ type ToolPart = ToolUIPart | DynamicToolUIPart
 
 /**
  * Who a message is from, as the page names it: a user message a reminder's
- * timer sent is the reminder's, not "You" (its metadata says so).
+ * timer sent is the reminder's, not "You" (its metadata says so), and its
+ * bubble says so in words, not only by the avatar.
  */
 type Author = 'You' | 'Reminder' | 'Agent'
 
@@ -114,6 +115,9 @@ export function Conversation({
                 {avatarOf[author]}
               </div>
               <div className="bubble">
+                {author === 'Reminder' ? (
+                  <span className="tag reminder-tag">Reminder: sent by its timer, not typed</span>
+                ) : null}
                 {steering.has(message.id) ? (
                   <span className="tag steering-tag">
                     Steering: the agent takes it after this step

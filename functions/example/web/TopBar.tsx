@@ -19,21 +19,28 @@ const connectionLabel = {
   refused: 'Refused',
 } as const
 
+/** Why the pill says Recovering, for its tooltip. */
+const RECOVERING_TITLE =
+  "The stream dropped mid-answer and nothing has arrived since: if the server restarted, another worker takes the turn over once the old one's claim lapses (about 10 s on npm run local, 30 s deployed)"
+
 /**
  * The page's header: the desk's name and the session ID, the Inspect
  * toggle, the session's status (or the connection's, while the stream is
- * not open) and the pause control.
+ * not open; Recovering while a dropped turn has not moved since, see
+ * `useRecovering`) and the pause control.
  */
 export function TopBar({
   sessionId,
   agent,
   problem,
+  recovering,
   inspecting,
   onInspect,
 }: {
   sessionId: string
   agent: UseAgentResult
   problem: ConnectionProblem | null
+  recovering: boolean
   inspecting: boolean
   onInspect(): void
 }) {
@@ -54,7 +61,11 @@ export function TopBar({
         <button type="button" className="ghost small" aria-pressed={inspecting} onClick={onInspect}>
           Inspect
         </button>
-        {agent.connection === 'open' ? (
+        {agent.connection === 'open' && recovering ? (
+          <span className="pill pill-streaming" title={RECOVERING_TITLE}>
+            Recovering…
+          </span>
+        ) : agent.connection === 'open' ? (
           <span className={`pill pill-${agent.status}`} title="Session status">
             {statusLabel[agent.status]}
           </span>

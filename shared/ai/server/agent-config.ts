@@ -16,8 +16,8 @@ import { type StepCompaction, stepCompaction } from './compaction.ts'
 import type { Harness } from './harness/harness.ts'
 import { harnessOf } from './harness/harness-of.ts'
 import type { FxHarnessOptions, HarnessOptions } from './harness/harness-options.ts'
-import type { ModelCatalogOptions } from './model-catalog.ts'
-import type { ModelChoice } from './resolve-model.ts'
+import { agentModelCatalog, type ModelCatalog } from './model-catalog.ts'
+import { checkModelChoice, type ModelChoice } from './resolve-model.ts'
 
 export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
 
@@ -50,7 +50,8 @@ export interface AgentConfig {
   readonly handlers: Readonly<Record<string, (args: AppHandlerArgs) => Promise<void> | void>>
   /** The event types `handlers` handles: what wakes the handlers lane. */
   readonly handledTypes: ReadonlySet<string>
-  readonly modelCatalog: ModelCatalogOptions
+  /** The catalog, falling back (with one warning) when it cannot be reached. */
+  readonly modelCatalog: ModelCatalog
   readonly now: () => number
   /** The timers of the runtime's in-process waits (claim renewals, progress windows). */
   readonly timers: Timers
@@ -63,7 +64,8 @@ export interface AgentConfig {
 
 /**
  * Resolves an agent's options. Throws a `TypeError` for options that cannot
- * work: no name, a contract event in the `ai.` namespace, or automatic
+ * work: no name, a model that is none (`checkModelChoice`), a contract
+ * event in the `ai.` namespace, or automatic
  * compaction with provider-executed tools (a resolver's choice is checked
  * per generation, where it fails the step instead); and an
  * `UnknownHarnessError` for a `harness.type` this package does not run.
@@ -85,6 +87,8 @@ export function resolveAgentConfig<
     if (type.startsWith('ai.'))
       throw new TypeError(`The contract declares "${type}": ai.* event types belong to A2`)
   }
+  // A resolver's answer is checked per step, where it fails the step instead.
+  if (typeof options.model !== 'function') checkModelChoice(options.model)
   const harnessOptions: HarnessOptions = options.harness ?? { type: 'ai-sdk' }
   const loop = harnessOf(harnessOptions, options.tools ?? {})
   const harness = settingsOf(harnessOptions)
@@ -104,6 +108,7 @@ export function resolveAgentConfig<
   const compactionOf = resolve(compactionSetting)
   const recovery: Record<string, 'report' | 'rerun' | undefined> = options.toolRecovery ?? {}
   const handlers: AgentConfig['handlers'] = options.handlers ?? {}
+  const logger = options.logger ?? console
   return {
     name,
     tools,
@@ -125,10 +130,10 @@ export function resolveAgentConfig<
       stepCompaction(await compactionOf(context), { tools, customGenerate }),
     handlers,
     handledTypes: new Set(Object.keys(handlers)),
-    modelCatalog: options.modelCatalog ?? {},
+    modelCatalog: agentModelCatalog(options.modelCatalog ?? {}, logger),
     now: options.now ?? Date.now,
     timers: options.timers ?? GLOBAL_TIMERS,
-    logger: options.logger ?? console,
+    logger,
     metrics: options.metrics ? safeMetrics(options.metrics) : NO_METRICS,
     telemetry: {
       functionId: name,

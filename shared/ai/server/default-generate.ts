@@ -1,6 +1,6 @@
 import { streamText, type UIMessageChunk } from 'ai'
-import { messageOf } from '../../log/message-of.ts'
 import type { GenerateContext, MessageMetadataContext } from './agent-options.ts'
+import { modelErrorText } from './model-error.ts'
 import type { ResolvedModel } from './resolve-model.ts'
 
 /**
@@ -37,7 +37,7 @@ export function defaultGenerate(
       (context.event.payload as { responseMessageId: string }).responseMessageId,
     sendReasoning: true,
     sendSources: true,
-    onError: messageOf,
+    onError: modelErrorText,
     ...(messageMetadata
       ? {
           messageMetadata: ({ part }: { part: MessageMetadataContext['part'] }) =>

@@ -63,7 +63,11 @@ describe('the chat page and its server', () => {
       expect(await page.getByRole('button', { name: 'Send', exact: true }).isDisabled()).toBe(true)
       // Down is not refused: the page waits for it, and offers no way out it does not need.
       expect(await page.locator('.hint').textContent()).toBe(
-        'The server cannot be reached: sending waits until it is back.',
+        'The server cannot be reached: Send is held until it is back, and your message stays here.',
+      )
+      // Nothing was queued: the message is still the draft.
+      expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe(
+        'while it is down',
       )
       expect(await page.getByRole('button', { name: 'Start a new conversation' }).count()).toBe(0)
 
@@ -126,11 +130,12 @@ describe('the chat page and its server', () => {
     }
   }, 40_000)
 
-  it('survives the server restarting mid-turn: the page reconnects and the answer completes once', async () => {
+  it('survives the server restarting mid-turn: the page says Recovering until the turn is taken over, then the answer completes once', async () => {
     // The log outlives the process, as DynamoDB would; the in-memory store stands in.
+    // The dead process's claim holds the step for up to 8 s after the restart.
     const webRoot = inject('webRoot')
     const store = memoryEventStore()
-    const options = { store, claimTtlMs: 300, sessionKey }
+    const options = { store, claimTtlMs: 8_000, sessionKey }
     let server = await startApp(webRoot, chat.gateway, options)
     const port = Number(new URL(server.url).port)
     const page = await chat.browser.newPage()
@@ -142,9 +147,14 @@ describe('the chat page and its server', () => {
     await expect.poll(async () => (await agentText(page)).length > 10, poll).toBe(true)
     await server.close() // the process dies mid-answer
     server = await startApp(webRoot, chat.gateway, { ...options, port })
+    const pill = page.locator('.topbar .pill')
     try {
+      // Back on the stream, with nothing new: not "Responding" over a frozen answer.
+      await expect.poll(() => pill.textContent(), { ...poll, timeout: 20_000 }).toBe('Recovering…')
+      expect(await pill.getAttribute('title')).toContain("once the old one's claim lapses")
       await expect.poll(() => agentText(page), { ...poll, timeout: 30_000 }).toBe(answer)
       expect(await page.getByRole('article', { name: 'Agent' }).count()).toBe(1)
+      await expect.poll(() => pill.textContent(), poll).toBe('Ready')
     } finally {
       await page.close()
       await server.close()

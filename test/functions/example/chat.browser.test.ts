@@ -108,6 +108,10 @@ describe('the example chat page', () => {
     const reminder = page.getByRole('article', { name: 'Reminder', exact: true })
     await reminder.waitFor({ timeout: 10_000 })
     expect(await reminder.locator('.text').textContent()).toBe('Reminder: stretch')
+    // Said in words, not only by the avatar (which screen readers skip).
+    expect(await reminder.locator('.tag').textContent()).toBe(
+      'Reminder: sent by its timer, not typed',
+    )
     await expect.poll(() => agentText(page), poll).toContain(reply('Reminder: stretch'))
     await expect.poll(() => page.getByRole('status').textContent(), poll).toBe('')
     expect(await page.getByRole('article', { name: 'You', exact: true }).allTextContents()).toEqual(

@@ -1,16 +1,16 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { demoModel } from '../../../functions/example/demo-model.ts'
 import { REMINDER_METADATA } from '../../../functions/example/message-metadata.ts'
 import { supportAgentOptions } from '../../../functions/example/support-agent.ts'
 import { inputs } from '../../../shared/ai/index.ts'
 import { agent } from '../../../shared/ai/server/index.ts'
+import { offlineModel } from '../../../shared/ai/server/offline-model.ts'
 import { textOf, track, until, userMessage } from '../../support/agent-log.ts'
 import { exampleGateway } from '../../support/example-gateway.ts'
 
 function exampleAgent() {
   const { online, ...options } = supportAgentOptions({})
   expect(online).toBe(false)
-  return track(agent({ ...options, model: demoModel({ wordDelayMs: 0 }) }))
+  return track(agent({ ...options, model: offlineModel({ wordDelayMs: 0 }) }))
 }
 
 describe('the example support agent (npm start) on the offline demo model', () => {
@@ -19,7 +19,11 @@ describe('the example support agent (npm start) on the offline demo model', () =
       online: true,
       model: 'openai/gpt-5.6-terra',
     })
-    expect(supportAgentOptions({}).model).toMatchObject({ provider: 'a2-demo' })
+    expect(supportAgentOptions({}).model).toBe('offline')
+    expect(supportAgentOptions({ AI_GATEWAY_API_KEY: 'key', A2_MODEL: 'offline' })).toMatchObject({
+      online: false,
+      model: 'offline',
+    })
   })
 
   it('runs on Amazon Bedrock with one setting, A2_MODEL=bedrock:<id>, and no key', () => {
@@ -27,7 +31,7 @@ describe('the example support agent (npm start) on the offline demo model', () =
     expect(supportAgentOptions({ A2_MODEL: model })).toMatchObject({ online: true, model })
     expect(supportAgentOptions({ A2_MODEL: 'openai/gpt-5.6-luna' })).toMatchObject({
       online: false,
-      model: { provider: 'a2-demo' },
+      model: 'offline',
     })
   })
 

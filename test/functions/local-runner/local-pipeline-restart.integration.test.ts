@@ -39,9 +39,13 @@ afterAll(async () => {
   moto?.stop()
 })
 
-/** Starts the runner on `endpoint` and answers once its banner is out. */
-async function startRunner(): Promise<RunnerProcess> {
-  const runner = await startRunnerProcess({ dir, endpoint })
+/** Starts the runner on `endpoint` (with the example agent, or `agentModule`) and answers once its banner is out. */
+async function startRunner(agentModule?: string): Promise<RunnerProcess> {
+  const runner = await startRunnerProcess({
+    dir,
+    endpoint,
+    ...(agentModule ? { agentModule } : {}),
+  })
   runners.push(runner)
   return runner
 }
@@ -113,6 +117,62 @@ describe('npm run local restarted against the same endpoint', () => {
     expect(JSON.stringify(answer.parts)).toContain('Done. The tool answered')
     // Its owner's only: the key signs every token of the local sessions.
     expect(statSync(join(dir, '.a2-local', 'session-key')).mode & 0o777).toBe(0o600)
+    await second.stop()
+  }, 180_000)
+
+  it('killed mid-answer, a restarted runner takes the turn over within about 10 s (claims and leases of 10 s), not the 30 s deployed, and the answer completes once', async () => {
+    const first = await startRunner(join(root, 'test/support/slow-example-agent.ts'))
+    const session = (await (
+      await fetch(first.url, { method: 'POST', headers: json, body: '{}' })
+    ).json()) as OpenedSession
+    const id = `cut-${session.sessionId}`
+    await push(first.url, session, [
+      {
+        id,
+        type: 'ai.control.requested',
+        payload: {
+          action: 'message',
+          generate: true,
+          message: { id, role: 'user', parts: [{ type: 'text', text: 'Hello' }] },
+        },
+      },
+    ])
+    // Some of the answer is in the log (about 7 s of it at 150 ms a word): cut it there.
+    await until(async () => {
+      const { state } = (await (await stateOf(first.url, session)).json()) as { state: AIState }
+      return (
+        state.active !== null && JSON.stringify(state.messages[1]?.parts ?? []).includes('You said')
+      )
+    }, 60_000)
+    await first.kill()
+    const killedAt = Date.now()
+
+    const second = await startRunner(join(root, 'test/support/slow-example-agent.ts'))
+    // The page reconnecting: a reader's recovery wake-up.
+    const reader = new AbortController()
+    void fetch(`${second.url}?sessionId=${session.sessionId}`, {
+      headers: { authorization: `Bearer ${session.token}` },
+      signal: reader.signal,
+    }).catch(() => undefined)
+    const done = await until(async () => {
+      const { state } = (await (await stateOf(second.url, session)).json()) as { state: AIState }
+      return state.active === null && state.messages.length === 2 && state
+    }, 90_000)
+    reader.abort()
+    const { events } = (await (
+      await fetch(`${second.url}?sessionId=${session.sessionId}&events`, {
+        headers: { authorization: `Bearer ${session.token}` },
+      })
+    ).json()) as { events: { type: string; timestamp: number }[] }
+    const started = events
+      .filter((event) => event.type === 'ai.generation.started')
+      .map((event) => event.timestamp)
+    expect(started).toHaveLength(2)
+    const takeover = (started.at(-1) as number) - killedAt
+    expect(takeover).toBeLessThan(20_000)
+    expect(JSON.stringify(done.messages[1]?.parts)).toContain(
+      '[offline demo model] You said: \\"Hello\\"',
+    )
     await second.stop()
   }, 180_000)
 

@@ -51,3 +51,49 @@ export function startInBackground(
     })
   })
 }
+
+/** How a command ended: its exit code (`null` when it was still serving and was stopped) and all it printed. */
+export interface BriefRun {
+  code: number | null
+  output: string
+}
+
+/**
+ * Runs `command` in bash in `cwd` until it exits, or until its output
+ * matches `serving` (then ends its process group): a server that should
+ * not start, or whose start is all a test wants to see.
+ */
+export function runBriefly(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  serving: RegExp,
+): Promise<BriefRun> {
+  const shell = spawn('bash', ['-c', command], {
+    cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (shell.pid) process.kill(-shell.pid, 'SIGKILL')
+      reject(new Error(`\`${command}\` neither exited nor served within 60 s:\n${output}`))
+    }, 60_000)
+    const read = (chunk: Buffer) => {
+      output += chunk
+      if (serving.test(output) && shell.exitCode === null && shell.pid) {
+        clearTimeout(timer)
+        process.kill(-shell.pid, 'SIGKILL')
+        resolve({ code: null, output })
+      }
+    }
+    shell.stdout?.on('data', read)
+    shell.stderr?.on('data', read)
+    shell.once('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, output })
+    })
+  })
+}

@@ -36,10 +36,13 @@ const CONDITIONS: { comment: string; applies: (reader: Reader) => boolean }[] = 
   { comment: '# an app without React only', applies: (reader) => !reader.existingApp },
 ]
 
+/** The page's `npm start`, with any variables the line sets before it (`A2_MODEL=offline npm start`). */
+const START = /^(?:[A-Z][A-Z0-9_]*=\S*\s+)*npm start\b/
+
 /** Commands the test cannot run as a user would, and what it does instead. */
 const NOT_RUN: { command: RegExp; why: string }[] = [
   {
-    command: /^git clone /,
+    command: /^\(cd \.\.\/a2-aws && /,
     why: "the test packs this checkout, which is what the clone's npm pack makes",
   },
   {
@@ -52,7 +55,8 @@ const NOT_RUN: { command: RegExp; why: string }[] = [
  * Follows docs/use-in-your-project.md in `project`, top to bottom: writes
  * each file where the page says it lives, and runs each command line in
  * bash there, as pasted, with the tarball's path swapped for the packed
- * tarball. `npm start` goes to the background (`startInBackground`).
+ * tarball. `npm start` (with the variables its line sets) goes to the
+ * background (`startInBackground`).
  * A failing command throws with its line on the page and its output.
  */
 export async function followPage(project: string, reader: Reader): Promise<Followed> {
@@ -72,7 +76,7 @@ export async function followPage(project: string, reader: Reader): Promise<Follo
       followed.skipped.push({ command, why: notRun.why })
     } else if (condition && !condition.applies(reader)) {
       followed.skipped.push({ command, why: `the page says ${condition.comment.slice(2)}` })
-    } else if (/^npm start\b/.test(command)) {
+    } else if (START.test(command)) {
       await reader.startInBackground(command)
       followed.ran.push(command)
     } else {

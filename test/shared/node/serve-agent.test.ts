@@ -93,6 +93,22 @@ describe('serveAgent() (a2-aws/node): a standalone Node server for an agent', ()
     }
   })
 
+  it('takes the port as a string (process.env.PORT): its digits listen, anything else, empty included, is an InvalidPortError naming it, not NaN or a random port', async () => {
+    const server = await serveFetch(() => new Response('hi'), { port: '0' })
+    expect(await (await fetch(server.url)).text()).toBe('hi')
+    await server.close()
+    for (const port of ['abc', '', ' ', '1e3', '0x10', '99999']) {
+      const refused = await serveFetch(() => new Response('hi'), { port }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(hasA2Code(refused, 'INVALID_PORT'), port).toBe(true)
+      expect((refused as Error).message).toBe(
+        `Port ${JSON.stringify(port)} is not a port: pick an integer from 0 to 65535 with PORT=<port> (PORT=0 picks a free one).`,
+      )
+    }
+  })
+
   it('answers a host it cannot listen on with HostUnavailableError (HOST_UNAVAILABLE), not ENOTFOUND', async () => {
     const refusal = (hostname: string) =>
       serveFetch(() => new Response('hi'), { hostname }).then(

@@ -305,7 +305,7 @@ describe("gatewayDouble()'s model catalog, read by A2's catalog client", () => {
   it('answers with the status it is given instead ({ status: 503 }: down), so the lookup fails', async () => {
     const double = await serve([], { catalog: { status: 503 } })
     await expect(lookUpModel(MODEL, { url: double.catalogUrl })).rejects.toThrow(
-      'The model catalog answered 503',
+      `The model catalog at ${double.catalogUrl} answered 503`,
     )
     expect(double.catalogReads()).toBe(1)
   })

@@ -261,6 +261,13 @@ async function executeCall(
       hasA2Code(error, 'FENCED_OUT') || hasA2Code(error, 'LIFE_ENDED') || signal.aborted
         ? CUT_SHORT
         : { outcome: 'error', errorText: messageOf(error) }
+    // The model is told; the server's log says it too, with the stack.
+    if (execution !== CUT_SHORT && steps.failure() === undefined) {
+      lane.config.logger.warn(
+        `a2: tool ${record.toolName} (call ${record.toolCallId}) of session ${sessionId} threw, and the model gets its error: ${execution.errorText}`,
+        error,
+      )
+    }
   }
   if (steps.failure() !== undefined) throw steps.failure()
   return signal.aborted ? CUT_SHORT : execution

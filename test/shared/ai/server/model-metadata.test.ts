@@ -114,6 +114,60 @@ describe('model metadata', () => {
     expect(state.deadLetters[0]).toMatchObject({ lane: 'metadata', attempts: 3 })
   })
 
+  it('Given a catalog that cannot be reached, Then each session asks it once and falls back (limits unknown, no dead letter), and the agent warns once, naming the URL and the cause', async () => {
+    // A port nothing listens on: what a machine without a network meets.
+    const closed = await serveFetch(() => new Response(null))
+    const url = `${closed.url}/v1/models`
+    await closed.close()
+    const warnings: string[] = []
+    const a = track(
+      agent({
+        name: 'meta',
+        model: 'test/model-a',
+        modelCatalog: { url },
+        harness: { type: 'ai-sdk', generate: answer, compaction: {} },
+        retry: { baseDelayMs: 1, maxAttempts: 5 },
+        logger: { ...quiet, warn: (line: string) => warnings.push(line) },
+      }),
+    )
+    for (const session of ['s1', 's2', 's3']) {
+      await a.session(session).append(...inputs.message(userMessage(`m-${session}`, 'one')))
+    }
+    await a.runtime.idle()
+    for (const session of ['s1', 's2', 's3']) {
+      const { state } = await a.session(session).state()
+      expect(state.modelMetadata['test/model-a'], session).toEqual({ status: 'unavailable' })
+      expect(state.deadLetters, session).toEqual([])
+      expect(textOf(state.messages[1])).toBe('answer')
+    }
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^a2: The model catalog at ${url} cannot be reached: connect ECONNREFUSED 127\\.0\\.0\\.1:\\d+\\. `,
+      ),
+    )
+  })
+
+  it('a catalog that answers but not with a list says where, and is retried', async () => {
+    const url = await serveCatalog(503)
+    const failures: string[] = []
+    const a = track(
+      agent({
+        name: 'meta',
+        model: 'test/model-a',
+        modelCatalog: { url },
+        harness: { type: 'ai-sdk', generate: answer, compaction: {} },
+        retry: { baseDelayMs: 1, maxAttempts: 2 },
+        logger: quiet,
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
+    await until(async () => (await a.session('s').state()).state.deadLetters.length === 1)
+    failures.push(...(await a.session('s').state()).state.deadLetters.map((letter) => letter.error))
+    expect(failures).toEqual([`The model catalog at ${url} answered 503`])
+    expect(catalogRequests).toBe(2)
+  })
+
   it('Given a lookup that exhausted its retries, When readers open the stream, Then it "stays pending without a new lookup": no reader retries it or dead-letters it again', async () => {
     const url = await serveCatalog(503)
     const a = track(

@@ -1,7 +1,13 @@
 import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock'
 import { MockLanguageModelV4 } from 'ai/test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { inputs } from '../../../../shared/ai/index.ts'
+import { agent } from '../../../../shared/ai/server/index.ts'
 import { resolveModel } from '../../../../shared/ai/server/resolve-model.ts'
+import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
+import { until, userMessage } from '../../../support/agent-log.ts'
+
+const quiet = { info() {}, warn() {}, error() {} }
 
 const SONNET_US = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'
 
@@ -62,5 +68,37 @@ describe('resolveModel', () => {
   it('passes any other AI SDK model object through under its provider/modelId', async () => {
     const mock = new MockLanguageModelV4({ provider: 'test', modelId: 'm' })
     expect(await resolveModel(mock)).toEqual({ model: mock, modelId: 'test/m', gateway: false })
+  })
+})
+
+describe('a model that is not one', () => {
+  it('agent({ model: scriptedModel() }) throws a TypeError at once, saying to pass its .model, not later "Cannot read properties of undefined (reading \'startsWith\')"', () => {
+    const scripted = scriptedModel([text('hi')])
+    expect(() => agent({ name: 'a', model: scripted as never })).toThrow(TypeError)
+    expect(() => agent({ name: 'a', model: scripted as never })).toThrow(
+      /^agent\(\{ model \}\): a model is a model ID \('openai\/gpt-5\.6-terra' through AI Gateway, 'bedrock:<model ID>', 'offline'\), .*; got an object that holds one under \.model \(as scriptedModel\(\) returns \{ model, calls \}\): pass its \.model$/,
+    )
+    const a = agent({ name: 'a', model: scripted.model })
+    a.runtime.close()
+  })
+
+  it('names what it got otherwise: an object without a model ID, an empty ID, a number', () => {
+    expect(() => agent({ name: 'a', model: { id: 'x' } as never })).toThrow(
+      /; got an object with keys id$/,
+    )
+    expect(() => agent({ name: 'a', model: '' })).toThrow(/; got ""$/)
+    expect(() => agent({ name: 'a', model: 42 as never })).toThrow(/; got number$/)
+  })
+
+  it("a resolver's answer is checked per step: the step fails with the same reason", async () => {
+    const scripted = scriptedModel([text('hi')])
+    const a = agent({ name: 'a', model: () => scripted as never, logger: quiet })
+    onTestFinished(() => a.runtime.close())
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hello')))
+    const { state } = await until(async () => {
+      const read = await a.session('s').state()
+      return read.state.active?.phase === 'failed' && read
+    })
+    expect(state.active?.error).toMatch(/pass its \.model$/)
   })
 })

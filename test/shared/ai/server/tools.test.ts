@@ -217,6 +217,38 @@ describe('tools (embedded)', () => {
     expect(textOf(state.messages[1])).toBe('Sorry, that failed.')
   })
 
+  it('logs a tool that throws on the server, with the error, besides handing it to the model', async () => {
+    const script = scriptedModel([
+      toolCalls({ toolCallId: 'c1', toolName: 'explode', input: {} }),
+      text('Sorry, that failed.'),
+    ])
+    const failure = new Error('database on fire')
+    const warnings: unknown[][] = []
+    const a = track(
+      agent({
+        name: 'errors',
+        model: script.model,
+        tools: {
+          explode: tool({
+            inputSchema: z.object({}),
+            execute: async (): Promise<string> => {
+              throw failure
+            },
+          }),
+        },
+        logger: { info() {}, error() {}, warn: (...args: unknown[]) => warnings.push(args) },
+      }),
+    )
+    await a.session('s').append(...inputs.message(userMessage('m1', 'go')))
+    await a.runtime.idle()
+    expect(warnings).toEqual([
+      [
+        'a2: tool explode (call c1) of session s threw, and the model gets its error: database on fire',
+        failure,
+      ],
+    ])
+  })
+
   it('records preliminary outputs as the AI SDK yields them, then the final one', async () => {
     const script = scriptedModel([
       toolCalls({ toolCallId: 'c1', toolName: 'progress', input: {} }),
