@@ -1,5 +1,5 @@
 import type { UIMessageChunk } from 'ai'
-import { admissionRound } from '../../shared/ai/controller/admission-round.ts'
+import { controllerRounds } from '../../shared/ai/controller/controller-rounds.ts'
 import type { Decision } from '../../shared/ai/controller/decide.ts'
 import { dueGeneration } from '../../shared/ai/controller/due-work.ts'
 import {
@@ -18,9 +18,9 @@ import type { StoredEvent } from '../../shared/log/event.ts'
 
 // A session driven the way the runtime drives it: commands and runtime facts
 // (generation and tool events) are appended, then the controller runs the
-// production admission rounds (`admissionRound`, what the admission lane
-// appends) until nothing more is due. The log and the fold are real; only the
-// model and tools are scripted.
+// production rounds (`controllerRounds`, what the admission lane appends)
+// until nothing more is due. The log and the fold are real; only the model
+// and tools are scripted (and no claims are read: nothing runs to ask).
 
 export { userMessage } from './conversation.ts'
 
@@ -90,15 +90,15 @@ export class FakeSession {
     this.settle()
   }
 
-  /** Production admission rounds until nothing more is due; returns what they appended. */
+  /** The production rounds until nothing more is due; returns what they appended. */
   settle(): StoredEvent[] {
-    const appended: StoredEvent[] = []
-    for (let round = 0; round < 100; round++) {
-      const { events } = admissionRound(this.state, { maxSteps: this.maxSteps })
-      if (events.length === 0) return appended
-      appended.push(...this.append(...events))
-    }
-    throw new Error('the controller did not settle in 100 rounds')
+    const { events, stop } = controllerRounds(
+      this.state,
+      { maxSteps: this.maxSteps },
+      { decides: true, revokes: true, passesPausing: true },
+    )
+    if (stop !== 'settled') throw new Error(`the controller's rounds stopped: ${stop}`)
+    return this.append(...events)
   }
 
   /** Starts the due generation as the generation lane does (its first attempt); returns its ID. */

@@ -52,27 +52,6 @@ export function admissionRound<M extends UIMessage>(
 }
 
 /**
- * The state after the controller's rounds once no command waits: what
- * ended work settles into and what that makes due, folded as a draft (no
- * I/O). A client's preview runs it after each decision, so it shows what
- * the server's rounds will record.
- */
-export function settledDraft<M extends UIMessage>(
-  state: AIState<M>,
-  options: ControllerOptions = {},
-): AIState<M> {
-  let current = state
-  // Each round settles or advances something; a few are enough in practice.
-  for (let round = 0; round < 20; round++) {
-    if (Object.keys(current.requests).length > 0) return current
-    const { events } = admissionRound(current, options)
-    if (events.length === 0) return current
-    current = foldDraft(current, events)
-  }
-  return current
-}
-
-/**
  * The claims of work that is running now and that `events` end: read off
  * the state the events lead to, not off their types. A finished or still
  * running call keeps its worker; a cut-short one loses it.

@@ -1,13 +1,9 @@
 import type { UIMessage } from 'ai'
 import type { AIEventInput } from '../events/ai-events.ts'
 import type { AIState } from '../state/ai-state.ts'
-import { admissionRound } from './admission-round.ts'
 import type { ControllerOptions } from './controller-options.ts'
+import { controllerRounds } from './controller-rounds.ts'
 import { foldDraft } from './draft-fold.ts'
-import { pausingClaimKeys } from './pause-settlement.ts'
-
-/** Rounds a worker takes on the controller's behalf; admission takes any beyond. */
-const MAX_ROUNDS = 20
 
 /** What the controller decides right after a worker's closing event. */
 export interface DecisionAfter<M extends UIMessage = UIMessage> {
@@ -40,16 +36,7 @@ export function decisionAfter<M extends UIMessage>(
   closing: AIEventInput<M>,
   options: ControllerOptions = {},
 ): DecisionAfter<M> {
-  let current = foldDraft(state, [closing])
-  const events: AIEventInput<M>[] = []
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    if (Object.keys(current.requests).length > 0) return { events, settled: false }
-    if (pausingClaimKeys(current).length > 0) return { events, settled: false }
-    const next = admissionRound(current, options)
-    if (next.events.length === 0) return { events, settled: true }
-    if (next.revoke.length > 0) return { events, settled: false }
-    events.push(...next.events)
-    current = foldDraft(current, next.events)
-  }
-  return { events, settled: false }
+  // The controller's rounds, as far as a worker without admission's I/O takes them.
+  const { events, stop } = controllerRounds(foldDraft(state, [closing]), options)
+  return { events, settled: stop === 'settled' }
 }

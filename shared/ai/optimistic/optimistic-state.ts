@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
-import { settledDraft } from '../controller/admission-round.ts'
 import type { ControllerOptions } from '../controller/controller-options.ts'
+import { controllerRounds } from '../controller/controller-rounds.ts'
 import { decide } from '../controller/decide.ts'
 import { foldDraft } from '../controller/draft-fold.ts'
 import type { ControlRequest } from '../events/control.ts'
@@ -18,7 +18,8 @@ export interface PendingCommand<M extends UIMessage = UIMessage> {
  * Confirmed state with the client's pending commands applied, with no I/O.
  *
  * The preview is the controller's own decision over the confirmed state,
- * and the rounds that follow it (`settledDraft`), so it converges by
+ * and the rounds that follow it (`controllerRounds`, up to the next command,
+ * through what a server would revoke or settle), so it converges by
  * construction: when the server decides the same command on the same state,
  * the confirmed state equals the preview. An idle send is
  * admitted at once (`starting: true`); later sends and sends while paused
@@ -43,7 +44,10 @@ export function optimisticAIState<M extends UIMessage>(
   for (const command of pending) {
     if (!Object.hasOwn(state.requests, command.id)) state = foldDraft(state, [command])
     const decision = decide(state, command, options)
-    state = settledDraft(foldDraft(state, decision.events), options)
+    state = controllerRounds(foldDraft(state, decision.events), options, {
+      revokes: true,
+      passesPausing: true,
+    }).state
     if (decision.outcome !== 'applied') continue
     const request = command.payload
     if (request.action === 'steer') steered.add(request.message.id)

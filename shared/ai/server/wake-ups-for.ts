@@ -2,6 +2,7 @@ import type { StoredEvent } from '../../log/event.ts'
 import type { Lane } from '../../runtime/lanes.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import { SERIAL_TOOL_KEY } from '../controller/claim-keys.ts'
+import { mayLeaveADecision } from '../controller/controller-rounds.ts'
 import { toolCallKey } from '../ids.ts'
 
 /**
@@ -26,43 +27,6 @@ const calledKey = (event: StoredEvent, serialTools: boolean): string | undefined
     : undefined
 }
 const GENERATION_TRIGGERS = new Set(['ai.generation.requested', 'ai.generation.superseded'])
-/**
- * Events that cannot change a decision of the controller, so they do not
- * wake admission (test/shared/ai/server/admission-wakes.test.ts proves it
- * over random sessions: every batch that leaves the controller something to
- * do wakes it):
- * - what only the controller writes (its receipts and commits, the messages
- *   it opens and closes, the requests it makes): its lane runs rounds until
- *   nothing is due, so its own append never needs another look;
- * - a step's opening, its tool calls (recorded mid-stream, before the step
- *   ends) and its approval requests: the controller waits on the step's
- *   end, the calls' results and the answer, which wake it (a step's end or
- *   a result that carries its decision does not: `decidedInBatch`);
- * - streamed chunks, a tool's durable steps, dead letters.
- */
-const NOT_FOR_ADMISSION = new Set([
-  'ai.control.decided',
-  'ai.control.committed',
-  'ai.message.created',
-  'ai.message.completed',
-  'ai.generation.requested',
-  'ai.generation.started',
-  'ai.tool.called',
-  'ai.approval.requested',
-  'ai.generation.progress',
-  'ai.handler.dead-lettered',
-  'ai.step.completed',
-])
-
-/**
- * A step's end or a tool's result appended with the controller's decision
- * at its index, which left the controller nothing to do (`decided: true`,
- * controller/decision-after.ts): waking admission would find nothing due.
- */
-const decidedInBatch = (event: StoredEvent): boolean =>
-  (event.type === 'ai.generation.completed' || event.type === 'ai.tool.result') &&
-  (event.payload as { decided?: unknown } | null)?.decided === true
-
 const metadataKey = (event: StoredEvent): string | undefined => {
   const modelId = (event.payload as { modelId?: unknown } | null)?.modelId
   return typeof modelId === 'string' ? modelId : undefined
@@ -93,8 +57,7 @@ export function wakeUpsFor(events: readonly StoredEvent[], routing: WakeUpRoutin
         key === undefined ? { sessionId, lane, at } : { sessionId, lane, key, at },
       )
     }
-    if (!NOT_FOR_ADMISSION.has(event.type) && !decidedInBatch(event))
-      add(event.sessionId, 'admission')
+    if (mayLeaveADecision(event)) add(event.sessionId, 'admission')
     if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')
     if (event.type === 'ai.tool.called')
       add(event.sessionId, 'tools', calledKey(event, serialTools))

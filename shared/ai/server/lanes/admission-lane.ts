@@ -1,6 +1,6 @@
 import { claimKeyOfLife } from '../../../log/claim-key.ts'
 import { hasA2Code } from '../../../log/error-brand.ts'
-import { admissionRound } from '../../controller/admission-round.ts'
+import { controllerRounds } from '../../controller/controller-rounds.ts'
 import {
   type ClaimReading,
   pauseSettlement,
@@ -9,45 +9,51 @@ import {
 import type { AIState } from '../../state/ai-state.ts'
 import type { AdmissionPorts } from './lane-ports.ts'
 
-/** Rounds before the lane gives up and lets its wake-up be retried. */
-const MAX_ROUNDS = 200
+/** Runs before the lane gives up and lets its wake-up be retried. */
+const MAX_RUNS = 200
 
 /**
- * The admission lane: the controller's I/O. Each round reads the session's
- * state, takes the controller's decision (`admissionRound`), revokes the
- * claims of the work it ends, and appends it at the index it read. Losing
- * that race to another writer costs one more round.
+ * The admission lane: the controller's I/O. Each run reads the session's
+ * state, settles Pause now's calls when no command waits (it reads their
+ * claims: `settlePausedTools`), takes the controller's rounds
+ * (`controllerRounds`: it decides commands and revokes claims), revokes the
+ * claims of the work they end, and appends them in one batch at the index
+ * it read; then it looks again, until a run finds nothing to do. Losing the
+ * append's race to another writer costs one more run. What it appends
+ * leaves the controller nothing to do, so it wakes no admission.
  *
- * The decision goes without ID guards (`guardIds: false`; on DynamoDB 2
- * write units an event less): the index it read is its guard. A decision
- * is the fold of the log up to that index, so a repeat (another process's
- * run, or this one's after an unknown outcome) either conflicts at the same
- * index or reads a state that already holds it, and decides the next thing.
+ * The decisions go without ID guards (on DynamoDB 2 write units an event
+ * less): the index it read is their guard. A decision is the fold of the
+ * log up to that index, so a repeat (another process's run, or this one's
+ * after an unknown outcome) either finds its events there (a replay) or
+ * reads a state that already holds them, and decides the next thing.
  */
 export async function runAdmissionLane(lane: AdmissionPorts, sessionId: string): Promise<void> {
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  for (let run = 0; run < MAX_RUNS; run++) {
     const { state, index, life } = await lane.state(sessionId)
     if (
       Object.keys(state.ai.requests).length === 0 &&
       (await settlePausedTools(lane, sessionId, state.ai, life))
     )
       continue
-    const { events, revoke } = admissionRound(state.ai, lane.config.controller)
-    if (events.length === 0) return
-    for (const key of revoke) {
+    const rounds = controllerRounds(state.ai, lane.config.controller, {
+      decides: true,
+      revokes: true,
+      passesPausing: true,
+    })
+    if (rounds.stop === 'unsettled') break
+    if (rounds.events.length === 0) return
+    for (const key of rounds.revoke) {
       await lane.claims.revoke(sessionId, key, life)
       lane.work.abort(sessionId, claimKeyOfLife(key, life), 'revoked')
     }
     try {
-      await lane.append(sessionId, events, { at: index, life })
+      await lane.append(sessionId, rounds.events, { at: index, life })
     } catch (error) {
-      if (hasA2Code(error, 'APPEND_CONFLICT')) continue
-      throw error
+      if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
     }
   }
-  throw new Error(
-    `The controller of session "${sessionId}" did not settle after ${MAX_ROUNDS} rounds`,
-  )
+  throw new Error(`The controller of session "${sessionId}" did not settle after ${MAX_RUNS} runs`)
 }
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { admissionRound } from '../../../../shared/ai/controller/admission-round.ts'
+import { controllerRounds } from '../../../../shared/ai/controller/controller-rounds.ts'
 import { wakeUpsFor } from '../../../../shared/ai/server/wake-ups-for.ts'
 import type { StoredEvent } from '../../../../shared/log/event.ts'
 import { play, scenarioArbitrary } from '../../../support/controller-scenario.ts'
@@ -22,7 +22,12 @@ beforeEach(() => {
   woken.length = 0
   FakeSession.prototype.settle = function (this: FakeSession): StoredEvent[] {
     const batch = this.log.slice(settled.get(this) ?? 0)
-    const due = admissionRound(this.state, { maxSteps: this.maxSteps }).events
+    // What the controller's rounds would append now, as admission runs them.
+    const due = controllerRounds(
+      this.state,
+      { maxSteps: this.maxSteps },
+      { decides: true, revokes: true, passesPausing: true },
+    ).events
     const wakes = wakeUpsFor(batch, { handledTypes: new Set() }).some(
       (wakeUp) => wakeUp.lane === 'admission',
     )
