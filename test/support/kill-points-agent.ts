@@ -109,7 +109,10 @@ function heldStore(store: EventStore): EventStore {
   })
 }
 
-const { online: _online, ...options } = supportAgentOptions({})
+// The claim TTL `npm run local` gives the example agent (A2_CLAIM_TTL_MS), as the page's would have.
+const { online: _online, ...options } = supportAgentOptions({
+  ...(process.env.A2_CLAIM_TTL_MS ? { A2_CLAIM_TTL_MS: process.env.A2_CLAIM_TTL_MS } : {}),
+})
 const aws = awsAgentParts()
 
 export default agent({
