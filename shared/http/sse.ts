@@ -48,12 +48,17 @@ function headFrame(index: number): Uint8Array {
 }
 
 /**
- * A comment naming the event at the index a client resumes after (`: after N
- * "id"`, the ID as JSON): a client that applied another event there was
- * reading a different log (a store that was reset, a session recreated).
+ * Comments naming the event at the index a client resumes after (`: after N
+ * "id"`, the ID as JSON), then its life (`: life N "life"`): a client that
+ * applied another event there, or one of another life, was reading a
+ * different log (a store that was reset, a session erased and started over,
+ * perhaps with the same IDs). Two comments, so a client that knows only the
+ * first still checks the ID.
  */
 function afterFrame(event: StoredEvent): Uint8Array {
-  return encoder.encode(`: after ${event.index} ${JSON.stringify(event.id)}\n\n`)
+  return encoder.encode(
+    `: after ${event.index} ${JSON.stringify(event.id)}\n\n: life ${event.index} ${JSON.stringify(event.life)}\n\n`,
+  )
 }
 
 /** Where a stream's events come from: pages of the log, and its live tail. */
@@ -144,6 +149,8 @@ export function sseResponseBody(
   let ended = false
 
   let cursor = from
+  /** The life of the events this stream sent: one log, never two. */
+  let life: string | undefined
   /** Events read by page and not yet sent. */
   let page: StoredEvent[] = []
   /** Set once a page came back short: the tail takes over from there. */
@@ -257,6 +264,14 @@ export function sseResponseBody(
             return
           }
           if (!event || ended) return
+          // The log this stream read is gone (erased, and perhaps started
+          // over, its indices repeated): end it, so the reader reconnects and
+          // the markers of its resume tell it to start over.
+          if (life !== undefined && event.life !== life) {
+            end('close')
+            return
+          }
+          life = event.life
           cursor = event.index
           if (options.after !== undefined && event.index <= options.after) {
             if (event.index !== options.after) continue

@@ -132,6 +132,7 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
         sessionId: id,
         lastIndex: () => confirmed.index,
         lastId: () => confirmedId,
+        lastLife: () => confirmed.life,
         onEvents: apply,
         onRewind: rewind,
         onHead: (index) => {

@@ -22,10 +22,12 @@ export interface SseSubscriptionOptions {
   lastIndex(): number
   /** The ID of the event at `lastIndex()`, when known: checked against the server's `: after` marker. */
   lastId?(): string | undefined
+  /** The life of the event at `lastIndex()`, when known: checked against the server's `: life` marker. */
+  lastLife?(): string | undefined
   /**
    * The server's log is not the one the applied events came from: its head
-   * is below `lastIndex()`, or its event there has another ID (a memory
-   * store after a restart, a recreated session). The consumer drops what it
+   * is below `lastIndex()`, or its event there has another ID or another
+   * life (a memory store after a restart, a session erased and started over). The consumer drops what it
    * applied, so `lastIndex()` is 0, and the stream reads again from the start.
    */
   onRewind?(): void
@@ -312,6 +314,12 @@ async function readOnce(
         if (after && options.onRewind && Number(after[1]) === options.lastIndex()) {
           const known = options.lastId?.()
           const named = parseId(after[2] as string)
+          if (known !== undefined && named !== undefined && named !== known) attempt.rewound = true
+        }
+        const life = /^\s*life (\d+) (.+)$/.exec(comment)
+        if (life && options.onRewind && Number(life[1]) === options.lastIndex()) {
+          const known = options.lastLife?.()
+          const named = parseId(life[2] as string)
           if (known !== undefined && named !== undefined && named !== known) attempt.rewound = true
         }
       },

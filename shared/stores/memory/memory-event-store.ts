@@ -27,6 +27,14 @@ import { tailLoop } from '../tail-loop.ts'
 export interface MemoryEventStoreOptions {
   /** Milliseconds since the epoch; passed in so tests control time. */
   now?: () => number
+  /**
+   * The ID of each new life the store starts (default: `m`, six random
+   * characters of this store's, then a count: `m4k2p9q.1`, `m4k2p9q.2`):
+   * unique per store, so a store made again after a restart, whose lives
+   * count from 1 again, never repeats one. A simulation passes its own for
+   * runs that replay exactly.
+   */
+  lifeIds?: () => string
 }
 
 /**
@@ -37,9 +45,9 @@ export interface MemoryEventStoreOptions {
 export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventStore {
   const now = options.now ?? Date.now
   const logs = new Map<string, StoredEvent[]>()
-  /** Each session's life, while it has events (see `StoredEvent.life`): `m1`, `m2`, ... */
+  /** Each session's life, while it has events (see `StoredEvent.life`). */
   const lives = new Map<string, string>()
-  let livesStarted = 0
+  const newLife = options.lifeIds ?? lifeCounter(`m${crypto.randomUUID().slice(0, 6)}`)
   const guards = new Map<string, IdGuard>()
   /** Snapshots are kept serialized, as a real store would keep them. */
   const snapshots = new Map<string, string>()
@@ -101,7 +109,7 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       }
       const timestamp = appendOptions.timestamp ?? now()
       const first = log.length + 1
-      const lifeOfBatch = current ?? `m${++livesStarted}`
+      const lifeOfBatch = current ?? newLife()
       const stored = events.map((event, position): StoredEvent => {
         const payload = encoded[position]
         return {
@@ -310,4 +318,10 @@ function landedAt(there: readonly StoredEvent[], events: readonly NewEvent[]): b
     there.length === events.length &&
     there.every((stored, position) => stored.id === events[position]?.id)
   )
+}
+
+/** Lives `<prefix>.1`, `<prefix>.2`, ...: unique per store. */
+function lifeCounter(prefix: string): () => string {
+  let started = 0
+  return () => `${prefix}.${++started}`
 }

@@ -170,7 +170,11 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     const owner = storeCaller.getStore()
     return (owner === undefined ? undefined : clocks.get(owner)?.()) ?? world.time
   }
-  const store = await (options.store ?? ((now) => memoryEventStore({ now })))(storeNow, faults)
+  // Lives counted from 1, not the default's random prefix: a replay is exact.
+  let lives = 0
+  const store = await (
+    options.store ?? ((now) => memoryEventStore({ now, lifeIds: () => `L${++lives}` }))
+  )(storeNow, faults)
   const faultsAtPort = options.store === undefined
   const schedule = random.fork('schedule')
   const queues = new SimQueues(world, faults, schedule.fork('queues'))

@@ -361,13 +361,19 @@ describe('GET: the SSE stream', () => {
     expect(empty.comments[0]?.trim()).toBe('head 0')
   })
 
-  it('names the event a resume starts after (\': after N "id"\') without sending it again, so a client can tell a different log', async () => {
+  it('names the event a resume starts after (\': after N "id"\', then its life) without sending it again, so a client can tell a different log', async () => {
     const { post, get } = setup()
-    await post({ events: [note('n1'), note('n2'), note('n3')] })
+    const [, second] = await post({ events: [note('n1'), note('n2'), note('n3')] })
+      .then((response) => response.json() as Promise<{ events: StoredEvent[] }>)
+      .then((body) => body.events)
     const read = await readSse(await get('sessionId=s1', { 'last-event-id': '2' }), {
       until: (r) => r.messages.length === 1,
     })
-    expect(read.comments.map((comment) => comment.trim())).toEqual(['head 3', 'after 2 "n2"'])
+    expect(read.comments.map((comment) => comment.trim())).toEqual([
+      'head 3',
+      'after 2 "n2"',
+      `life 2 ${JSON.stringify(second?.life)}`,
+    ])
     expect(read.messages.map((m) => m.id)).toEqual(['3'])
     // From the start there is nothing to name.
     const fresh = await readSse(await get('sessionId=s1'), {

@@ -117,7 +117,11 @@ describe('GET: the stream reads the log at its reader pace', () => {
     const read = await readSse(await open('&after=250'), {
       until: (r) => r.messages.length === 150,
     })
-    expect(read.comments.map((c) => c.trim())).toEqual(['head 400', 'after 250 "n250"'])
+    expect(read.comments.map((c) => c.trim())).toEqual([
+      'head 400',
+      'after 250 "n250"',
+      expect.stringMatching(/^life 250 ".+"$/),
+    ])
     expect(read.messages.map((m) => Number(m.id))).toEqual(
       Array.from({ length: 150 }, (_, n) => n + 251),
     )

@@ -73,6 +73,40 @@ describe('createAgentClient: a log that went back', () => {
   })
 })
 
+describe('createAgentClient: a session erased and started over elsewhere', () => {
+  it("notices the new life by the server's ': life' marker where it repeats the old life's IDs, and re-syncs", async () => {
+    const served = await servedAgent([text('An answer.'), text('Changed.'), text('Another.')])
+    const session = clientFor(served)
+    const stop = session.subscribe(() => {})
+    // A service's message with an ID of its own, as it would send it again.
+    await served.agent.session('s1').append(...user('ticket-7-welcome', 'Welcome'))
+    await until(() => textOf(session.getSnapshot().messages[1]) === 'An answer.')
+    const { index, life } = session.getSnapshot().confirmed
+    const idThen = (await served.agent.runtime.log.session('s1').read())[index - 1]?.id
+    stop()
+
+    // Erased, and started over by the same service: the same IDs at the same
+    // indices (another answer), in a new life; then it grows on.
+    await served.agent.session('s1').erase()
+    await served.agent.session('s1').append(...user('ticket-7-welcome', 'Welcome'))
+    await served.agent.runtime.idle()
+    await served.agent.session('s1').append(...user('n2', 'And now?'))
+    await served.agent.runtime.idle()
+    const log = await served.agent.runtime.log.session('s1').read()
+    expect(log[index - 1]?.life).not.toBe(life)
+    expect(log[index - 1]?.id).toBe(idThen)
+
+    session.subscribe(() => {})
+    await expectSameAsServer(served, session)
+    expect(session.getSnapshot().messages.map(textOf)).toEqual([
+      'Welcome',
+      'Changed.',
+      'And now?',
+      'Another.',
+    ])
+  })
+})
+
 describe('createAgentClient: a log that went back (pending commands)', () => {
   it('drops the preview of a command the lost log had stored but never decided', async () => {
     const served = await servedAgent([text('The old answer.')])
