@@ -313,7 +313,8 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     sessionId: string,
     { expectedIndex, life }: AppendOptions,
   ): Basis | undefined {
-    if (expectedIndex === 0) return creation()
+    // An empty log starts a life; a life named is never empty (endBasis says which is wrong).
+    if (expectedIndex === 0) return life === undefined ? creation() : undefined
     const hint = hints.get(sessionId)
     const known =
       hint !== undefined && (life === undefined || hint.life === life) ? hint : undefined

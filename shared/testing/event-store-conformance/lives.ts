@@ -55,10 +55,13 @@ export function describeLives(
         life,
       })
       await b.erase(s)
-      // Ended, and nothing since: the session has no life.
-      const gone = await a.append(s, [ev(randomUUID())], { life }).catch((e) => e)
-      expect(gone).toBeInstanceOf(LifeEndedError)
-      expect(gone).toMatchObject({ code: 'LIFE_ENDED', life, currentLife: undefined })
+      // Ended, and nothing since: the session has no life, and an append
+      // naming the ended one starts none (not even expecting an empty log).
+      for (const options of [{}, { expectedIndex: 0 }]) {
+        const gone = await a.append(s, [ev(randomUUID())], { life, ...options }).catch((e) => e)
+        expect(gone).toBeInstanceOf(LifeEndedError)
+        expect(gone).toMatchObject({ code: 'LIFE_ENDED', life, currentLife: undefined })
+      }
       expect(await a.head(s)).toBe(0)
       const next = await fill(b, s, 4)
       // Started over, longer than the index it expects: still not its life.
