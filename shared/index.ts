@@ -76,6 +76,7 @@ export type {
   EraseReceipt,
   EventStore,
   ReadOptions,
+  RestingHead,
   StoredSnapshot,
   TailOptions,
 } from './log/event-store.ts'

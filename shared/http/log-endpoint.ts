@@ -127,9 +127,11 @@ export function logEndpoint(options: LogEndpointOptions) {
     }
     if (url.searchParams.has('head')) {
       await authorizeOrThrow(fetchOptions.authorize, read)
-      // One read of the head item: no wake-up, no stream.
+      // One read of the head item: no wake-up, no stream. With its life: a
+      // tab that applied as many events of an erased life is behind.
+      const { index, life } = await session.restingHead()
       return Response.json(
-        { head: await session.restingHead() },
+        { head: index, ...(life === undefined ? {} : { life }) },
         { headers: { 'cache-control': 'no-store' } },
       )
     }

@@ -3,7 +3,13 @@ import { isA2Error } from './error-brand.ts'
 import { ReservedEventIdError } from './errors.ts'
 import { type EventInput, isReservedId, type NewEvent, type StoredEvent } from './event.ts'
 import { checkEnvelope, checkSessionId } from './event-envelope.ts'
-import type { AppendOptions, EventStore, ReadOptions, TailOptions } from './event-store.ts'
+import type {
+  AppendOptions,
+  EventStore,
+  ReadOptions,
+  RestingHead,
+  TailOptions,
+} from './event-store.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from './reducer.ts'
 
 export interface EventLogOptions {
@@ -46,8 +52,8 @@ export interface SessionLog {
   append(events: readonly EventInput[], options?: SessionAppendOptions): Promise<StoredEvent[]>
   read(options?: ReadOptions): Promise<StoredEvent[]>
   head(): Promise<number>
-  /** The head a reader at rest checks for news (the store's `restingHead`, else `head()`). */
-  restingHead(): Promise<number>
+  /** The head a reader at rest checks for news, and its life (the store's `restingHead`, else `head()` and the last event). */
+  restingHead(): Promise<RestingHead>
   tail(options?: TailOptions): AsyncIterable<StoredEvent>
   /**
    * The reducer's state at the log's current end (snapshot plus tail), with
@@ -157,7 +163,13 @@ export function eventLog(options: EventLogOptions): EventLog {
         },
         read: (readOptions) => store.read(sessionId, readOptions),
         head: () => store.head(sessionId),
-        restingHead: () => (store.restingHead ?? store.head).call(store, sessionId),
+        restingHead: async () => {
+          if (store.restingHead) return store.restingHead(sessionId)
+          const index = await store.head(sessionId)
+          if (index === 0) return { index }
+          const [last] = await store.read(sessionId, { after: index - 1, limit: 1 })
+          return last?.life ? { index, life: last.life } : { index }
+        },
         tail: (tailOptions) => store.tail(sessionId, tailOptions),
         state: (reducer) => state(sessionId, reducer),
       }

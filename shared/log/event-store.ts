@@ -175,6 +175,23 @@ export const ERASED_ITEM_KINDS = [
  *   (`LifeEndedError` otherwise); what one store instance remembers of a
  *   session (hints of where its log ends) holds only in the life it saw.
  */
+/** What a reader at rest checks for news: the head, and the life it is of (none before the first event, or on a legacy log). */
+/** What an erase that found nothing of its session (or of the life it meant) removed. */
+export const nothingErased = (sessionId: string): EraseReceipt => ({
+  sessionId,
+  events: 0,
+  heads: 0,
+  snapshots: 0,
+  cursors: 0,
+  claims: 0,
+  idGuards: 0,
+})
+
+export interface RestingHead {
+  index: number
+  life?: string
+}
+
 export interface EventStore {
   append(
     sessionId: string,
@@ -191,9 +208,11 @@ export interface EventStore {
    * past while the step streams. A reader rests only while nothing is at
    * work, and whatever wakes a session is such an append, so the news is
    * seen. On DynamoDB one read of the head item, where `head()` is two.
-   * Optional: without it, `head()`.
+   * With the head, its life: a reader that applied as many events of a life
+   * since erased is reading another log. Optional: without it, `head()`
+   * and a read of the last event.
    */
-  restingHead?(sessionId: string): Promise<number>
+  restingHead?(sessionId: string): Promise<RestingHead>
   /**
    * Yields the events after `after`, then every event appended later, until
    * `signal` aborts.
@@ -236,7 +255,10 @@ export interface EventStore {
    * session is then empty, as if it never existed: its event IDs may be
    * used again, and an append starts it over at index 1. Idempotent: erasing
    * an erased session removes nothing. Held claims are removed too, so an
-   * attempt still running is fenced out of its next write.
+   * attempt still running is fenced out of its next write. With `life`, only
+   * that life: once it ended (erased, expired, started over) nothing is
+   * removed, so an erase a stalled server delivers late leaves the session's
+   * next life alone.
    */
-  erase(sessionId: string): Promise<EraseReceipt>
+  erase(sessionId: string, options?: { life?: string }): Promise<EraseReceipt>
 }

@@ -235,6 +235,8 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
       confirmed: {
         state: mergeState(confirmed.state.ai, confirmed.state.app),
         index: confirmed.index,
+        // The life of what it applied, as the server's state() names it.
+        ...(confirmed.life ? { life: confirmed.life } : {}),
       },
       messages: view.messages,
       status: statusOf(view),

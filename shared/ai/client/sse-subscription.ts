@@ -145,15 +145,20 @@ export function openSseSubscription(options: SseSubscriptionOptions): SseSubscri
         }
       })
       if (closed.signal.aborted || woken) return
-      const head = await checkHead(options, closed.signal)
+      const checked = await checkHead(options, closed.signal)
       if (closed.signal.aborted) return
       // A failed check is the stream's to report (and back off from).
-      if (head === undefined) return
+      if (checked === undefined) return
+      const { head, life } = checked
       const applied = options.lastIndex()
-      if (head === applied) {
+      // As many events of another life (erased and started over): the stream finds it.
+      const known = options.lastLife?.()
+      const sameLog = life === undefined || known === undefined || life === known
+      if (head === applied && sameLog) {
         options.onHead?.(head)
         continue
       }
+      if (head === applied) return
       // Behind: not caught up until the stream delivers. Below: another log, which the stream finds.
       if (head > applied) options.onHead?.(head)
       return
@@ -221,19 +226,22 @@ export function openSseSubscription(options: SseSubscriptionOptions): SseSubscri
   }
 }
 
-/** The session's head, by `?head`, or undefined when the check failed. */
+/** The session's head and its life, by `?head`, or undefined when the check failed. */
 async function checkHead(
   options: SseSubscriptionOptions,
   closed: AbortSignal,
-): Promise<number | undefined> {
+): Promise<{ head: number; life?: string } | undefined> {
   try {
     const headers = await resolveHeaders(options.endpoint.headers)
     headers.set('accept', 'application/json')
     const url = `${sessionUrl(options.endpoint.api, options.sessionId)}&head`
     const response = await options.endpoint.fetch(url, { headers, signal: closed })
-    const body = (await response.json().catch(() => undefined)) as { head?: unknown } | undefined
+    const body = (await response.json().catch(() => undefined)) as
+      | { head?: unknown; life?: unknown }
+      | undefined
     const head = body?.head
-    return response.ok && typeof head === 'number' && Number.isSafeInteger(head) ? head : undefined
+    if (!response.ok || typeof head !== 'number' || !Number.isSafeInteger(head)) return undefined
+    return typeof body?.life === 'string' ? { head, life: body.life } : { head }
   } catch {
     return undefined
   }

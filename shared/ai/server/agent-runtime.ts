@@ -13,7 +13,7 @@ import { runHandlersLane } from './lanes/handlers-lane.ts'
 import { runMetadataLane } from './lanes/metadata-lane.ts'
 import { runToolsLane } from './lanes/tools-lane.ts'
 import { lanesToRecover, RECOVER_KEY } from './recovery.ts'
-import type { AgentSession } from './session-api.ts'
+import type { AgentSession, SessionOptions } from './session-api.ts'
 import { type FiredTimer, timerFiring } from './timer-firing.ts'
 import { wakeUpsFor } from './wake-ups-for.ts'
 
@@ -105,7 +105,7 @@ export function agentRuntime(
   },
 ): AgentRuntime & {
   /** The session as trusted server code sees it (`agent.session(id)`). */
-  session(sessionId: string): AgentSession
+  session(sessionId: string, options?: SessionOptions): AgentSession
 } {
   const { config } = parts
   const own = invocationPorts(parts, { metrics: config.metrics, telemetry: config.telemetry })
@@ -177,6 +177,10 @@ export function agentRuntime(
     wakeAll: (sessionId) => parts.wake(lanesInUse.map((lane) => ({ sessionId, lane }))),
     idle: parts.idle,
     close: parts.close,
-    session: (sessionId) => own.session(sessionId),
+    session: (sessionId, options) =>
+      own.session(sessionId, {
+        from: config.now,
+        ...(options?.life === undefined ? {} : { life: options.life }),
+      }),
   }
 }

@@ -19,7 +19,7 @@ import { localWork } from './lanes/local-work.ts'
 import { checkMessages } from './message-check.ts'
 import { browserPushPolicy } from './push-policy.ts'
 import { mayHoldStuckWork, RECOVER_KEY } from './recovery.ts'
-import type { AgentSession } from './session-api.ts'
+import type { AgentSession, SessionOptions } from './session-api.ts'
 import { stateCache } from './state-cache.ts'
 
 export interface Agent<
@@ -36,8 +36,13 @@ export interface Agent<
    * Server-authored `ai.*` events are refused with 400.
    */
   fetch(request: Request, options?: FetchOptions): Promise<Response>
-  /** A session as trusted server code sees it. */
-  session(id: string): AgentSession<AgentState<M, AppState>>
+  /**
+   * A session as trusted server code sees it. With `life` (a `state()`'s or
+   * a stored event's), its appends land only in that life of the session:
+   * after an erase they fail with `LifeEndedError` (`LIFE_ENDED`) rather
+   * than start the session over with a command meant for the erased one.
+   */
+  session(id: string, options?: SessionOptions): AgentSession<AgentState<M, AppState>>
   /** The runtime's parts, for the AWS pipeline and tests. */
   readonly runtime: AgentRuntime
 }
@@ -146,7 +151,8 @@ export function agent<
     fetch: (request, fetchOptions) => endpoint(request, fetchOptions),
     // The lanes hold state erased to `unknown` (see resolveAgentConfig); it
     // is this agent's AgentState, folded by its own reducer.
-    session: (id) => session(id) as AgentSession<AgentState<M, AppState>>,
+    session: (id, sessionOptions) =>
+      session(id, sessionOptions) as AgentSession<AgentState<M, AppState>>,
     runtime: runtimeParts,
   }
 }

@@ -1,4 +1,4 @@
-import type { EraseReceipt, EventStore } from '../../log/event-store.ts'
+import { type EraseReceipt, type EventStore, nothingErased } from '../../log/event-store.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { SessionState } from '../state/session-state.ts'
 import type { LocalWork } from './lanes/local-work.ts'
@@ -13,6 +13,14 @@ export interface EraseOptions {
    * is stuck; stop a live one first.
    */
   force?: boolean
+  /**
+   * Erase only this life of the session (`StateSnapshot.life`; the default
+   * of a handle bound to one, `agent.session(id, { life })`): when it has
+   * already ended, nothing is removed and no timer is cancelled, so an
+   * erase request a stalled server holds past an erase and a start over
+   * leaves the new life alone.
+   */
+  life?: string
 }
 
 /** What an agent's erase removed: the store's items by kind, and the timers it cancelled. */
@@ -36,10 +44,14 @@ export async function eraseAgentSession(
     work: LocalWork
   },
   sessionId: string,
-  { force = false }: EraseOptions = {},
+  { force = false, life }: EraseOptions = {},
 ): Promise<AgentEraseReceipt> {
+  const { state, life: current } = await parts.state(sessionId)
+  if (life !== undefined && current !== life) {
+    return { ...nothingErased(sessionId), timers: 0 }
+  }
   if (!force) {
-    const { active } = (await parts.state(sessionId)).state.ai
+    const { active } = state.ai
     if (active !== null) {
       throw new SessionActiveError(sessionId, `turn ${active.turnId} is ${active.phase}`)
     }
@@ -48,7 +60,7 @@ export async function eraseAgentSession(
   parts.state.forget(sessionId)
   // Timers first: a cancel that fails (a missing permission) leaves the log whole.
   const timers = await parts.scheduler.cancel(sessionId)
-  const receipt = await parts.store.erase(sessionId)
+  const receipt = await parts.store.erase(sessionId, life === undefined ? {} : { life })
   // A lane of this process may have cached the state again meanwhile.
   parts.state.forget(sessionId)
   return { ...receipt, timers }

@@ -28,6 +28,17 @@ export interface AgentSession<State = Record<string, unknown>> extends HandlerSe
   export(): Promise<string>
 }
 
+/** What `agent.session(id, options)` is bound to. */
+export interface SessionOptions {
+  /**
+   * The session's life its appends are for (`StateSnapshot.life`,
+   * `StoredEvent.life`): an append lands only in it, and fails with
+   * `LifeEndedError` once that life was erased, so a command sent before an
+   * erase (a request a stalled server held) does not start the session over.
+   */
+  life?: string
+}
+
 /**
  * Timers of a session, set in a life of its log (so they never fire into an
  * erased one): `life`, the one the work setting it read, or the session's
@@ -91,10 +102,19 @@ export function agentSession(
     append: (...events) => ports.append(sessionId, events, timers.life),
     async state<Other>(reducer?: Reducer<Other, never>): Promise<StateSnapshot<never>> {
       if (reducer) return (await ports.fold(sessionId, reducer)) as StateSnapshot<never>
-      const { state, index } = await ports.state(sessionId)
-      return { state: mergeState(state.ai, state.app), index } as StateSnapshot<never>
+      const { state, index, life } = await ports.state(sessionId)
+      return {
+        state: mergeState(state.ai, state.app),
+        index,
+        ...(life === undefined ? {} : { life }),
+      } as StateSnapshot<never>
     },
-    erase: (options?: EraseOptions) => ports.erase(sessionId, options),
+    // A handle bound to a life erases only that life.
+    erase: (options?: EraseOptions) =>
+      ports.erase(sessionId, {
+        ...(timers.life === undefined ? {} : { life: timers.life }),
+        ...options,
+      }),
     export: () => ports.export(sessionId),
     async schedule(name: string, when: TimerWhen, ...events: EventInput[]): Promise<void> {
       for (const event of events) {

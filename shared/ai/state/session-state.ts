@@ -64,6 +64,8 @@ export function splitSnapshot(
     (AI_STATE_KEYS.has(key) ? ai : app)[key] = value
   return {
     index: snapshot.index,
+    // The life it is of: what tells a client it missed an erase and a start over.
+    ...(typeof snapshot.life === 'string' && snapshot.life !== '' ? { life: snapshot.life } : {}),
     state: {
       ai: { ...initialAIState(), ...ai } as AIState,
       app: contract?.reducer ? { ...(contract.reducer.initialState as object), ...app } : {},

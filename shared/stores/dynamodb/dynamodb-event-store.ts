@@ -614,17 +614,23 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
     read,
     head,
     // The head item alone: one read, behind the log only while a step streams.
-    restingHead: async (sessionId) => (await readHeadItem(sessionId))?.index ?? 0,
+    restingHead: async (sessionId) => {
+      const item = await readHeadItem(sessionId)
+      return item?.life ? { index: item.index, life: item.life } : { index: item?.index ?? 0 }
+    },
     readCursor,
     ...dynamoDBClaims(client, tableName, now),
     ...dynamoDBSnapshots(client, tableName, now),
 
-    erase(sessionId: string) {
+    erase(sessionId: string, { life }: { life?: string } = {}) {
       // Queued behind this instance's appends to the session, and its head
       // hint forgotten: the next append starts the log over at 1.
       return oneAtATime(sessionId, async () => {
         hints.forget(sessionId)
-        return eraseSession(client, tableName, sessionId, { now })
+        return eraseSession(client, tableName, sessionId, {
+          now,
+          ...(life === undefined ? {} : { life }),
+        })
       })
     },
 

@@ -19,6 +19,7 @@ import {
   eventSk,
   GUARD_SK,
   guardPk,
+  HEAD_LIFE_ATTRIBUTE,
   HEAD_SK,
   itemKey,
   LAST_EVENT_SK,
@@ -78,13 +79,15 @@ export interface EraseSessionOptions {
   headless?: boolean
   /** The clock of the tombstones' erase time and expiry (default `Date.now`). */
   now?: () => number
+  /** Erase only this life of the session: one already ended (erased, expired, started over) removes nothing. */
+  life?: string
 }
 
 export async function eraseSession(
   client: DynamoDBClient,
   tableName: string,
   sessionId: string,
-  { headless = false, now = Date.now }: EraseSessionOptions = {},
+  { headless = false, now = Date.now, life }: EraseSessionOptions = {},
 ): Promise<EraseReceipt> {
   const receipt: EraseReceipt = {
     sessionId,
@@ -96,8 +99,16 @@ export async function eraseSession(
     idGuards: 0,
   }
   for (let round = 1; ; round++) {
-    const { items, head, eventIds, lastEvent } = await readPartition(client, tableName, sessionId)
+    const { items, head, headLife, eventIds, lastEvent } = await readPartition(
+      client,
+      tableName,
+      sessionId,
+    )
     if (items.length === 0 && head === undefined) return receipt
+    // Another life than the one meant (a request held past an erase and a
+    // start over): not this erase's to remove. Its first read decides; the
+    // seal then holds the log at the end that read found.
+    if (round === 1 && life !== undefined && headLife !== life) return receipt
     if (headless && head !== undefined) return receipt // alive again: not ours to erase
     if (headless) {
       const guards = await ownGuards(client, tableName, sessionId, eventIds)
@@ -166,6 +177,8 @@ async function readPartition(
 ): Promise<{
   items: { key: Key; kind: NonNullable<ReturnType<typeof kindOf>> }[]
   head: number | undefined
+  /** The life the head item names ('' on a legacy log), when there is one. */
+  headLife: string | undefined
   eventIds: string[]
   /** The highest index of an event (not a tombstone), 0 without one. */
   lastEvent: number
@@ -173,6 +186,7 @@ async function readPartition(
   const items: { key: Key; kind: NonNullable<ReturnType<typeof kindOf>> }[] = []
   const eventIds: string[] = []
   let head: number | undefined
+  let headLife: string | undefined
   let lastEvent = 0
   let startKey: Key | undefined
   do {
@@ -180,9 +194,14 @@ async function readPartition(
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': PK, '#sk': SK, '#erased': TOMBSTONE_ATTRIBUTE },
+        ExpressionAttributeNames: {
+          '#pk': PK,
+          '#sk': SK,
+          '#erased': TOMBSTONE_ATTRIBUTE,
+          '#life': HEAD_LIFE_ATTRIBUTE,
+        },
         ExpressionAttributeValues: { ':pk': { S: sessionPk(sessionId) } },
-        ProjectionExpression: '#pk, #sk, id, lastIndex, #erased',
+        ProjectionExpression: '#pk, #sk, id, lastIndex, #erased, #life',
         ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
@@ -193,13 +212,15 @@ async function readPartition(
       // Tombstones are what an earlier erase left: nothing to erase, and they expire.
       if (kind === 'events' && item[TOMBSTONE_ATTRIBUTE] !== undefined) continue
       if (kind === 'events') lastEvent = Math.max(lastEvent, indexOfItem(item))
-      if (kind === 'heads') head = Number(item.lastIndex?.N ?? 0)
-      else if (kind) items.push({ key: sessionItemKey(sessionId, sk), kind })
+      if (kind === 'heads') {
+        head = Number(item.lastIndex?.N ?? 0)
+        headLife = item[HEAD_LIFE_ATTRIBUTE]?.S ?? ''
+      } else if (kind) items.push({ key: sessionItemKey(sessionId, sk), kind })
       if (kind === 'events' && item.id?.S !== undefined) eventIds.push(item.id.S)
     }
     startKey = page.LastEvaluatedKey
   } while (startKey)
-  return { items, head, eventIds, lastEvent }
+  return { items, head, headLife, eventIds, lastEvent }
 }
 
 /** How often the seal moves on past events that landed beyond the end it was put at. */

@@ -10,16 +10,18 @@ import {
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
-import type {
-  AppendOptions,
-  AppendResult,
-  Claim,
-  ClaimOptions,
-  EraseReceipt,
-  EventStore,
-  ReadOptions,
-  StoredSnapshot,
-  TailOptions,
+import {
+  type AppendOptions,
+  type AppendResult,
+  type Claim,
+  type ClaimOptions,
+  type EraseReceipt,
+  type EventStore,
+  nothingErased,
+  type ReadOptions,
+  type RestingHead,
+  type StoredSnapshot,
+  type TailOptions,
 } from '../../log/event-store.ts'
 import { decodePayload, encodeBatch } from '../payload-codec.ts'
 import { tailLoop } from '../tail-loop.ts'
@@ -158,6 +160,12 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       return logOf(sessionId).length
     },
 
+    async restingHead(sessionId: string): Promise<RestingHead> {
+      const log = logOf(sessionId)
+      const life = log.at(-1)?.life
+      return life ? { index: log.length, life } : { index: log.length }
+    },
+
     tail(sessionId: string, { after = 0, signal }: TailOptions = {}): AsyncIterable<StoredEvent> {
       return tailLoop(
         {
@@ -243,8 +251,11 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       claims.set(keyOf(sessionId, claim.key), { ...held, expiresAt: 0, ended: 'released' })
     },
 
-    async erase(sessionId: string): Promise<EraseReceipt> {
+    async erase(sessionId: string, options: { life?: string } = {}): Promise<EraseReceipt> {
       const log = logs.get(sessionId) ?? []
+      if (options.life !== undefined && log.at(-1)?.life !== options.life) {
+        return nothingErased(sessionId)
+      }
       logs.delete(sessionId)
       lives.delete(sessionId)
       expiries.delete(sessionId)

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { AppendConflictError, LifeEndedError } from '../../index.ts'
+import { eventLog } from '../../log/event-log.ts'
 import {
   type ConformanceTestApi,
   type EventStoreHarness,
@@ -86,8 +87,39 @@ export function describeLives(
       for (const store of [a, b]) {
         expect(indices(await store.read(s))).toEqual([1, 2, 3])
         expect(await store.head(s)).toBe(3)
-        expect(await (store.restingHead ?? store.head).call(store, s)).toBe(3)
+        expect((await store.restingHead?.(s))?.index ?? (await store.head(s))).toBe(3)
       }
+    })
+
+    it('erases only the life an erase names: one that ended leaves the next life whole', async () => {
+      const { a, b } = instances()
+      const s = session()
+      const first = await fill(a, s, 3)
+      expect((await b.erase(s, { life: first })).events).toBe(3)
+      const next = await fill(b, s, 2)
+      // The same erase, delivered late (a stalled server held it): nothing of the new life goes.
+      const late = await a.erase(s, { life: first })
+      expect(late).toMatchObject({ events: 0, heads: 0, snapshots: 0, cursors: 0, claims: 0 })
+      expect(indices(await b.read(s))).toEqual([1, 2])
+      expect((await b.read(s)).every((event) => event.life === next)).toBe(true)
+      expect((await a.erase(s, { life: next })).events).toBe(2)
+      expect(await b.head(s)).toBe(0)
+    })
+
+    it("names the life of a resting reader's head: a log erased and started over to the same length is another log", async () => {
+      const { a, b } = instances()
+      const s = session()
+      const first = await fill(a, s, 3)
+      const before = await eventLog({ store: a }).session(s).restingHead()
+      expect(before).toEqual({ index: 3, life: first })
+      await b.erase(s)
+      expect(await eventLog({ store: a }).session(s).restingHead()).toEqual({ index: 0 })
+      const next = await fill(b, s, 3)
+      for (const store of [a, b]) {
+        const after = await eventLog({ store }).session(s).restingHead()
+        expect(after).toEqual({ index: 3, life: next })
+      }
+      expect(next).not.toBe(first)
     })
 
     it('refuses an expected index that instance saw in the ended life, guarded or not, writing nothing', async () => {

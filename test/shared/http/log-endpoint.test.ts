@@ -467,11 +467,13 @@ describe('GET: the SSE stream', () => {
     expect([...first.messages, ...resumed.messages].map((m) => m.id)).toEqual(['1', '2'])
   })
 
-  it('answers ?head with the session head as JSON: one read, no stream, no wake-up', async () => {
+  it('answers ?head with the session head and its life as JSON: no stream, no wake-up', async () => {
     const reads: string[] = []
     const store = memoryEventStore()
+    // A store without a resting head of its own: head(), then the last event's life.
+    const { restingHead: _own, ...plain } = store
     const counted = {
-      ...store,
+      ...plain,
       head: (sessionId: string) => {
         reads.push('head')
         return store.head(sessionId)
@@ -496,8 +498,8 @@ describe('GET: the SSE stream', () => {
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toContain('application/json')
     expect(response.headers.get('cache-control')).toBe('no-store')
-    expect(await response.json()).toEqual({ head: 2 })
-    expect(reads).toEqual(['head'])
+    expect(await response.json()).toEqual({ head: 2, life: expect.any(String) })
+    expect(reads).toEqual(['head', 'read'])
     expect(authorized).toEqual(['read'])
     expect(woken).toEqual([])
     const empty = await fetch(new Request('http://a2.test/api/agent?sessionId=nobody&head='))
@@ -514,14 +516,15 @@ describe('GET: the SSE stream', () => {
       },
       restingHead: async () => {
         reads.push('restingHead')
-        return 1
+        return { index: 1, life: 'L1' }
       },
     })
     const log = eventLog({ store: resting, contract: notes })
     await log.session('s1').append([note('n1'), note('n2')])
     const fetch = logEndpoint({ log })
     const response = await fetch(new Request('http://a2.test/api/agent?sessionId=s1&head'))
-    expect(await response.json()).toEqual({ head: 1 })
+    // With its life: a tab that applied as many events of an erased life is behind.
+    expect(await response.json()).toEqual({ head: 1, life: 'L1' })
     expect(reads).toEqual(['restingHead'])
   })
 

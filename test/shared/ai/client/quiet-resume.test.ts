@@ -13,12 +13,12 @@ import type { StoredEvent } from '../../../../shared/log/event.ts'
 // request is made says what the client does after a quiet end, a drop, a
 // head check or a wake-up.
 
-const event = (index: number, id = `e${index}`): StoredEvent => ({
+const event = (index: number, id = `e${index}`, life = ''): StoredEvent => ({
   id,
   type: 'note.added',
   payload: {},
   sessionId: 's1',
-  life: '',
+  life,
   index,
   timestamp: 0,
 })
@@ -45,7 +45,8 @@ function fakeServer(): { fake: Fake; fetch: typeof globalThis.fetch } {
     if (url.searchParams.has('head')) {
       fake.requests.push({ at, kind: 'head' })
       if (fake.headFails) throw new TypeError('fetch failed')
-      return Response.json({ head: fake.events.length })
+      const life = fake.events.at(-1)?.life
+      return Response.json({ head: fake.events.length, ...(life ? { life } : {}) })
     }
     const after = Number(url.searchParams.get('after') ?? 0)
     fake.requests.push({ at, kind: 'stream', after })
@@ -74,6 +75,8 @@ function subscribe(options: Partial<SseSubscriptionOptions> = {}) {
     sessionId: 's1',
     lastIndex: () => applied.length,
     lastId: () => applied.at(-1)?.id,
+    // As the client does: the life of what it applied ('' on a legacy log: none).
+    lastLife: () => applied.at(-1)?.life || undefined,
     onEvents: (events) => {
       applied = [...applied, ...events]
     },
@@ -220,6 +223,19 @@ describe('the subscription after the server ends a stream for quiet', () => {
     await vi.advanceTimersByTimeAsync(1_000)
     await vi.advanceTimersByTimeAsync(0)
     expect(applied().map((e) => e.id)).toEqual(['other'])
+    subscription.close()
+  })
+
+  it('a head check naming another life, at the same index, opens the stream, which starts the other log over', async () => {
+    const { fake, subscription, applied } = subscribe({ idleCheckMs: 1_000 })
+    fake.events.push(event(1, 'e1', 'L1'), event(2, 'e2', 'L1'))
+    await vi.advanceTimersByTimeAsync(0)
+    expect(applied().map((e) => e.id)).toEqual(['e1', 'e2'])
+    // Erased elsewhere and started over, to the same length: only the life tells.
+    fake.events = [event(1, 'n1', 'L2'), event(2, 'n2', 'L2')]
+    await vi.advanceTimersByTimeAsync(1_000)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(applied().map((e) => e.id)).toEqual(['n1', 'n2'])
     subscription.close()
   })
 

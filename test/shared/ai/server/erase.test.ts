@@ -49,6 +49,39 @@ describe('session.erase(): an erasure request', () => {
     expect(state.messages.map((message) => textOf(message))).toEqual(['Hi', 'Hello again.'])
   })
 
+  it('a session handle bound to a life appends and erases only in it: a command or an erase held past an erase and a start over leaves the new life alone', async () => {
+    const script = scriptedModel([text('First.'), text('Second.')])
+    const a = track(agent({ name: 'lives', model: script.model }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hello')))
+    await a.runtime.idle()
+    const { life: first, index } = await a.session('s').state()
+    expect(first).toEqual(expect.any(String))
+    const held = a.session('s', { life: first as string })
+    expect((await held.state()).life).toBe(first)
+
+    expect((await a.session('s').erase()).events).toBe(index)
+    await a.session('s').append(...inputs.message(userMessage('m2', 'Starting over')))
+    await a.runtime.idle()
+    const next = await a.session('s').state()
+    expect(next.life).not.toBe(first)
+
+    // A stalled server delivers them now: refused, and nothing of the new life goes.
+    const late = await held
+      .append(...inputs.message(userMessage('m3', 'Sent before the erase')))
+      .catch((error: unknown) => error)
+    expect(late).toMatchObject({ code: 'LIFE_ENDED', life: first, currentLife: next.life })
+    expect(await held.erase()).toEqual({ sessionId: 's', ...nothing })
+    const after = await a.session('s').state()
+    expect(after.index).toBe(next.index)
+    expect(after.state.messages.map((message) => textOf(message))).toEqual([
+      'Starting over',
+      'Second.',
+    ])
+    // Bound to the current life, the same calls work.
+    const current = a.session('s', { life: next.life as string })
+    expect((await current.erase()).events).toBe(next.index)
+  })
+
   it('refuses while a turn is active (SESSION_ACTIVE), erasing nothing; force erases it and aborts the turn', async () => {
     const script = scriptedModel([
       { hang: true, parts: text('Thinking', { chunks: 2 }).slice(0, 3) },

@@ -49,8 +49,8 @@ const CALLS: Record<EventStoreFeature, (keyof EventStore)[]> = {
     'renewClaim',
     'erase',
   ],
-  lives: ['append', 'read', 'head', 'readSnapshot', 'writeSnapshot', 'erase'],
-  eventLog: ['append', 'head'],
+  lives: ['append', 'read', 'head', 'restingHead', 'readSnapshot', 'writeSnapshot', 'erase'],
+  eventLog: ['append', 'head', 'restingHead'],
 }
 
 for (const [feature, calls] of Object.entries(CALLS) as [EventStoreFeature, string[]][]) {
