@@ -329,6 +329,27 @@ describe('the A2Agent template', () => {
     ])
   })
 
+  // API Gateway makes `API-Gateway-Execution-Logs_{restApiId}/{stage}`
+  // itself on the stage's first execution log, with no retention, and it
+  // survives `cdk destroy` (API Gateway developer guide, "Set up CloudWatch
+  // logging for REST APIs"): the stack creates it first, as its others.
+  it("creates the stage's execution log group itself, kept a month and deleted with the stack, before the stage", () => {
+    const [[restApiId] = []] = ofType('AWS::ApiGateway::RestApi')
+    const [[, stage] = []] = ofType('AWS::ApiGateway::Stage')
+    const execution = ofType('AWS::Logs::LogGroup').filter(([, group]) =>
+      JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'),
+    )
+    expect(execution).toHaveLength(1)
+    const [[id, group] = []] = execution
+    expect(group?.Properties.LogGroupName).toEqual({
+      'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: restApiId }, '/prod']],
+    })
+    expect(group?.Properties.RetentionInDays).toBe(30)
+    expect(group?.DeletionPolicy).toBe('Delete')
+    expect(stage?.DependsOn).toContain(id)
+    expect(stage?.Properties.StageName).toBe('prod')
+  })
+
   it('leaves the account role alone when the account manages it centrally, and takes the caps from props', () => {
     customized.resourceCountIs('AWS::ApiGateway::Account', 0)
     customized.resourceCountIs('Custom::A2ReservedConcurrency', 0)
