@@ -668,6 +668,34 @@ describe('the A2Agent template', () => {
       expect(retained.flatMap(actions)).not.toContain(`dynamodb:${forbidden}`)
   })
 
+  // AWSLambdaBasicExecutionRole, which a function's own role would carry,
+  // allows logs:CreateLogGroup, CreateLogStream and PutLogEvents on `*`:
+  // every log group of the account.
+  it('lets each function write its own log group and no other: no managed basic execution role', () => {
+    for (const [id, role] of ofType('AWS::IAM::Role')) {
+      expect(JSON.stringify(role.Properties.ManagedPolicyArns ?? []), id).not.toContain(
+        'AWSLambdaBasicExecutionRole',
+      )
+    }
+    const reservation = agent.node.findChild('StreamConcurrency').node.findChild('Function')
+    const fns = [...Object.entries(agent.functions), ['StreamConcurrency', reservation] as const]
+    for (const [name, fn] of fns) {
+      const { Properties } = resources[logicalId(fn as never)] as Resource
+      const roleId = (Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]
+      const logGroupId = (Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref
+      const logging = policyStatementsOf(roleId).filter((statement) =>
+        actions(statement).some((action) => action.startsWith('logs:')),
+      )
+      expect(
+        logging.map((statement) => [actions(statement).sort(), statement.Resource]),
+        name,
+      ).toEqual([
+        [['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [logGroupId, 'Arn'] }],
+      ])
+      expect(resources[logGroupId]?.Type, name).toBe('AWS::Logs::LogGroup')
+    }
+  })
+
   it("lets each queue function change the visibility of its own messages (the lease), and no other queue's", () => {
     for (const name of [
       'admission',
