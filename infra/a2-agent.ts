@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack } from 'aws-cdk-lib'
+import { CfnOutput, Duration, Lazy, Stack } from 'aws-cdk-lib'
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway'
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
@@ -202,6 +202,14 @@ export class A2Agent extends Construct {
       timerQueueUrl: this.timerQueue.queueUrl,
       schedulerDeadLetterQueueArn: this.schedulerDeadLetterQueue.queueArn,
       streamLogGroup: functions.stream.logGroup.logGroupName,
+      routerLogGroup: functions.router.logGroup.logGroupName,
+      // Read at synth, after the alarms exist and whatever actions the app
+      // gave them since: verify warns when they notify no one.
+      alarms: {
+        count: Lazy.number({ produce: () => alarmFigures(this.alarms).count }),
+        metrics: Lazy.number({ produce: () => alarmFigures(this.alarms).metrics }),
+        notifying: Lazy.number({ produce: () => alarmFigures(this.alarms).notifying }),
+      },
       ...(props.bedrockModels?.length
         ? { bedrockModels: bedrockModelIds(props.bedrockModels) }
         : {}),
@@ -255,4 +263,28 @@ export class A2Agent extends Construct {
       authType: typeof props.auth === 'string' ? props.auth : (props.auth?.type ?? 'capability'),
     })
   }
+}
+
+/**
+ * How many alarms, on how many metrics (what CloudWatch bills: one per
+ * metric, a math expression's each), and how many have an alarm action.
+ */
+function alarmFigures(alarms: readonly cloudwatch.Alarm[]): {
+  count: number
+  metrics: number
+  notifying: number
+} {
+  let metrics = 0
+  let notifying = 0
+  for (const alarm of alarms) {
+    const cfn = alarm.node.defaultChild as cloudwatch.CfnAlarm
+    const stack = Stack.of(alarm)
+    const queries = stack.resolve(cfn.metrics) as
+      | { metricStat?: unknown; MetricStat?: unknown }[]
+      | undefined
+    metrics += queries ? queries.filter((query) => query.metricStat ?? query.MetricStat).length : 1
+    const actions = stack.resolve(cfn.alarmActions) as unknown[] | undefined
+    if (actions && actions.length > 0) notifying++
+  }
+  return { count: alarms.length, metrics, notifying }
 }

@@ -762,6 +762,9 @@ describe('the A2Agent template', () => {
       timerQueueUrl: `<Ref ${id(agent.timerQueue)}>`,
       schedulerDeadLetterQueueArn: `<${id(agent.schedulerDeadLetterQueue)}.Arn>`,
       streamLogGroup: `<Ref ${stack.getLogicalId(agent.functions.stream.logGroup.node.defaultChild as never)}>`,
+      routerLogGroup: `<Ref ${stack.getLogicalId(agent.functions.router.logGroup.node.defaultChild as never)}>`,
+      // The default: 21 alarms on 22 metrics, without actions (verify warns).
+      alarms: { count: 21, metrics: 22, notifying: 0 },
       // Lambda concurrency as the deploy found it (verify warns on a small quota).
       concurrency: {
         lanes: 105,
@@ -771,6 +774,18 @@ describe('the A2Agent template', () => {
         accountLimit: expect.stringMatching(/^<AgentStreamConcurrency.*\.AccountLimit>$/),
       },
     })
+    // With a topic, every alarm notifies it.
+    const customConfig = JSON.parse(
+      render(
+        (
+          Object.values(customized.toJSON().Outputs ?? {}) as {
+            Description?: string
+            Value: unknown
+          }[]
+        ).find((output) => output.Description === VERIFY_OUTPUT_DESCRIPTION)?.Value,
+      ),
+    )
+    expect(customConfig.alarms).toEqual({ count: 28, metrics: 29, notifying: 28 })
     // The log group is the one the GET method's function writes to.
     expect(propertiesOf(agent.functions.stream).LoggingConfig).toMatchObject({
       LogGroup: { Ref: config.streamLogGroup.slice(5, -1) },
