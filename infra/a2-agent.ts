@@ -31,6 +31,7 @@ import { eventLogTable } from './agent-table.ts'
 import { agentTimers } from './agent-timers.ts'
 import { constructOutput } from './agent-url-output.ts'
 import { bedrockInvokeStatements, bedrockModelIds } from './bedrock-grants.ts'
+import { operatorGrant } from './operator-grants.ts'
 import { pascal } from './pascal.ts'
 import { ReservedConcurrency, smallQuotaWarning } from './reserved-concurrency.ts'
 import { grantSecrets } from './secrets.ts'
@@ -82,6 +83,8 @@ export class A2Agent extends Construct {
   readonly dashboard?: cloudwatch.Dashboard
   /** The secret that signs session tokens (`auth: 'capability'`, the default). */
   readonly sessionKey?: secretsmanager.ISecret
+  /** The ARN pattern of the agent's schedules (`schedule/<group>/*`). */
+  private readonly scheduleArn: string
 
   constructor(scope: Construct, id: string, props: A2AgentProps) {
     super(scope, id)
@@ -168,6 +171,7 @@ export class A2Agent extends Construct {
       scheduleGroup: this.scheduleGroup,
       schedulerRole: this.schedulerRole,
     })
+    this.scheduleArn = scheduleArn
     const laneConcurrency = queueEventSources(props, functions, queues.byFunction)
     let reservation: ReservedConcurrency | undefined
     if (props.streamConcurrency !== false) {
@@ -262,6 +266,39 @@ export class A2Agent extends Construct {
       scheduleArn,
       authType: typeof props.auth === 'string' ? props.auth : (props.auth?.type ?? 'capability'),
     })
+  }
+
+  /**
+   * Lets `grantee` run `npx a2-aws erase <session> --table <this table>
+   * --schedule-group <this group>`: read the session, overwrite its events
+   * with tombstones, delete its other items and ID guards, and cancel its
+   * schedules. The same policy as JSON: docs/operations.md, "What the
+   * commands need".
+   *
+   * @example
+   * support.grantErase(new iam.Role(stack, 'Privacy', { assumedBy: new iam.AccountRootPrincipal() }))
+   */
+  grantErase(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'erase', this.operatorResources())
+  }
+
+  /** Lets `grantee` run `npx a2-aws inspect <session> --table`: it reads, nothing else. */
+  grantInspect(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'inspect', this.operatorResources())
+  }
+
+  /** Lets `grantee` run `npx a2-aws export <session> --table`: it reads, nothing else. */
+  grantExport(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'export', this.operatorResources())
+  }
+
+  /** Lets `grantee` run `npx a2-aws import <file> --table`: it reads and appends to an empty session. */
+  grantImport(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'import', this.operatorResources())
+  }
+
+  private operatorResources(): { tableArn: string; scheduleArn: string } {
+    return { tableArn: this.table.tableArn, scheduleArn: this.scheduleArn }
   }
 }
 
