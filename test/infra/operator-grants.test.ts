@@ -5,6 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam'
 import { describe, expect, it } from 'vitest'
 import { A2Agent } from '../../infra/index.ts'
 import { OPERATOR_COMMANDS, type OperatorCommand } from '../../shared/aws/operator-policy.ts'
+import { cfnLint } from '../support/cfn-lint.ts'
 import { render, roleStatements, type Statement } from '../support/iam-policy.ts'
 import { repoRoot } from '../support/repo-root.ts'
 import { templateOf, unacknowledgedNagFindings } from '../support/template.ts'
@@ -111,6 +112,11 @@ describe('the operator policies: grantErase, grantImport, grantExport, grantInsp
         Statement: statements.map(placeheld),
       })
     }
+  })
+
+  it('pass cfn-lint with no errors', () => {
+    const [findings = []] = cfnLint(template.template.toJSON())
+    expect(findings.filter((finding) => finding.startsWith('E'))).toEqual([])
   })
 
   it('add no finding to the agent: the stack stays cdk-nag clean but for the operator roles themselves', () => {
