@@ -6,6 +6,7 @@ import { SessionActiveError } from '../../shared/ai/server/session-active-error.
 import { sessionReducer } from '../../shared/ai/state/session-state.ts'
 import { cancelSessionSchedules } from '../../shared/aws/eventbridge-scheduler.ts'
 import { type A2Code, hasA2Code } from '../../shared/log/error-brand.ts'
+import { checkSessionId } from '../../shared/log/event-envelope.ts'
 import { eventLog } from '../../shared/log/event-log.ts'
 import {
   ERASED_ITEM_KINDS,
@@ -166,7 +167,8 @@ export async function lifecycleCommand(
   ): Promise<void> => {
     const denied = await checkGrants?.({
       command: writing,
-      sessionId,
+      // A session ID the store refuses is refused here, before the probe.
+      sessionId: checkSessionId(sessionId),
       ...(scheduleGroup ? { scheduleGroup } : {}),
     })
     if (denied && denied.length > 0) {

@@ -206,5 +206,9 @@ describe('a2-aws erase | export | import', () => {
       { command: 'erase', sessionId: 's9', scheduleGroup: 'g' },
       { command: 'import', sessionId: 's10' },
     ])
+    // A session ID the store refuses is refused as before (exit 1), not probed.
+    expect(await lifecycleCommand('erase', ['', '--table', 't'], io)).toBe(1)
+    expect(err.at(-1)).toMatch(/^a2-aws erase: /)
+    expect(checked).toHaveLength(2)
   })
 })
