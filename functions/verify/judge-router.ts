@@ -20,7 +20,8 @@ export interface RouterFigures {
 
 /**
  * What the router's invocations over verify's window say of its event
- * filter. None with a turn answered means the filter let nothing through:
+ * filter (on a stack in use, other sessions' records count too: run it
+ * when the agent is quiet for a figure of verify's turn alone). None with a turn answered means the filter let nothing through:
  * the lanes still run on the functions' own sends, but the backstop behind
  * them (a crash between an append and its send, an import) is dead. Many
  * per turn means the filter lets through what it should drop.
@@ -38,6 +39,7 @@ export function judgeRouter(figures: RouterFigures | { error: string }): CheckOu
   const perTurn = invocations / turns
   const shown = Number.isInteger(perTurn) ? String(perTurn) : perTurn.toFixed(1)
   const result = { invocations, turns, perTurnTimes10: Math.round(perTurn * 10) }
+  const each = `${shown} router ${perTurn === 1 ? 'invocation' : 'invocations'} per turn`
   if (invocations === 0) {
     return fail(
       `the router was not invoked ${window}, though ${turns === 1 ? 'a turn was' : `${turns} turns were`} answered: its event source's filter lets no record through, so nothing backs up the functions' own wake-ups (look at the router's event source mapping: FilterCriteria, State)`,
@@ -46,12 +48,12 @@ export function judgeRouter(figures: RouterFigures | { error: string }): CheckOu
   }
   if (perTurn > MAX_INVOCATIONS_PER_TURN) {
     return warn(
-      `${shown} router invocations per turn (${invocations} for ${turns} ${turns === 1 ? 'turn' : 'turns'} ${window}): more than ${MAX_INVOCATIONS_PER_TURN}, so its filter may let streamed progress through, each an invocation billed`,
+      `${each} (${invocations} for ${turns} ${turns === 1 ? 'turn' : 'turns'} ${window}): more than ${MAX_INVOCATIONS_PER_TURN}, so its filter may let streamed progress through, each an invocation billed`,
       result,
     )
   }
   return pass(
-    `${shown} router invocations per turn (${invocations} for ${turns} ${turns === 1 ? 'turn' : 'turns'} ${window})`,
+    `${each} (${invocations} for ${turns} ${turns === 1 ? 'turn' : 'turns'} ${window})`,
     result,
   )
 }

@@ -130,7 +130,7 @@ describe('verify against an agent (in process)', () => {
       [
         'router',
         'PASS',
-        expect.stringMatching(/^1 router invocations per turn \(1 for 1 turn over/),
+        expect.stringMatching(/^1 router invocation per turn \(1 for 1 turn over/),
       ],
     ])
     expect(lines).toEqual(report.results)
