@@ -12,11 +12,6 @@ interface NaggedAgent extends Construct {
   readonly functions: { readonly router: lambda.IFunction }
 }
 
-const BASIC_EXECUTION_ROLE = {
-  id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-  reason:
-    "The AWS managed basic execution role only allows writing the function's own CloudWatch logs.",
-}
 const PINNED_RUNTIME = {
   id: 'AwsSolutions-L1',
   reason:
@@ -48,19 +43,19 @@ export function acknowledgeFindings(
     ? " scheduler:ListSchedules (erase: true) has no resource type either; the schedules it lists are deleted only in the agent's group."
     : ''
   for (const bundled of parts.bundledFunctions) {
-    Validations.of(bundled).acknowledge(BASIC_EXECUTION_ROLE, PINNED_RUNTIME)
+    Validations.of(bundled).acknowledge(PINNED_RUNTIME)
     const lane = parts.laneFunctions.includes(bundled)
     const reason = `${parts.tracing ? xray : ''}${lane ? erase : ''}`.trim()
     if (reason && bundled !== agent.functions.router) {
-      Validations.of(bundled).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason })
+      Validations.of(roleOf(bundled)).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason })
     }
   }
-  Validations.of(agent.functions.router).acknowledge({
+  Validations.of(roleOf(agent.functions.router)).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
     reason: `dynamodb:ListStreams, which the DynamoDB event source grants, cannot be scoped to a resource.${xray}`,
   })
   for (const lane of parts.laneFunctions) {
-    Validations.of(lane).acknowledge({
+    Validations.of(roleOf(lane)).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${nagNotation(agent, parts.scheduleArn)}]`,
       reason:
         "Timers create one-time schedules whose names are derived at runtime; the grant is scoped to this agent's schedule group.",
@@ -75,7 +70,7 @@ export function acknowledgeFindings(
   }
   const streamConcurrency = agent.node.tryFindChild('StreamConcurrency')
   if (streamConcurrency) {
-    Validations.of(streamConcurrency).acknowledge(BASIC_EXECUTION_ROLE, PINNED_RUNTIME, {
+    Validations.of(streamConcurrency).acknowledge(PINNED_RUNTIME, {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         "lambda:GetAccountSettings reads the account's concurrency quota and has no resource to scope it to.",
@@ -120,6 +115,14 @@ export function acknowledgeFindings(
         "API Gateway's account-level CloudWatch role uses the AWS managed policy made for it, which only writes API Gateway's log groups.",
     },
   )
+}
+
+/**
+ * Where a function's IAM findings are: its role, which the construct makes
+ * beside the function (infra/function-role.ts), not inside it.
+ */
+function roleOf(fn: lambda.IFunction): IConstruct {
+  return fn.role ?? fn
 }
 
 /**

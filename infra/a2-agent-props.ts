@@ -14,13 +14,19 @@ export interface A2AgentProps {
   entry: string
   /** The agent's export in `entry` (default `default`). */
   exportName?: string
-  /** What happens to the event log table when the stack goes (default RETAIN). */
+  /**
+   * What happens to the event log table when the stack goes (default
+   * RETAIN): RETAIN keeps it (with its point-in-time recovery; take an
+   * AWS Backup or on-demand backup before deleting it by hand), DESTROY
+   * deletes it. SNAPSHOT is refused at synth (`UNSUPPORTED_REMOVAL_POLICY`):
+   * CloudFormation has no Snapshot deletion policy for a DynamoDB table.
+   */
   removalPolicy?: RemovalPolicy
   /**
    * DynamoDB deletion protection on the event log table: a `cdk destroy` or
    * a stray delete cannot drop every session's history. Default: on, unless
-   * `removalPolicy` deletes the table (DESTROY, SNAPSHOT), which deletion
-   * protection would refuse; asking for both is an error at synth.
+   * `removalPolicy` is DESTROY, which deletion protection would refuse;
+   * asking for both is an error at synth.
    */
   deletionProtection?: boolean
   /** More environment for every function (`A2_MODEL`, ...; never a secret: see `secrets`). */

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack } from 'aws-cdk-lib'
+import { CfnOutput, Duration, Lazy, Stack } from 'aws-cdk-lib'
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway'
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb'
@@ -31,6 +31,7 @@ import { eventLogTable } from './agent-table.ts'
 import { agentTimers } from './agent-timers.ts'
 import { constructOutput } from './agent-url-output.ts'
 import { bedrockInvokeStatements, bedrockModelIds } from './bedrock-grants.ts'
+import { operatorGrant } from './operator-grants.ts'
 import { pascal } from './pascal.ts'
 import { ReservedConcurrency, smallQuotaWarning } from './reserved-concurrency.ts'
 import { grantSecrets } from './secrets.ts'
@@ -82,6 +83,8 @@ export class A2Agent extends Construct {
   readonly dashboard?: cloudwatch.Dashboard
   /** The secret that signs session tokens (`auth: 'capability'`, the default). */
   readonly sessionKey?: secretsmanager.ISecret
+  /** The ARN pattern of the agent's schedules (`schedule/<group>/*`). */
+  private readonly scheduleArn: string
 
   constructor(scope: Construct, id: string, props: A2AgentProps) {
     super(scope, id)
@@ -168,6 +171,7 @@ export class A2Agent extends Construct {
       scheduleGroup: this.scheduleGroup,
       schedulerRole: this.schedulerRole,
     })
+    this.scheduleArn = scheduleArn
     const laneConcurrency = queueEventSources(props, functions, queues.byFunction)
     let reservation: ReservedConcurrency | undefined
     if (props.streamConcurrency !== false) {
@@ -202,6 +206,14 @@ export class A2Agent extends Construct {
       timerQueueUrl: this.timerQueue.queueUrl,
       schedulerDeadLetterQueueArn: this.schedulerDeadLetterQueue.queueArn,
       streamLogGroup: functions.stream.logGroup.logGroupName,
+      routerLogGroup: functions.router.logGroup.logGroupName,
+      // Read at synth, after the alarms exist and whatever actions the app
+      // gave them since: verify warns when they notify no one.
+      alarms: {
+        count: Lazy.number({ produce: () => alarmFigures(this.alarms).count }),
+        metrics: Lazy.number({ produce: () => alarmFigures(this.alarms).metrics }),
+        notifying: Lazy.number({ produce: () => alarmFigures(this.alarms).notifying }),
+      },
       ...(props.bedrockModels?.length
         ? { bedrockModels: bedrockModelIds(props.bedrockModels) }
         : {}),
@@ -255,4 +267,61 @@ export class A2Agent extends Construct {
       authType: typeof props.auth === 'string' ? props.auth : (props.auth?.type ?? 'capability'),
     })
   }
+
+  /**
+   * Lets `grantee` run `npx a2-aws erase <session> --table <this table>
+   * --schedule-group <this group>`: read the session, overwrite its events
+   * with tombstones, delete its other items and ID guards, and cancel its
+   * schedules. The same policy as JSON: docs/operations.md, "What the
+   * commands need".
+   *
+   * @example
+   * support.grantErase(new iam.Role(stack, 'Privacy', { assumedBy: new iam.AccountRootPrincipal() }))
+   */
+  grantErase(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'erase', this.operatorResources())
+  }
+
+  /** Lets `grantee` run `npx a2-aws inspect <session> --table`: it reads, nothing else. */
+  grantInspect(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'inspect', this.operatorResources())
+  }
+
+  /** Lets `grantee` run `npx a2-aws export <session> --table`: it reads, nothing else. */
+  grantExport(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'export', this.operatorResources())
+  }
+
+  /** Lets `grantee` run `npx a2-aws import <file> --table`: it reads and appends to an empty session. */
+  grantImport(grantee: iam.IGrantable): iam.Grant {
+    return operatorGrant(grantee, 'import', this.operatorResources())
+  }
+
+  private operatorResources(): { tableArn: string; scheduleArn: string } {
+    return { tableArn: this.table.tableArn, scheduleArn: this.scheduleArn }
+  }
+}
+
+/**
+ * How many alarms, on how many metrics (what CloudWatch bills: one per
+ * metric, a math expression's each), and how many have an alarm action.
+ */
+function alarmFigures(alarms: readonly cloudwatch.Alarm[]): {
+  count: number
+  metrics: number
+  notifying: number
+} {
+  let metrics = 0
+  let notifying = 0
+  for (const alarm of alarms) {
+    const cfn = alarm.node.defaultChild as cloudwatch.CfnAlarm
+    const stack = Stack.of(alarm)
+    const queries = stack.resolve(cfn.metrics) as
+      | { metricStat?: unknown; MetricStat?: unknown }[]
+      | undefined
+    metrics += queries ? queries.filter((query) => query.metricStat ?? query.MetricStat).length : 1
+    const actions = stack.resolve(cfn.alarmActions) as unknown[] | undefined
+    if (actions && actions.length > 0) notifying++
+  }
+  return { count: alarms.length, metrics, notifying }
 }

@@ -27,6 +27,7 @@ export function agentApi(
     removalPolicy: RemovalPolicy.DESTROY,
   })
   const throttle = props.throttle ?? DEFAULT_THROTTLE
+  const stageName = props.stageName ?? 'prod'
   const api = new apigateway.RestApi(scope, 'Api', {
     description: 'a2 agent: GET streams a session as SSE, POST pushes events',
     endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
@@ -36,7 +37,7 @@ export function agentApi(
     // stack goes, since other APIs in the account may log through it.
     cloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
     deployOptions: {
-      stageName: props.stageName ?? 'prod',
+      stageName,
       accessLogDestination: new apigateway.LogGroupLogDestination(accessLogs),
       accessLogFormat: apigateway.AccessLogFormat.jsonWithStandardFields(),
       // Execution logs for errors only: no request or response bodies.
@@ -46,6 +47,19 @@ export function agentApi(
       throttlingBurstLimit: throttle.burstLimit,
     },
   })
+  // API Gateway writes the stage's execution logs (loggingLevel ERROR) to
+  // `API-Gateway-Execution-Logs_{restApiId}/{stage}`, a log group it creates
+  // itself on the first log, with no retention, which outlives the stack
+  // ("Set up CloudWatch logging for REST APIs in API Gateway", API Gateway
+  // developer guide). Created here first, with the retention and removal of
+  // the construct's other log groups; the stage depends on it, so it exists
+  // before API Gateway could make its own, and goes after the stage.
+  const executionLogs = new logs.LogGroup(scope, 'ApiExecutionLogs', {
+    logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${stageName}`,
+    retention: logs.RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  })
+  api.deploymentStage.node.addDependency(executionLogs)
   const auth = apiAuth(scope, props.auth, [functions.http, functions.stream])
   const resource = api.root.addResource('agent')
   resource.addMethod(

@@ -12,6 +12,7 @@ import {
   type QueueFunction,
 } from '../shared/aws/pipeline-functions.ts'
 import type { A2AgentProps } from './a2-agent-props.ts'
+import { functionRole } from './function-role.ts'
 import { pascal } from './pascal.ts'
 
 /** POST appends and wakes lanes; API Gateway gives it 29 s anyway. */
@@ -62,8 +63,12 @@ export function agentFunctions(
     handler: string,
     timeout: Duration,
     memorySize = props.memorySize ?? 1024,
-  ): nodejs.NodejsFunction =>
-    new nodejs.NodejsFunction(scope, name, {
+  ): nodejs.NodejsFunction => {
+    const logGroup = new logs.LogGroup(scope, `${name}Logs`, {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    })
+    return new nodejs.NodejsFunction(scope, name, {
       entry: lambdaEntry(),
       handler,
       projectRoot,
@@ -75,10 +80,9 @@ export function agentFunctions(
       environment: options.environment,
       tracing: options.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       loggingFormat: lambda.LoggingFormat.JSON,
-      logGroup: new logs.LogGroup(scope, `${name}Logs`, {
-        retention: logs.RetentionDays.ONE_MONTH,
-        removalPolicy: RemovalPolicy.DESTROY,
-      }),
+      logGroup,
+      // Its own log group only, not the managed basic execution role's `*`.
+      role: functionRole(scope, `${name}Role`, logGroup),
       bundling: {
         format: nodejs.OutputFormat.ESM,
         target: 'node22',
@@ -98,6 +102,7 @@ export function agentFunctions(
         ...(nodeModules.length > 0 ? { nodeModules: [...nodeModules] } : {}),
       },
     })
+  }
 
   const queueFunctions = Object.fromEntries(
     QUEUE_FUNCTION_NAMES.map((name) => [

@@ -13,7 +13,7 @@ import {
   type QueueLane,
   ROUTER_STREAM,
 } from '../shared/aws/pipeline-functions.ts'
-import { ROUTER_FILTER_PATTERNS } from '../shared/aws/stream-filter.ts'
+import { ROUTER_FILTER_PATTERN, ROUTER_FILTER_PATTERNS } from '../shared/aws/stream-filter.ts'
 import type { A2AgentProps } from './a2-agent-props.ts'
 import type { AgentFunctions } from './agent-functions.ts'
 
@@ -45,6 +45,9 @@ export function grantAgentPermissions(
   // deleted a session's head, it reads the session's partition and its ID
   // guards and deletes them, each batch in a transaction that checks the
   // head is still absent (eraseSession's headless mode). It never writes.
+  // Without retention no head expires, so it sees no TTL delete (the second
+  // filter) and may touch no item: a head some other writer expired would
+  // otherwise fail its batch on AccessDenied, retried until it is dropped.
   functions.router.addEventSource(
     new DynamoEventSource(parts.table, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
@@ -56,21 +59,31 @@ export function grantAgentPermissions(
       retryAttempts: 10,
       maxRecordAge: Duration.hours(24),
       onFailure: new SqsDlq(parts.routerFailureQueue),
-      filters: ROUTER_FILTER_PATTERNS.map((pattern) => lambda.FilterCriteria.filter(pattern)),
+      filters: (props.retention ? ROUTER_FILTER_PATTERNS : [ROUTER_FILTER_PATTERN]).map((pattern) =>
+        lambda.FilterCriteria.filter(pattern),
+      ),
     }),
   )
   for (const lane of QUEUE_LANES) parts.laneQueues[lane].grantSendMessages(functions.router)
-  functions.router.addToRolePolicy(
-    new iam.PolicyStatement({
-      actions: [
-        'dynamodb:Query',
-        'dynamodb:BatchGetItem',
-        'dynamodb:ConditionCheckItem',
-        'dynamodb:DeleteItem',
-      ],
-      resources: [parts.table.tableArn],
-    }),
-  )
+  if (props.retention) {
+    functions.router.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:Query', 'dynamodb:BatchGetItem'],
+        resources: [parts.table.tableArn],
+      }),
+    )
+    // Its deletes are a headless erase's: Delete actions in a transaction
+    // beside a ConditionCheck that the head is absent, authorized as
+    // DeleteItem and ConditionCheckItem with dynamodb:EnclosingOperation
+    // (as the appenders' heal, below): never a lone DeleteItem.
+    functions.router.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+        resources: [parts.table.tableArn],
+        conditions: { StringEquals: { 'dynamodb:EnclosingOperation': 'TransactWriteItems' } },
+      }),
+    )
+  }
 
   // Least privilege per function: everything that appends reads and writes
   // the log and wakes lanes (the fast path); only the lanes run tools and

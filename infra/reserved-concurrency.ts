@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam'
 import * as lambda from 'aws-cdk-lib/aws-lambda'
 import * as logs from 'aws-cdk-lib/aws-logs'
 import { Construct } from 'constructs'
+import { functionRole } from './function-role.ts'
 
 /**
  * Lambda keeps this much of an account's concurrency unreserved: a function
@@ -139,6 +140,10 @@ export class ReservedConcurrency extends Construct {
         `a2: reserved concurrency must be a whole number of at least 1 (or false); got ${props.requested}`,
       )
     }
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    })
     const handler = new lambda.Function(this, 'Function', {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
@@ -146,10 +151,8 @@ export class ReservedConcurrency extends Construct {
       code: lambda.Code.fromInline(RESERVED_CONCURRENCY_HANDLER),
       timeout: Duration.minutes(1),
       description: 'a2: reserves concurrency for the stream function when the account can spare it',
-      logGroup: new logs.LogGroup(this, 'Logs', {
-        retention: logs.RetentionDays.ONE_MONTH,
-        removalPolicy: RemovalPolicy.DESTROY,
-      }),
+      logGroup,
+      role: functionRole(this, 'Role', logGroup),
     })
     // GetAccountSettings has no resource to scope it to.
     handler.addToRolePolicy(

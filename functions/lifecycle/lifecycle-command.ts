@@ -6,6 +6,7 @@ import { SessionActiveError } from '../../shared/ai/server/session-active-error.
 import { sessionReducer } from '../../shared/ai/state/session-state.ts'
 import { cancelSessionSchedules } from '../../shared/aws/eventbridge-scheduler.ts'
 import { type A2Code, hasA2Code } from '../../shared/log/error-brand.ts'
+import { checkSessionId } from '../../shared/log/event-envelope.ts'
 import { eventLog } from '../../shared/log/event-log.ts'
 import {
   ERASED_ITEM_KINDS,
@@ -15,6 +16,8 @@ import {
 import { exportSession, importSession } from '../../shared/log/session-export.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { awsSetupProblem } from '../aws-setup.ts'
+import { deniedActions } from './grant-probe.ts'
+import { OperatorNotGrantedError } from './operator-not-granted.ts'
 
 export const LIFECYCLE_USAGE = `Usage: a2-aws erase <sessionId> --table <name> [--schedule-group <name>] [--force] [--json]
        a2-aws export <sessionId> --table <name> [--out <file>]
@@ -26,7 +29,9 @@ receipt (counts per item kind); with --schedule-group it first cancels the
 session's pending timers there (counted as timers); it refuses while a turn
 is active unless --force, and erasing twice removes nothing the second time. export writes the
 session's log as JSON Lines (stdout, or --out); import writes such a file into
-an empty session (- reads stdin).
+an empty session (- reads stdin). erase and import first check that the
+credentials may do every write they make, and stop with nothing written
+when not (exit 2, naming the actions; docs/operations.md has each policy).
 
   --table <name>      the agent's event log table
   --schedule-group <name>
@@ -58,24 +63,45 @@ export interface LifecycleIo {
   }) => (sessionId: string) => Promise<number>
   /** Reads stdin, for `import -`. */
   stdin?: () => Promise<string>
+  /**
+   * The actions of the command the caller may not perform, asked before its
+   * first write (default: the probe of `grant-probe.ts` with the
+   * environment's credentials, when `store` is the default one; none with
+   * another store, which has no IAM).
+   */
+  deniedActions?: (check: {
+    command: 'erase' | 'import'
+    sessionId: string
+    scheduleGroup?: string
+  }) => Promise<readonly string[]>
 }
 
-const defaultStore = ({
-  table,
-  region,
-  endpoint,
-}: {
-  table: string
-  region?: string
-  endpoint?: string
-}): EventStore =>
-  dynamoDBEventStore({
-    client: new DynamoDBClient({
-      ...(region ? { region } : {}),
-      ...(endpoint ? { endpoint } : {}),
-    }),
-    tableName: table,
-  })
+type Target = { table: string; region?: string; endpoint?: string }
+
+const defaultStore = ({ table, ...where }: Target): EventStore =>
+  dynamoDBEventStore({ client: new DynamoDBClient(clientConfig(where)), tableName: table })
+
+const clientConfig = ({ region, endpoint }: Omit<Target, 'table'>) => ({
+  ...(region ? { region } : {}),
+  ...(endpoint ? { endpoint } : {}),
+})
+
+const defaultDeniedActions =
+  (target: Target): NonNullable<LifecycleIo['deniedActions']> =>
+  ({ command, sessionId, scheduleGroup }) =>
+    deniedActions(command, {
+      dynamodb: new DynamoDBClient(clientConfig(target)),
+      tableName: target.table,
+      sessionId,
+      ...(scheduleGroup
+        ? {
+            schedules: {
+              scheduler: new SchedulerClient(clientConfig(target)),
+              groupName: scheduleGroup,
+            },
+          }
+        : {}),
+    })
 
 const defaultCancelTimers =
   ({ group, region, endpoint }: { group: string; region?: string; endpoint?: string }) =>
@@ -89,7 +115,8 @@ const defaultCancelTimers =
 /**
  * `a2-aws erase|export|import ...`. Answers the exit code: 0 done, 1 refused
  * (an active session, a non-empty import target, an unreadable file), 2 when
- * the arguments are wrong.
+ * the arguments are wrong, the AWS setup is missing, or the credentials lack
+ * an action the command needs (found before its first write).
  */
 export async function lifecycleCommand(
   command: LifecycleCommand,
@@ -123,14 +150,35 @@ export async function lifecycleCommand(
     io.stderr(`a2-aws ${command}: ${problem}\n\n${LIFECYCLE_USAGE}`)
     return 2
   }
-  const store = (io.store ?? defaultStore)({
+  const target: Target = {
     table: values.table,
     ...(values.region ? { region: values.region } : {}),
     ...(values.endpoint ? { endpoint: values.endpoint } : {}),
-  })
+  }
+  const store = (io.store ?? defaultStore)(target)
+  // Before the first write, whether every write it makes is granted: an
+  // erase refused half-way (after its seal, or its tombstones) would leave
+  // a session that reads empty and keeps its head and ID guards.
+  const checkGrants = io.deniedActions ?? (io.store ? undefined : defaultDeniedActions(target))
+  const granted = async (
+    writing: 'erase' | 'import',
+    sessionId: string,
+    scheduleGroup?: string,
+  ): Promise<void> => {
+    const denied = await checkGrants?.({
+      command: writing,
+      // A session ID the store refuses is refused here, before the probe.
+      sessionId: checkSessionId(sessionId),
+      ...(scheduleGroup ? { scheduleGroup } : {}),
+    })
+    if (denied && denied.length > 0) {
+      throw new OperatorNotGrantedError(writing, denied, values.table as string, scheduleGroup)
+    }
+  }
   try {
     if (command === 'erase') {
       const group = values['schedule-group']
+      await granted('erase', subject, group)
       const cancelTimers = group
         ? (io.cancelTimers ?? defaultCancelTimers)({
             group,
@@ -149,6 +197,7 @@ export async function lifecycleCommand(
     } else {
       const text =
         subject === '-' ? await (io.stdin ?? readStdin)() : await readFile(subject, 'utf8')
+      await granted('import', values.session ?? exportedSession(text))
       const imported = await importSession(
         store,
         text,
@@ -169,6 +218,10 @@ export async function lifecycleCommand(
     if (refused.some((code) => hasA2Code(error, code))) {
       io.stderr(`a2-aws ${command}: ${(error as Error).message}`)
       return 1
+    }
+    if (hasA2Code(error, 'OPERATOR_NOT_GRANTED')) {
+      io.stderr(`a2-aws ${command}: ${error.message}`)
+      return 2
     }
     const setup = awsSetupProblem(error)
     if (setup) {
@@ -232,6 +285,22 @@ function parse(argv: readonly string[]) {
       help: { type: 'boolean' },
     },
   })
+}
+
+/**
+ * The session an export's header names, for the grant check's probe (it
+ * writes in the session's partition); the import itself reads the file
+ * again, and refuses one without a header.
+ */
+function exportedSession(text: string): string {
+  try {
+    const end = text.indexOf('\n')
+    const header = JSON.parse(end === -1 ? text : text.slice(0, end)) as { sessionId?: unknown }
+    if (typeof header.sessionId === 'string' && header.sessionId) return header.sessionId
+  } catch {
+    // Not an export: importSession says so, after the probe.
+  }
+  return 'a2-aws-import'
 }
 
 async function readStdin(): Promise<string> {

@@ -6,11 +6,13 @@ export const VERIFY_USAGE = `Usage: a2-aws verify --stack <name> [--agent <path 
        a2-aws verify --url <agent url>
 
 Checks a deployed agent: the account's Lambda concurrency quota as the last
-deploy found it (concurrency), a one-token call to each Bedrock model the
+deploy found it (concurrency), whether the stack's alarms notify anyone
+(alarms), a one-token call to each Bedrock model the
 agent is granted (models), a message answered (answer), SSE frames arriving as
 written (streaming), a quiet stream kept open by heartbeats or ended cleanly (heartbeat), a
 timer through EventBridge Scheduler (timer), a closed client ending its
-Lambda invocation (closed). One PASS/WARN/FAIL/SKIP line per check; exits 1 on a FAIL.
+Lambda invocation (closed), the stream router's invocations per turn over the
+run (router). One PASS/WARN/FAIL/SKIP line per check; exits 1 on a FAIL.
 
   --stack <name>          read the agent from the stack's outputs (AWS credentials and
                           region from the environment, or --region)

@@ -1,12 +1,14 @@
 /** The checks, in the order they are reported: the account's first, then the agent's. */
 export const CHECK_NAMES = [
   'concurrency',
+  'alarms',
   'models',
   'answer',
   'streaming',
   'heartbeat',
   'timer',
   'closed',
+  'router',
 ] as const
 export type CheckName = (typeof CHECK_NAMES)[number]
 

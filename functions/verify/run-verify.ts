@@ -10,10 +10,12 @@ import {
 } from './check-result.ts'
 import { runClosedCheck } from './closed-check.ts'
 import { runHeartbeatCheck } from './heartbeat-check.ts'
+import { judgeAlarms } from './judge-alarms.ts'
 import { judgeConcurrency } from './judge-concurrency.ts'
 import { judgeStreaming } from './judge-streaming.ts'
 import type { LogSearch } from './log-search.ts'
 import { type InvokeModel, runModelsCheck } from './models-check.ts'
+import { runRouterCheck } from './router-check.ts'
 import { runTimerCheck } from './timer-check.ts'
 import { verifySession } from './verify-session.ts'
 import type { VerifyTarget } from './verify-target.ts'
@@ -44,6 +46,12 @@ export interface VerifyOptions extends VerifyTarget {
   invokeModel?: InvokeModel
   /** Lambda concurrency as the last deploy found it; without it the check is skipped. */
   concurrency?: VerifyConfig['concurrency'] | 'unknown'
+  /** The stack's alarms as synthesized; without it the check is skipped. */
+  alarms?: VerifyConfig['alarms'] | 'unknown'
+  /** Searches the router function's logs; without it the router check is skipped. */
+  searchRouterLogs?: LogSearch
+  /** How long after the other checks the router's log is read (default 20 s). */
+  routerSettleMs?: number
   /** Each result as soon as it and the ones before it are in. */
   onResult?: (result: CheckResult) => void
 }
@@ -74,6 +82,8 @@ const NEEDS_AWS =
  */
 export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const checks = options.checks ?? CHECK_NAMES
+  // The router check's window starts here (AWS's clock: epoch milliseconds).
+  const startedAt = Date.now()
   const named = options.sessionId ?? `a2-verify-${Math.random().toString(36).slice(2, 10)}`
   const wanted = (name: CheckName) => checks.includes(name)
   // Sessions the API opened, with their tokens, where it opens sessions; a
@@ -102,6 +112,16 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         options.concurrency === undefined
           ? skip(NEEDS_AWS)
           : judgeConcurrency(options.concurrency === 'unknown' ? undefined : options.concurrency),
+      ),
+    )
+  }
+  if (wanted('alarms')) {
+    outcomes.set(
+      'alarms',
+      Promise.resolve(
+        options.alarms === undefined
+          ? skip(NEEDS_AWS)
+          : judgeAlarms(options.alarms === 'unknown' ? undefined : options.alarms),
       ),
     )
   }
@@ -167,6 +187,26 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
               sessionId: closed.sessionId,
               searchLogs,
               ...(options.closedWaitMs === undefined ? {} : { waitMs: options.closedWaitMs }),
+            })
+          })
+        : Promise.resolve(skip(NEEDS_AWS)),
+    )
+  }
+
+  if (wanted('router')) {
+    const searchLogs = options.searchRouterLogs
+    // Last, once every other check's writes are in: their turns are what it counts by.
+    const others = [...outcomes.values()]
+    outcomes.set(
+      'router',
+      searchLogs
+        ? Promise.all(others).then(async () => {
+            const answered = (await outcomes.get('answer'))?.status === 'PASS' ? 1 : 0
+            return runRouterCheck({
+              searchLogs,
+              since: startedAt,
+              turns: answered,
+              ...(options.routerSettleMs === undefined ? {} : { settleMs: options.routerSettleMs }),
             })
           })
         : Promise.resolve(skip(NEEDS_AWS)),

@@ -87,10 +87,17 @@ function awsParts(
   bedrockBaseURL?: string,
 ): Pick<
   VerifyOptions,
-  'scheduler' | 'searchStreamLogs' | 'bedrockModels' | 'invokeModel' | 'concurrency'
+  | 'scheduler'
+  | 'searchStreamLogs'
+  | 'bedrockModels'
+  | 'invokeModel'
+  | 'concurrency'
+  | 'alarms'
+  | 'searchRouterLogs'
 > {
   const region = { region: config.region }
   const sqs = new SQSClient(region)
+  const logs = new CloudWatchLogsClient(region)
   return {
     bedrockModels: config.bedrockModels ?? [],
     // The caller's credentials, as the SDK clients resolve them.
@@ -100,6 +107,7 @@ function awsParts(
       ...(bedrockBaseURL ? { baseURL: bedrockBaseURL } : {}),
     }),
     concurrency: config.concurrency ?? 'unknown',
+    alarms: config.alarms ?? 'unknown',
     scheduler: eventBridgeScheduler({
       scheduler: new SchedulerClient(region),
       // Only the SQS-delay path uses it, which forceScheduler turns off.
@@ -111,6 +119,9 @@ function awsParts(
       deadLetterQueueArn: config.schedulerDeadLetterQueueArn,
       forceScheduler: true,
     }),
-    searchStreamLogs: cloudWatchLogSearch(new CloudWatchLogsClient(region), config.streamLogGroup),
+    searchStreamLogs: cloudWatchLogSearch(logs, config.streamLogGroup),
+    ...(config.routerLogGroup
+      ? { searchRouterLogs: cloudWatchLogSearch(logs, config.routerLogGroup) }
+      : {}),
   }
 }

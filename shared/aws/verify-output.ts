@@ -20,6 +20,13 @@ export const verifyConfigSchema = z.object({
   schedulerDeadLetterQueueArn: z.string().min(1),
   /** The log group of the function that serves GET streams. */
   streamLogGroup: z.string().min(1),
+  /** The stream router's log group, for its invocations per turn. Absent from older stacks. */
+  routerLogGroup: z.string().min(1).optional(),
+  /**
+   * The agent's alarms at synth: how many, on how many metrics, and how
+   * many have an alarm action (notify someone). Absent from older stacks.
+   */
+  alarms: z.object({ count: z.number(), metrics: z.number(), notifying: z.number() }).optional(),
   /**
    * The Bedrock model and inference profile IDs the generation function is
    * granted (`bedrockModels`), for the models check. Absent: none, or a

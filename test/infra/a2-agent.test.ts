@@ -202,22 +202,42 @@ describe('the A2Agent template', () => {
     })
   })
 
-  it("invokes the router only for new event items that may wake a lane (new, or over an erase's tombstone) and for TTL deletes of session heads (event filtering, not billed)", () => {
-    const [, mapping] = ofType('AWS::Lambda::EventSourceMapping').find(
-      ([, candidate]) =>
-        (candidate.Properties.FunctionName as { Ref: string }).Ref ===
-        logicalId(agent.functions.router),
-    ) as [string, Resource]
-    const filters = (mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] })
-      .Filters
-    expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
-      {
-        eventName: ['INSERT', 'MODIFY'],
-        dynamodb: {
-          Keys: { sk: { S: [{ prefix: 'E#' }] } },
-          NewImage: { t: { S: [{ 'anything-but': ['ai.generation.progress'] }] } },
-        },
+  // Which keys a DynamoDB event source's filter may name: the Lambda guide's
+  // DynamoDB page once said "DynamoDB event source mappings only support
+  // filtering on the dynamodb key" (older copies of
+  // https://docs.aws.amazon.com/lambda/latest/dg/with-ddb-filtering.html
+  // still do; the current page no longer has the note), but the record's
+  // top-level keys are filtered too: DynamoDB's own TTL guide filters a
+  // Lambda mapping on `userIdentity` ("Using DynamoDB Streams and Lambda to
+  // archive TTL deleted items",
+  // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html),
+  // and the CDK's integration test deploys a DynamoDB mapping filtered on
+  // `eventName` (aws/aws-cdk, packages/@aws-cdk-testing/framework-integ/test/
+  // aws-lambda-event-sources/test/integ.dynamodb-with-filter-criteria.ts).
+  // A filter that matched nothing would leave the backstop dead, silently:
+  // `npm run verify`'s router check counts its invocations per turn on AWS.
+  it("invokes the router only for new event items that may wake a lane (new, or over an erase's tombstone) and, with retention, for TTL deletes of session heads (event filtering, not billed)", () => {
+    const routerFilters = (of: ReturnType<typeof templateOf>, router: { node: never }) => {
+      const [, mapping] = of
+        .ofType('AWS::Lambda::EventSourceMapping')
+        .find(
+          ([, candidate]) =>
+            (candidate.Properties.FunctionName as { Ref: string }).Ref === of.logicalId(router),
+        ) as [string, Resource]
+      return (mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map(
+        (filter) => JSON.parse(filter.Pattern),
+      )
+    }
+    const events = {
+      eventName: ['INSERT', 'MODIFY'],
+      dynamodb: {
+        Keys: { sk: { S: [{ prefix: 'E#' }] } },
+        NewImage: { t: { S: [{ 'anything-but': ['ai.generation.progress'] }] } },
       },
+    }
+    expect(routerFilters(byDefault, agent.functions.router as never)).toEqual([events])
+    expect(routerFilters(custom, customAgent.functions.router as never)).toEqual([
+      events,
       {
         eventName: ['REMOVE'],
         userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
@@ -329,6 +349,27 @@ describe('the A2Agent template', () => {
     ])
   })
 
+  // API Gateway makes `API-Gateway-Execution-Logs_{restApiId}/{stage}`
+  // itself on the stage's first execution log, with no retention, and it
+  // survives `cdk destroy` (API Gateway developer guide, "Set up CloudWatch
+  // logging for REST APIs"): the stack creates it first, as its others.
+  it("creates the stage's execution log group itself, kept a month and deleted with the stack, before the stage", () => {
+    const [[restApiId] = []] = ofType('AWS::ApiGateway::RestApi')
+    const [[, stage] = []] = ofType('AWS::ApiGateway::Stage')
+    const execution = ofType('AWS::Logs::LogGroup').filter(([, group]) =>
+      JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'),
+    )
+    expect(execution).toHaveLength(1)
+    const [[id, group] = []] = execution
+    expect(group?.Properties.LogGroupName).toEqual({
+      'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: restApiId }, '/prod']],
+    })
+    expect(group?.Properties.RetentionInDays).toBe(30)
+    expect(group?.DeletionPolicy).toBe('Delete')
+    expect(stage?.DependsOn).toContain(id)
+    expect(stage?.Properties.StageName).toBe('prod')
+  })
+
   it('leaves the account role alone when the account manages it centrally, and takes the caps from props', () => {
     customized.resourceCountIs('AWS::ApiGateway::Account', 0)
     customized.resourceCountIs('Custom::A2ReservedConcurrency', 0)
@@ -431,10 +472,9 @@ describe('the A2Agent template', () => {
             'dynamodb:DeleteItem',
           ].includes(action as string),
         )
-    // (The router's DeleteItem is retention's sweep: it erases only headless sessions.)
     for (const [name, fn] of Object.entries(agent.functions)) {
       expect(variablesOf(resources[logicalId(fn)]).A2_ERASE, name).toBe('not-granted')
-      if (name !== 'router') expect(eraseActions(policyOf(byDefault, fn)), name).toEqual([])
+      expect(eraseActions(policyOf(byDefault, fn)), name).toEqual([])
     }
     const lanes = ['admission', 'generation', 'tools', 'handlers']
     for (const [name, fn] of Object.entries(customAgent.functions)) {
@@ -443,7 +483,7 @@ describe('the A2Agent template', () => {
         lane ? 'granted' : 'not-granted',
       )
       if (!lane) {
-        if (name !== 'router') expect(eraseActions(policyOf(custom, fn)), name).toEqual([])
+        expect(eraseActions(policyOf(custom, fn)), name).toEqual([])
         continue
       }
       const granted = eraseActions(policyOf(custom, fn))
@@ -587,33 +627,73 @@ describe('the A2Agent template', () => {
     ).toEqual([{ 'Fn::GetAtt': [logicalId(agent.laneQueues.admission), 'Arn'] }])
     expect(stream.flatMap(actions).filter((action) => /^(scheduler|iam):/.test(action))).toEqual([])
 
+    // The router reads the stream; without retention it may touch no item.
+    const streamActions = ['ListStreams', 'DescribeStream', 'GetRecords', 'GetShardIterator']
+    const routerOnItems = (statements: (Statement & { Condition?: unknown })[]) =>
+      statements
+        .filter((statement) =>
+          actions(statement).some(
+            (action) =>
+              action.startsWith('dynamodb:') &&
+              !streamActions.includes(action.slice('dynamodb:'.length)),
+          ),
+        )
+        .map((statement) => [actions(statement), statement.Resource, statement.Condition])
     const router = policyStatementsOf(logicalId(agent.functions.router.role as never))
-    const routerActions = router.flatMap(actions)
-    expect(routerActions).toContain('dynamodb:GetRecords')
+    expect(router.flatMap(actions)).toContain('dynamodb:GetRecords')
+    expect(routerOnItems(router)).toEqual([])
     // Retention gains it exactly this on the table's items: read a session's
     // partition and ID guards, and delete them in transactions that check the
-    // head is absent. It never writes an item.
-    const streamActions = ['ListStreams', 'DescribeStream', 'GetRecords', 'GetShardIterator']
-    const onItems = router.filter((statement) =>
-      actions(statement).some(
-        (action) =>
-          action.startsWith('dynamodb:') &&
-          !streamActions.includes(action.slice('dynamodb:'.length)),
-      ),
-    )
-    expect(onItems.map((statement) => [actions(statement), statement.Resource])).toEqual([
+    // head is absent (the appenders' EnclosingOperation condition). It never
+    // writes an item, and never deletes one outside a transaction.
+    const retained = custom
+      .ofType('AWS::IAM::Policy')
+      .flatMap(([, policy]) =>
+        (policy.Properties.Roles as { Ref: string }[]).some(
+          (role) => role.Ref === custom.logicalId(customAgent.functions.router.role as never),
+        )
+          ? (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement
+          : [],
+      )
+    const customTable = { 'Fn::GetAtt': [custom.logicalId(customAgent.table), 'Arn'] }
+    expect(routerOnItems(retained)).toEqual([
+      [['dynamodb:Query', 'dynamodb:BatchGetItem'], customTable, undefined],
       [
-        [
-          'dynamodb:Query',
-          'dynamodb:BatchGetItem',
-          'dynamodb:ConditionCheckItem',
-          'dynamodb:DeleteItem',
-        ],
-        { 'Fn::GetAtt': [logicalId(agent.table), 'Arn'] },
+        ['dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem'],
+        customTable,
+        { StringEquals: { 'dynamodb:EnclosingOperation': 'TransactWriteItems' } },
       ],
     ])
     for (const forbidden of ['PutItem', 'UpdateItem', 'BatchWriteItem', 'GetItem', 'Scan'])
-      expect(routerActions).not.toContain(`dynamodb:${forbidden}`)
+      expect(retained.flatMap(actions)).not.toContain(`dynamodb:${forbidden}`)
+  })
+
+  // AWSLambdaBasicExecutionRole, which a function's own role would carry,
+  // allows logs:CreateLogGroup, CreateLogStream and PutLogEvents on `*`:
+  // every log group of the account.
+  it('lets each function write its own log group and no other: no managed basic execution role', () => {
+    for (const [id, role] of ofType('AWS::IAM::Role')) {
+      expect(JSON.stringify(role.Properties.ManagedPolicyArns ?? []), id).not.toContain(
+        'AWSLambdaBasicExecutionRole',
+      )
+    }
+    const reservation = agent.node.findChild('StreamConcurrency').node.findChild('Function')
+    const fns = [...Object.entries(agent.functions), ['StreamConcurrency', reservation] as const]
+    for (const [name, fn] of fns) {
+      const { Properties } = resources[logicalId(fn as never)] as Resource
+      const roleId = (Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0]
+      const logGroupId = (Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref
+      const logging = policyStatementsOf(roleId).filter((statement) =>
+        actions(statement).some((action) => action.startsWith('logs:')),
+      )
+      expect(
+        logging.map((statement) => [actions(statement).sort(), statement.Resource]),
+        name,
+      ).toEqual([
+        [['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [logGroupId, 'Arn'] }],
+      ])
+      expect(resources[logGroupId]?.Type, name).toBe('AWS::Logs::LogGroup')
+    }
   })
 
   it("lets each queue function change the visibility of its own messages (the lease), and no other queue's", () => {
@@ -682,6 +762,9 @@ describe('the A2Agent template', () => {
       timerQueueUrl: `<Ref ${id(agent.timerQueue)}>`,
       schedulerDeadLetterQueueArn: `<${id(agent.schedulerDeadLetterQueue)}.Arn>`,
       streamLogGroup: `<Ref ${stack.getLogicalId(agent.functions.stream.logGroup.node.defaultChild as never)}>`,
+      routerLogGroup: `<Ref ${stack.getLogicalId(agent.functions.router.logGroup.node.defaultChild as never)}>`,
+      // The default: 21 alarms on 22 metrics, without actions (verify warns).
+      alarms: { count: 21, metrics: 22, notifying: 0 },
       // Lambda concurrency as the deploy found it (verify warns on a small quota).
       concurrency: {
         lanes: 105,
@@ -691,6 +774,18 @@ describe('the A2Agent template', () => {
         accountLimit: expect.stringMatching(/^<AgentStreamConcurrency.*\.AccountLimit>$/),
       },
     })
+    // With a topic, every alarm notifies it.
+    const customConfig = JSON.parse(
+      render(
+        (
+          Object.values(customized.toJSON().Outputs ?? {}) as {
+            Description?: string
+            Value: unknown
+          }[]
+        ).find((output) => output.Description === VERIFY_OUTPUT_DESCRIPTION)?.Value,
+      ),
+    )
+    expect(customConfig.alarms).toEqual({ count: 28, metrics: 29, notifying: 28 })
     // The log group is the one the GET method's function writes to.
     expect(propertiesOf(agent.functions.stream).LoggingConfig).toMatchObject({
       LogGroup: { Ref: config.streamLogGroup.slice(5, -1) },

@@ -11,6 +11,7 @@ import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
 import { eventLog } from '../../shared/index.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { eraseSession } from '../../shared/stores/dynamodb/erase-session.ts'
 import { HEAD_SK, sessionItemKey } from '../../shared/stores/dynamodb/table-keys.ts'
 import { scriptedModel } from '../../shared/testing/scripted-model.ts'
 import { awsClientConfig, resetMotoForSuite } from '../support/aws.ts'
@@ -153,6 +154,67 @@ describe("retention's heal on append, as the appending functions may do it on AW
       expect.stringMatching(
         /^dynamodb:DeleteItem on <AgentTable[0-9A-F]{8}\.Arn> \(.*TransactWriteItems/,
       ),
+    ])
+  })
+})
+
+describe("retention's sweep in the router, as the router function may run it on AWS", () => {
+  /** Every request the router's erase of a session whose head TTL deleted makes. */
+  async function sweepRequests(): Promise<SentRequest[]> {
+    const { dynamodb } = setup()
+    const sessionId = `swept-${Math.random().toString(36).slice(2, 8)}`
+    await eventLog({
+      store: dynamoDBEventStore({ client: dynamodb, tableName: environment.tableName }),
+      retentionMs: 60_000,
+    })
+      .session(sessionId)
+      .append([{ id: `${sessionId}-1`, type: 'note', payload: {} }])
+    await dynamodb.send(
+      new DeleteItemCommand({
+        TableName: environment.tableName,
+        Key: sessionItemKey(sessionId, HEAD_SK),
+      }),
+    )
+    const sent: SentRequest[] = []
+    // What the router's handler runs for a TTL delete of a head (router-handler.ts).
+    const receipt = await eraseSession(
+      recording(dynamodb, 'dynamodb', sent),
+      environment.tableName,
+      sessionId,
+      { headless: true },
+    )
+    expect(receipt).toMatchObject({ events: 1, idGuards: 1 })
+    return sent
+  }
+
+  it('is allowed with retention: reads, and Deletes inside the transaction only', async () => {
+    const sent = await sweepRequests()
+    const retained = deployed({ retention: '30 days' })
+    const table = retained.names(environment).table('')
+    expect(
+      denied(retained.statementsOf('router'), authorizationsOf(sent, retained.names(environment))),
+    ).toEqual([])
+    expect(
+      denied(retained.statementsOf('router'), [
+        { action: 'dynamodb:DeleteItem', resource: table },
+        { action: 'dynamodb:BatchWriteItem', resource: table },
+        { action: 'dynamodb:PutItem', resource: table },
+      ]),
+    ).toHaveLength(3)
+  })
+
+  it('is denied without retention: the router may touch no item then', async () => {
+    const sent = await sweepRequests()
+    const kept = deployed()
+    const refusals = denied(
+      kept.statementsOf('router'),
+      authorizationsOf(sent, kept.names(environment)),
+    )
+    expect(refusals.map((refusal) => refusal.split(' ')[0]).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
     ])
   })
 })

@@ -167,4 +167,48 @@ describe('a2-aws erase | export | import', () => {
     expect(await run('import', broken, '--table', 't')).toBe(1)
     expect(err.at(-1)).toContain('Invalid session export at line 1')
   })
+
+  it('erase and import refuse before their first write when the grant check finds actions missing (exit 2, OPERATOR_NOT_GRANTED)', async () => {
+    const store = memoryEventStore()
+    await answered(store, 's9')
+    const events = await store.head('s9')
+    const jsonl = await exportSession(store, 's9')
+    const checked: unknown[] = []
+    const err: string[] = []
+    const cancelled: string[] = []
+    const io = {
+      stdout: () => {},
+      stderr: (line: string) => void err.push(line),
+      store: () => store,
+      stdin: async () => jsonl,
+      cancelTimers: () => async (sessionId: string) => {
+        cancelled.push(sessionId)
+        return 0
+      },
+      deniedActions: async (check: unknown) => {
+        checked.push(check)
+        return ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem']
+      },
+    }
+    expect(
+      await lifecycleCommand('erase', ['s9', '--table', 't', '--schedule-group', 'g'], io),
+    ).toBe(2)
+    expect(err.at(-1)).toBe(
+      'a2-aws erase: your AWS credentials may not dynamodb:BatchWriteItem, dynamodb:DeleteItem (on table t and schedule group g), which erase needs: nothing was written. Give them the erase policy (docs/operations.md, "What the commands need"; in CDK, agent.grantErase(principal)) and run it again',
+    )
+    // Not a timer cancelled, not an item erased.
+    expect(cancelled).toEqual([])
+    expect(await store.head('s9')).toBe(events)
+    expect(await lifecycleCommand('import', ['-', '--table', 't', '--session', 's10'], io)).toBe(2)
+    expect(err.at(-1)).toMatch(/^a2-aws import: .*grantImport/)
+    expect(await store.head('s10')).toBe(0)
+    expect(checked).toEqual([
+      { command: 'erase', sessionId: 's9', scheduleGroup: 'g' },
+      { command: 'import', sessionId: 's10' },
+    ])
+    // A session ID the store refuses is refused as before (exit 1), not probed.
+    expect(await lifecycleCommand('erase', ['', '--table', 't'], io)).toBe(1)
+    expect(err.at(-1)).toMatch(/^a2-aws erase: /)
+    expect(checked).toHaveLength(2)
+  })
 })

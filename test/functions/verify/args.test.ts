@@ -9,7 +9,17 @@ describe('verify arguments', () => {
     expect(parseVerifyArgs(['--stack', 'Support'])).toEqual({
       stack: 'Support',
       headers: [],
-      checks: ['concurrency', 'models', 'answer', 'streaming', 'heartbeat', 'timer', 'closed'],
+      checks: [
+        'concurrency',
+        'alarms',
+        'models',
+        'answer',
+        'streaming',
+        'heartbeat',
+        'timer',
+        'closed',
+        'router',
+      ],
       quietSeconds: 75,
       timerMinutes: 2,
       answerSeconds: 120,
@@ -58,7 +68,16 @@ describe('verify arguments', () => {
     expect(
       parseVerifyArgs(['--stack', 'S', '--skip', 'closed', '--agent', 'S/Agent']),
     ).toMatchObject({
-      checks: ['concurrency', 'models', 'answer', 'streaming', 'heartbeat', 'timer'],
+      checks: [
+        'concurrency',
+        'alarms',
+        'models',
+        'answer',
+        'streaming',
+        'heartbeat',
+        'timer',
+        'router',
+      ],
       agent: 'S/Agent',
     })
   })
@@ -79,7 +98,7 @@ describe('verify arguments', () => {
         '--stack',
         'S',
         '--skip',
-        'concurrency,models,answer,streaming,heartbeat,timer,closed',
+        'concurrency,alarms,models,answer,streaming,heartbeat,timer,closed,router',
       ]),
     ).toThrow(usageError(/No check left/))
     expect(() => parseVerifyArgs(['--stack', 'S', '--header', 'no colon'])).toThrow(

@@ -90,6 +90,12 @@ describe('verify against an agent (in process)', () => {
       searchStreamLogs: fakeLogs,
       closedWaitMs: 1_000,
       concurrency: { lanes: 140, streamsRequested: 100, streamsReserved: 100, accountLimit: 1000 },
+      alarms: { count: 21, metrics: 22, notifying: 21 },
+      searchRouterLogs: async (pattern) =>
+        pattern === '{ $.type = "platform.report" }'
+          ? [{ type: 'platform.report', record: { requestId: 'router-1' } }]
+          : [],
+      routerSettleMs: 0,
       bedrockModels: ['us.anthropic.claude-sonnet-4-5-20250929-v1:0'],
       invokeModel: async () => {},
       onResult: (result) => lines.push(result),
@@ -99,6 +105,11 @@ describe('verify against an agent (in process)', () => {
         'concurrency',
         'PASS',
         "100 of the account's 1000 concurrent executions reserved for GET streams at the last deploy",
+      ],
+      [
+        'alarms',
+        'PASS',
+        "every one of the stack's 21 alarms notifies ($2.20 a month for 22 metrics)",
       ],
       ['models', 'PASS', expect.stringMatching(/^one-token calls answered: us\.anthropic\./)],
       ['answer', 'PASS', expect.stringMatching(/^answered: first frame after/)],
@@ -116,12 +127,17 @@ describe('verify against an agent (in process)', () => {
           /^the invocation ended within \d+ ms of the client closing \(REPORT 400 ms/,
         ),
       ],
+      [
+        'router',
+        'PASS',
+        expect.stringMatching(/^1 router invocation per turn \(1 for 1 turn over/),
+      ],
     ])
     expect(lines).toEqual(report.results)
     expect(
       Number.isInteger(report.results.find((r) => r.check === 'answer')?.figures.completedMs),
     ).toBe(true)
-    expect(report).toMatchObject({ ok: true, passed: 7, warned: 0, failed: 0, skipped: 0 })
+    expect(report).toMatchObject({ ok: true, passed: 9, warned: 0, failed: 0, skipped: 0 })
     // The timer's event is on the verify session; the quiet session stayed empty.
     const events = await assistant.runtime.log.session('verify-direct').read()
     expect(events.some((event) => event.type === 'a2-verify.timer.fired')).toBe(true)
@@ -136,19 +152,21 @@ describe('verify against an agent (in process)', () => {
       headers: [],
       fetch: buffering,
       sessionId: 'verify-buffered',
-      checks: ['answer', 'streaming', 'timer', 'closed'],
+      checks: ['alarms', 'answer', 'streaming', 'timer', 'closed', 'router'],
     })
     expect(report.results.map((result) => [result.check, result.status])).toEqual([
+      ['alarms', 'SKIP'],
       ['answer', 'PASS'],
       ['streaming', 'FAIL'],
       ['timer', 'SKIP'],
       ['closed', 'SKIP'],
+      ['router', 'SKIP'],
     ])
-    expect(report.results[1]?.detail).toMatch(
+    expect(report.results[2]?.detail).toMatch(
       /^buffered: \d+ frames the server wrote over \d+\.\d s arrived within/,
     )
-    expect(report.results[2]?.detail).toMatch(/give --stack/)
-    expect(report).toMatchObject({ ok: false, passed: 1, failed: 1, skipped: 2 })
+    expect(report.results[3]?.detail).toMatch(/give --stack/)
+    expect(report).toMatchObject({ ok: false, passed: 1, failed: 1, skipped: 4 })
   })
 
   it("passes the heartbeat check on an agent that ends quiet streams, saying so (': quiet' after a 'retry:')", async () => {

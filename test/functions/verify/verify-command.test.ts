@@ -4,10 +4,11 @@ import { verifyCommand } from '../../../functions/verify/verify-command.ts'
 import { VERIFY_OUTPUT_DESCRIPTION } from '../../../shared/aws/verify-output.ts'
 import { fakeClient } from '../../support/fake-clients.ts'
 
-const agentOutput = (path: string) => ({
+const agentOutput = (path: string, more: Record<string, unknown> = {}) => ({
   OutputKey: `${path.split('/')[1]}VerifyConfig1A2B`,
   Description: VERIFY_OUTPUT_DESCRIPTION,
   OutputValue: JSON.stringify({
+    ...more,
     path,
     url: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/agent',
     region: 'eu-west-1',
@@ -71,20 +72,40 @@ describe('a2-aws verify', () => {
     expect(regions).toEqual(['eu-west-1'])
     expect(runs[0]).toMatchObject({
       url: 'https://abc.execute-api.eu-west-1.amazonaws.com/prod/agent',
-      checks: ['concurrency', 'models', 'answer', 'streaming', 'heartbeat', 'timer'],
+      checks: [
+        'concurrency',
+        'alarms',
+        'models',
+        'answer',
+        'streaming',
+        'heartbeat',
+        'timer',
+        'router',
+      ],
       quietMs: 75_000,
       timerDelayMs: 120_000,
     })
     expect(runs[0]?.scheduler).toBeDefined()
     expect(runs[0]?.searchStreamLogs).toBeDefined()
     // A stack deployed before the figures: the account checks say so (SKIP).
-    expect(runs[0]).toMatchObject({ bedrockModels: [], concurrency: 'unknown' })
+    expect(runs[0]).toMatchObject({ bedrockModels: [], concurrency: 'unknown', alarms: 'unknown' })
+    expect(runs[0]?.searchRouterLogs).toBeUndefined()
     expect(runs[0]?.invokeModel).toBeDefined()
     expect(out).toEqual([
       'PASS answer    answered',
       'FAIL timer     never fired',
       'OK: 2 passed, 0 failed, 0 skipped (session a2-verify-x at https://abc.execute-api.eu-west-1.amazonaws.com/prod/agent)',
     ])
+  })
+
+  it("gives the alarms and router checks the stack's alarm figures and the router's log group", async () => {
+    const alarms = { count: 21, metrics: 22, notifying: 0 }
+    const { io, runs } = command([
+      agentOutput('Support/Agent', { routerLogGroup: 'router-logs', alarms }),
+    ])
+    await verifyCommand(['--stack', 'Support', '--region', 'eu-west-1'], io)
+    expect(runs[0]?.alarms).toEqual(alarms)
+    expect(runs[0]?.searchRouterLogs).toBeDefined()
   })
 
   it('exits 1 when a check fails, and prints one JSON report with --json', async () => {

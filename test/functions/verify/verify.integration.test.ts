@@ -36,6 +36,7 @@ describe('npm run verify against the pipeline on the emulator', () => {
     expect(report.results.map((result) => [result.check, result.status, result.detail])).toEqual([
       // The account's checks read the stack's outputs and call Bedrock: not here.
       ['concurrency', 'SKIP', expect.stringMatching(/give --stack/)],
+      ['alarms', 'SKIP', expect.stringMatching(/give --stack/)],
       ['models', 'SKIP', expect.stringMatching(/give --stack/)],
       ['answer', 'PASS', expect.any(String)],
       ['streaming', 'PASS', expect.any(String)],
@@ -43,6 +44,8 @@ describe('npm run verify against the pipeline on the emulator', () => {
       ['timer', 'PASS', expect.any(String)],
       // The stream function's logs are CloudWatch's: not on the emulator.
       ['closed', 'SKIP', expect.stringMatching(/give --stack/)],
+      // So are the router's.
+      ['router', 'SKIP', expect.stringMatching(/give --stack/)],
     ])
     // The timer went through a schedule, not an SQS delay.
     expect(suite().pipeline.stats.schedulesFired).toBe(1)
