@@ -20,8 +20,15 @@ const WRITES = new Set([
   'DeleteItemCommand',
 ])
 
+/** The DynamoDB store's module (the product's, or a put-back copy's). */
+interface DynamoDBStoreModule {
+  dynamoDBEventStore: typeof dynamoDBEventStore
+}
+
 /**
- * The DynamoDB store on moto for `simulate({ store })`, its faults injected
+ * The DynamoDB store on moto for `simulate({ store })`, an instance per
+ * process over one table (each with its own hints of the sessions it
+ * served, as each Lambda container or server has), its faults injected
  * where the adapter meets them: in the SDK client's middleware, inside the
  * SDK's retries. A throttling exception is retried by the SDK and surfaces
  * only when every attempt was throttled; a `TransactionConflict`
@@ -31,7 +38,9 @@ const WRITES = new Set([
  * and the adapter reads the second answer (a replay, a moved head, a held
  * claim).
  */
-export async function dynamodbOnMoto(): Promise<{ store: StoreOption; close(): void }> {
+export async function dynamodbOnMoto(
+  module: DynamoDBStoreModule = { dynamoDBEventStore },
+): Promise<{ store: StoreOption; close(): void }> {
   const moto = await startMotoServer()
   let table = 0
   const clients: DynamoDBClient[] = []
@@ -48,7 +57,9 @@ export async function dynamodbOnMoto(): Promise<{ store: StoreOption; close(): v
       const tableName = `sim-${++table}`
       await createEventLogTable(client, tableName)
       withFaults(client, faults)
-      return dynamoDBEventStore({ client, tableName, now, appendRetryMs: 2_000 }) as EventStore
+      const instance = () =>
+        module.dynamoDBEventStore({ client, tableName, now, appendRetryMs: 2_000 }) as EventStore
+      return { store: instance(), instance }
     },
     close() {
       for (const client of clients) client.destroy()

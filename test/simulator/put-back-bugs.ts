@@ -1,6 +1,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { dynamodbOnMoto } from './dynamodb-store.ts'
 
 /** One edit that puts a bug back: in `file` (under shared/), `fixed` becomes `broken`. */
 interface Edit {
@@ -13,7 +14,26 @@ interface Edit {
  * The runtime bugs of issue 27's turn, each as the edits that undo its fix
  * (the commits that fixed them: 29d24e4, 376805a).
  */
-export const PUT_BACK: Record<string, { says: string; edits: Edit[] }> = {
+export const PUT_BACK: Record<
+  string,
+  {
+    says: string
+    edits: Edit[]
+    /** The store the bug is in (default: the memory store); DynamoDB runs on moto, an instance per process. */
+    on?: 'dynamodb'
+  }
+> = {
+  'stale-hint': {
+    says: "issue 37's first case: a DynamoDB store instance's hints of where a session's log ends are not tied to the life they were learned in: an instance that saw a life reach far goes on with that end once it meets the session erased and started over elsewhere, appends past the new life's events, behind the old one's tombstones, and the session is wedged",
+    on: 'dynamodb',
+    edits: [
+      {
+        file: 'stores/dynamodb/session-hints.ts',
+        fixed: 'return hint?.life === life ? hint : { life, last: 0 }',
+        broken: 'return hint ? { ...hint, life } : { life, last: 0 }',
+      },
+    ],
+  },
   'store-global-metadata-id': {
     says: "a model's metadata request and answer had one ID per model in the whole store: the second session with a Gateway model hung (29d24e4)",
     edits: [
@@ -50,6 +70,16 @@ export const PUT_BACK: Record<string, { says: string; edits: Edit[] }> = {
         file: 'ai/controller/dead-letter.ts',
         fixed: "lane === 'generation' ? stepToServe(state)?.requestId : undefined",
         broken: "lane === 'generation' && stepToServe ? undefined : undefined",
+      },
+    ],
+  },
+  'takeover-decides-before-claim': {
+    says: "issue 37's second case: a takeover chose between closing a step and running it again on a state it read before it took the claim; an attempt still alive whose claim ran out (a frozen container) recorded a tool call in that window, and the takeover asked the model again: the tool ran twice while the transcript shows one call",
+    edits: [
+      {
+        file: 'ai/server/lanes/generation-lane.ts',
+        fixed: 'if (claim.previous === undefined) return read',
+        broken: 'if (claim.previous === undefined || claim.attempt > 0) return read',
       },
     ],
   },
@@ -125,13 +155,35 @@ export async function findPutBackBug(
     pathToFileURL(simulator).href
   )) as typeof import('../../shared/testing/simulator/index.ts')
   const fixed = await import('../../shared/testing/simulator/index.ts')
+  // A DynamoDB bug runs on moto, the copy's store against the product's.
+  const onMoto =
+    bug.on === 'dynamodb'
+      ? {
+          broken: await dynamodbOnMoto(
+            (await import(
+              pathToFileURL(join(copy, 'shared', 'stores', 'dynamodb', 'dynamodb-event-store.ts'))
+                .href
+            )) as typeof import('../../shared/stores/dynamodb/dynamodb-event-store.ts'),
+          ),
+          fixed: await dynamodbOnMoto(),
+        }
+      : undefined
   try {
     let found: PutBackFinding | undefined
     for (let seed = from; seed < from + seeds; seed++) {
-      const report = await simulate({ seed, maxSteps })
+      const report = await simulate({
+        seed,
+        maxSteps,
+        ...(onMoto ? { store: onMoto.broken.store } : {}),
+      })
       if (report.failures.length === 0) continue
       // Only what the fix holds: the same seed, the same budget, passes on the fixed code.
-      if ((await fixed.simulate({ seed, maxSteps })).failures.length > 0) continue
+      const again = await fixed.simulate({
+        seed,
+        maxSteps,
+        ...(onMoto ? { store: onMoto.fixed.store } : {}),
+      })
+      if (again.failures.length > 0) continue
       found ??= {
         seed,
         tried: seed - from + 1,
@@ -146,6 +198,8 @@ export async function findPutBackBug(
     if (found && every) found.tried = seeds
     return found
   } finally {
+    onMoto?.broken.close()
+    onMoto?.fixed.close()
     rmSync(copy, { recursive: true, force: true })
   }
 }

@@ -9,6 +9,7 @@
  *   npm run simulate -- --seeds 500 --from 9000 --workers 2
  *   npm run simulate -- --seed 42 --only 1 --turns 2 --faults store.throttled,process.killed
  *   npm run simulate -- --store dynamodb --seeds 5  # on the DynamoDB store over moto (sampled: slow)
+ *   npm run simulate -- --day --seeds 20            # a day of one pool: 8-12 sessions over 3 hours
  *
  * Exits non-zero when any seed broke an invariant.
  */
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
       turns: { type: 'string' },
       faults: { type: 'string' },
       trace: { type: 'boolean', default: false },
+      day: { type: 'boolean', default: false },
       store: { type: 'string', default: 'memory' },
       'no-shrink': { type: 'boolean', default: false },
     },
@@ -86,6 +88,7 @@ async function main(): Promise<void> {
     ...(values.only ? { only: values.only.split(',').map((n) => number('only', n)) } : {}),
     ...(values.turns ? { turns: number('turns', values.turns) } : {}),
     ...(values.faults ? { faults: parseFaults(values.faults) } : {}),
+    ...(values.day ? { day: true } : {}),
   }
   if (values.store === 'dynamodb') {
     await onDynamoDB(

@@ -12,5 +12,9 @@ describe('the simulator, seeds 1 to 100', () => {
     const struck = new Set(reports.flatMap((report) => Object.keys(report.figures.faults)))
     expect(FAULT_KINDS.filter((kind) => kind !== 'clock.skew' && !struck.has(kind))).toEqual([])
     expect(reports.some((report) => report.figures.kills > 0)).toBe(true)
+    // Sessions' lives: sessions erased and started over while the processes
+    // that served them live on, and processes frozen past their claims.
+    expect(reports.reduce((sum, report) => sum + report.figures.restarts, 0)).toBeGreaterThan(10)
+    expect(reports.reduce((sum, report) => sum + report.figures.freezes, 0)).toBeGreaterThan(10)
   }, 120_000)
 })

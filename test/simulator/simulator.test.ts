@@ -159,6 +159,7 @@ describe('the invariants', () => {
       accepted: [],
       erased: false,
       abandoned: 0,
+      lives: 1,
     },
     now: 0,
     ...over,
@@ -279,6 +280,7 @@ describe('the invariants', () => {
       accepted: [],
       erased: true,
       abandoned: 0,
+      lives: 1,
     }
     expect(
       brokenInvariants(facts({ user, events: [event(1, 'x', 'ai.model.metadata.resolved')] })),

@@ -112,6 +112,8 @@ export async function browse(
       sessionId,
       lastIndex,
       lastId: () => record.applied.at(-1)?.id,
+      // As the client does (client-session.ts): a session erased and started over is another log.
+      lastLife: () => record.applied.at(-1)?.life,
       onRewind: () => {
         say(`rewound from #${lastIndex()}`)
         record.applied = []
@@ -146,8 +148,12 @@ export async function browse(
   }
   const since = world.time
   while (world.time - since < SETTLE_MS) {
-    const head = await store.head(sessionId)
-    if (lastIndex() === head) {
+    // Caught up: at the log's head, in its life (a log erased and started
+    // over to the same length is another log).
+    const { index: head, life } = (await store.restingHead?.(sessionId)) ?? {
+      index: await store.head(sessionId),
+    }
+    if (lastIndex() === head && (head === 0 || record.applied.at(-1)?.life === life)) {
       record.headAtClose = head
       break
     }

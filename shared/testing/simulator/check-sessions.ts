@@ -27,7 +27,7 @@ export interface CheckInputs {
   world: World
   pool: ProcessPool
   records: ReadonlyMap<string, UserRecord>
-  returned: ReadonlyMap<string, readonly { id: string; index: number }[]>
+  returned: ReadonlyMap<string, readonly { id: string; index: number; life: string }[]>
   spans: ModelSpans
   ledger: ToolLedger
   end: WorldEnd
@@ -80,7 +80,10 @@ export async function checkSessions(
       fresh,
       processStates,
       ...(snapshot ? { snapshot } : {}),
-      returned: inputs.returned.get(sessionId) ?? [],
+      // What the appends of the log's life returned (an earlier life's are erased).
+      returned: (inputs.returned.get(sessionId) ?? []).filter(
+        (event) => event.life === log[0]?.life,
+      ),
       spans: inputs.spans.spans,
       tools: inputs.ledger,
       user,

@@ -46,6 +46,14 @@ export const FAULT_KINDS = [
    * for it, its events' timestamps and timers move with it.
    */
   'clock.jump',
+  /**
+   * A process stalls as a write goes out (a long GC pause, a starved or
+   * migrated VM) for longer than its claims live: another process takes its
+   * work over while it is frozen, and when it thaws it writes on with what
+   * it knew. Half the freezes thaw just as another process's work reads the
+   * same session (world.ts, `freeze`): the window a takeover must not decide in.
+   */
+  'process.frozen',
 ] as const
 
 export type FaultKind = (typeof FAULT_KINDS)[number]
@@ -72,6 +80,7 @@ const RATES: Record<FaultKind, readonly number[]> = {
   'process.killed': [0.002, 0.01],
   'clock.skew': [1],
   'clock.jump': [0.2, 0.5],
+  'process.frozen': [0.005, 0.02],
 }
 
 /** A seed's faults: each kind on with probability `density`, at one of its rates. */
@@ -103,10 +112,11 @@ export class Faults {
     this.random = random
   }
 
-  /** Whether `kind` strikes at this chance (and counts it when it does). */
-  strikes(kind: FaultKind): boolean {
+  /** Whether `kind` strikes at this chance, `weight` times as likely as its rate (and counts it when it does). */
+  strikes(kind: FaultKind, weight = 1): boolean {
     const rate = this.plan[kind]
-    if (this.calm || rate === undefined || !this.random.chance(rate)) return false
+    if (this.calm || rate === undefined || !this.random.chance(Math.min(1, rate * weight)))
+      return false
     this.injected[kind] = (this.injected[kind] ?? 0) + 1
     return true
   }

@@ -156,9 +156,11 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     }
   }
   const approved = approvalsApplied(events)
+  // The log's life's runs: an erased life's approvals are gone with it.
+  const life = events[0]?.life
   const gated = [...facts.tools.runs.keys()].filter((call) => {
-    const [toolName = '', session] = call.split('\u0000')
-    return policies.approval.includes(toolName) && session === sessionId
+    const [toolName = '', session, , ranIn] = call.split('\u0000')
+    return policies.approval.includes(toolName) && session === sessionId && ranIn === life
   }).length
   if (gated > approved)
     broken.push(
@@ -183,6 +185,8 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     }
   }
 
+  broken.push(...brokenStepReruns(events))
+
   // Work that cannot be done ends, not loops: a model step, or one logical
   // tool call, is attempted a bounded number of times (the queue's receives,
   // the crashes), never again and again.
@@ -201,11 +205,13 @@ export function brokenInvariants(facts: SessionFacts): string[] {
       broken.push(`${toolName} call ${calledId} ran ${runs} times`)
   }
 
-  // The session's model calls never overlap, and each ended.
+  // The session's model calls never overlap, and each ended; but for a
+  // frozen process's: its claim ran out while its call stayed open, and the
+  // takeover's call began beside it (nothing of the frozen one lands).
   const mine = facts.spans.filter((span) => span.sessionId === sessionId)
   for (const span of mine)
     if (span.end === undefined) broken.push(`a model call of p${span.owner} never ended`)
-  const sorted = [...mine].sort((a, b) => a.start - b.start)
+  const sorted = [...mine].filter((span) => !span.frozen).sort((a, b) => a.start - b.start)
   for (let i = 1; i < sorted.length; i++) {
     const before = sorted[i - 1] as ModelSpan
     const after = sorted[i] as ModelSpan
@@ -241,6 +247,39 @@ function brokenBrowser(
   if (fold && !isDeepStrictEqual(asJson(fold(applied)), asJson(fold(expected))))
     broken.push("the browser's state differs from the server's fold of the log it read")
   return broken
+}
+
+/**
+ * A step's tool calls are recorded by one attempt of it. Once an attempt has
+ * recorded a call, the call is the step's (its tool runs, its effect may
+ * be done); an attempt after it that asks the model again gets new calls
+ * for the same intent, and their tools run a second time (a charge, twice)
+ * while the transcript shows one. A takeover that finds a recorded call
+ * closes the step instead.
+ */
+function brokenStepReruns(events: readonly StoredEvent[]): string[] {
+  const stepOf = new Map<string, string>()
+  for (const event of events) {
+    if (event.type !== 'ai.generation.started') continue
+    const { generationId, requestId } = event.payload as { generationId: string; requestId: string }
+    stepOf.set(generationId, requestId)
+  }
+  const callers = new Map<string, Set<string>>()
+  for (const event of events) {
+    if (event.type !== 'ai.tool.called') continue
+    const { generationId } = event.payload as { generationId: string }
+    const step = stepOf.get(generationId)
+    if (step === undefined) continue
+    const attempts = callers.get(step) ?? new Set()
+    attempts.add(generationId)
+    callers.set(step, attempts)
+  }
+  return [...callers]
+    .filter(([, attempts]) => attempts.size > 1)
+    .map(
+      ([step, attempts]) =>
+        `model step ${step} recorded tool calls in ${attempts.size} attempts (${[...attempts].join(', ')}): a recorded call was asked for again`,
+    )
 }
 
 /** Approvals the controller applied with `approved: true`. */

@@ -62,6 +62,7 @@ function optionsOf(report: SimulationReport): SimulationOptions {
     ...(options.only ? { only: options.only } : {}),
     ...(options.kinds ? { kinds: options.kinds } : {}),
     ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.day ? { day: true } : {}),
   }
 }
 
@@ -81,6 +82,7 @@ export function replayCommand(report: SimulationReport): string {
     return `simulate({ ${narrowed.join(', ')} })`
   }
   const parts = [`npm run simulate -- --seed ${report.seed}`]
+  if (options.day) parts.push('--day')
   if (options.only) parts.push(`--only ${options.only.join(',')}`)
   if (options.turns !== 4) parts.push(`--turns ${options.turns}`)
   if (options.faults.length !== FAULT_KINDS.length) {

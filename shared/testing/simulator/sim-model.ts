@@ -26,6 +26,8 @@ export interface ModelSpan {
   start: number
   end?: number
   how?: string
+  /** Open while its process was frozen, or opened as it thawed: it may overlap a takeover's. */
+  frozen?: boolean
 }
 
 /** The model calls of a run, numbered in the order they start and end. */
@@ -45,11 +47,20 @@ export class ModelSpans {
     span.how = how
   }
 
+  /** A frozen process's open calls outlive its claims: a takeover's may begin beside them. */
+  frozen(owner: number): void {
+    for (const span of this.spans)
+      if (span.owner === owner && span.end === undefined) span.frozen = true
+  }
+
   /** A dead process's calls are over (its connections are gone). */
   closeAllOf(owner: number): void {
     for (const span of this.spans) if (span.owner === owner) this.close(span, 'killed')
   }
 }
+
+/** How long after its thaw a process's new model call is of the work it froze in. */
+const ZOMBIE_MS = 1_000
 
 /** A stalled or hanging stream gives up after this long, as a provider's socket would. */
 const HANG_LIMIT_MS = 10 * 60_000
@@ -107,6 +118,9 @@ export function simModel(
       // A call made with an aborted signal fails at once, as fetch does.
       if (options.abortSignal?.aborted) throw options.abortSignal.reason ?? new Error('aborted')
       const span = spans.open(sessionId, owner)
+      // Opened by a process just thawed, on what it knew before its freeze:
+      // its claim ran out, and its next renewal (or fenced write) ends it.
+      if (world.thawedWithin(owner, ZOMBIE_MS)) span.frozen = true
       world.log(`p${owner}`, `model call (${sessionId})`)
       await world.call(
         owner,

@@ -92,6 +92,29 @@ export class ProcessPool {
     this.options = options
     options.queues.consume((message) => this.take(message))
     options.timers.fireOn((timer) => this.fire(timer))
+    options.world.onFreeze((owner) => this.leasesLapse(owner))
+  }
+
+  /**
+   * A frozen process renews no visibility lease: each message it holds comes
+   * back for another consumer once its lease runs out, while the frozen one
+   * still works on it. Its receipt is then stale: when it thaws and
+   * finishes, its delete (or its failure) no longer touches the message.
+   */
+  private leasesLapse(owner: number): void {
+    const { world, queues } = this.options
+    const process = this.processes.get(owner)
+    if (!process) return
+    for (const message of process.inFlight) {
+      const receipt = message.receiveCount
+      world.after(LEASE_MS, undefined, () => {
+        if (!world.isFrozen(owner) || !process.inFlight.has(message)) return
+        if (message.receiveCount !== receipt) return
+        process.inFlight.delete(message)
+        world.log('sqs', `lease of ${message.id} ran out in frozen p${owner}: visible again`)
+        queues.retryAt(message, world.time)
+      })
+    }
   }
 
   live(): SimProcess[] {
@@ -154,7 +177,10 @@ export class ProcessPool {
   }
 
   private take(message: QueueMessage): boolean {
-    const free = this.live().filter((process) => process.busy < this.options.slots)
+    // A frozen sandbox polls for nothing.
+    const free = this.live().filter(
+      (process) => process.busy < this.options.slots && !this.options.world.isFrozen(process.owner),
+    )
     if (free.length === 0) {
       if (this.processes.size + this.starting < this.options.max) {
         this.starting++
@@ -190,10 +216,14 @@ export class ProcessPool {
       )
       timeout.cancelled = true
       world.log(who, `done ${message.id} ${wakeUp.lane} ${wakeUp.sessionId}`)
-      process.inFlight.delete(message)
-      queues.ack(message)
+      if (process.inFlight.delete(message)) queues.ack(message)
+      else world.log(who, `its receipt of ${message.id} is stale: the delete does nothing`)
     } catch (error) {
       timeout.cancelled = true
+      if (!process.inFlight.has(message)) {
+        world.log(who, `failed ${message.id} on a stale receipt: ${messageOf(error)}`)
+        return
+      }
       const last = message.receiveCount >= MAX_RECEIVE_COUNT
       world.log(
         who,

@@ -3,6 +3,7 @@ import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type { AppendOptions, AppendResult, EventStore } from '../../log/event-store.ts'
 import type { Faults } from './faults.ts'
 import type { Random } from './random.ts'
+import { workContext } from './sim-process.ts'
 import {
   contendedAppend,
   requestTimeout,
@@ -19,6 +20,7 @@ const WRITES = new Set([
   'revokeClaim',
   'writeSnapshot',
 ])
+const READS = new Set(['read', 'head', 'restingHead', 'readSnapshot'])
 const CALLS = new Set([
   ...WRITES,
   'read',
@@ -86,25 +88,38 @@ export function simStore(
         // The adapter retries a conflicted transaction with backoff: the append is slow.
         if (conflicted) ms += faults.between(20, 600)
         const label = `store.${property}${describe(property, args)}`
-        const result = await world.call(owner, label, ms, async () => {
-          if (!faults) return perform(property, args)
-          if (faults.strikes('store.throttled')) {
-            world.log(`p${owner}`, `fault store.throttled at ${label}`)
-            throw throttlingError(faults.pick(THROTTLING_ERRORS))
-          }
-          if (conflicted && faults.between(0, 9) === 0) throw contendedAppend(sessionId)
-          if (!WRITES.has(property)) return perform(property, args)
-          if (faults.strikes('store.timeout-after-commit')) {
-            await perform(property, args).catch(() => undefined)
-            world.log(`p${owner}`, `fault store.timeout-after-commit at ${label}`)
-            throw requestTimeout()
-          }
-          if (faults.strikes('store.retried-after-commit')) {
-            await perform(property, args).catch(() => undefined)
-            world.log(`p${owner}`, `fault store.retried-after-commit at ${label}`)
-          }
-          return perform(property, args)
-        })
+        // A read by a process's work on this session (a takeover's, say):
+        // what a racy freeze of another process on it thaws at.
+        const work = workContext.getStore()
+        const racing = work?.sessionId === sessionId && READS.has(property)
+        const result = await world.call(
+          owner,
+          label,
+          ms,
+          async () => {
+            if (racing) world.raced(sessionId, owner)
+            if (!faults) return perform(property, args)
+            if (faults.strikes('store.throttled')) {
+              world.log(`p${owner}`, `fault store.throttled at ${label}`)
+              throw throttlingError(faults.pick(THROTTLING_ERRORS))
+            }
+            if (conflicted && faults.between(0, 9) === 0) throw contendedAppend(sessionId)
+            if (!WRITES.has(property)) return perform(property, args)
+            if (faults.strikes('store.timeout-after-commit')) {
+              await perform(property, args).catch(() => undefined)
+              world.log(`p${owner}`, `fault store.timeout-after-commit at ${label}`)
+              throw requestTimeout()
+            }
+            if (faults.strikes('store.retried-after-commit')) {
+              await perform(property, args).catch(() => undefined)
+              world.log(`p${owner}`, `fault store.retried-after-commit at ${label}`)
+            }
+            return perform(property, args)
+          },
+          // A process freezes in its lanes' work (a user's request to a
+          // frozen server is another story: see docs/testing.md).
+          { freezable: work !== undefined },
+        )
         if (property === 'append') hooks.returned(sessionId, (result as AppendResult).events)
         return result
       }

@@ -5,7 +5,7 @@ import type { AgentOptions } from '../../ai/server/agent-options.ts'
 import { PipelineError } from '../../aws/errors.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
-import type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
+import type { Dispatcher } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import { installDefaultProvider } from '../default-provider.ts'
 import { observeEffects } from '../effect-observer.ts'
@@ -64,9 +64,16 @@ export interface SimulationOptions {
   store?: (
     now: () => number,
     faults: Pick<Faults, 'strikes' | 'pick'>,
-  ) => EventStore | Promise<EventStore>
-  /** Agenda entries a run may fire before it is called a livelock (default 200,000). */
+  ) => SimulatedStore | Promise<SimulatedStore>
+  /** Agenda entries a run may fire before it is called a livelock (default 200,000; a day's 2,000,000). */
   maxSteps?: number
+  /**
+   * A day of one pool: 8 to 12 sessions (unless `sessions` says), up to 6
+   * turns each, opened over three hours, served by the same long-lived
+   * containers (until a fault kills one), so each holds caches, hints and
+   * claims of many sessions and lives at once.
+   */
+  day?: boolean
   /**
    * Your agent in place of the simulator's workload: its tools, contract,
    * handlers and instructions, on the simulator's model (your script),
@@ -80,6 +87,14 @@ export interface SimulationOptions {
 
 export type { SessionFailure } from './check-sessions.ts'
 
+/**
+ * A store for `simulate({ store })`: one instance for every process, or, as
+ * on AWS, an instance per process (`instance()`, each with its own memory of
+ * the sessions it served: the DynamoDB store's hints) over one table, and
+ * `store`, an instance of its own, for the checks.
+ */
+export type SimulatedStore = EventStore | { store: EventStore; instance(): EventStore }
+
 export interface SimulationReport {
   seed: number
   /** The options the run resolved to (what a replay needs besides the seed). */
@@ -88,6 +103,8 @@ export interface SimulationReport {
     only?: readonly number[]
     faults: readonly FaultKind[]
     kinds?: readonly TurnKind[]
+    /** A day of one pool (`day: true`). */
+    day?: boolean
     /** Your agent, when the run was of it (a replay passes it again). */
     // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
     agent?: SimulatedAgent<any>
@@ -107,6 +124,10 @@ export interface SimulationReport {
     compactions: number
     processes: number
     kills: number
+    /** Processes frozen past their claims (the `process.frozen` fault). */
+    freezes: number
+    /** Sessions erased and started over under the same ID (a life after the first). */
+    restarts: number
     messages: number
     timersFired: number
     faults: Partial<Record<FaultKind, number>>
@@ -116,6 +137,7 @@ export interface SimulationReport {
 const START = Date.UTC(2026, 0, 1)
 const CLAIM_TTL_MS = 30_000
 const MAX_KILLS = 8
+const MAX_FREEZES = 4
 const quiet = { info() {}, warn() {}, error() {} }
 
 /**
@@ -136,8 +158,9 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       ? { kind: 'gateway' as const, contextWindow: shape.pick([1_500, 4_000, 400_000]) }
       : { kind: 'object' as const },
   }
-  const sessions = options.sessions ?? drawn.sessions
-  const turns = options.turns ?? 4
+  const day = options.day === true
+  const sessions = options.sessions ?? (day ? 8 + (drawn.sessions % 5) : drawn.sessions)
+  const turns = options.turns ?? (day ? 6 : 4)
   const processes = options.processes ?? {
     ...drawn.processes,
     max: Math.max(drawn.processes.min, drawn.processes.max),
@@ -150,20 +173,37 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     sessions,
     turns,
     ...(kinds ? { kinds } : {}),
+    ...(day ? { spreadMs: 3 * 3600_000 } : {}),
   })
   const plans = options.only ? planned.filter((_, index) => options.only?.includes(index)) : planned
   const faults = new Faults(planFaults(random.fork('fault plan'), allowed), random.fork('faults'))
   let kills = 0
+  let freezes = 0
   const world = new World({
     start: START,
-    maxSteps: options.maxSteps ?? 200_000,
+    maxSteps: options.maxSteps ?? (day ? 2_000_000 : 200_000),
     maxDurationMs: 12 * 3600_000,
     crashAt: () => {
       if (kills >= MAX_KILLS || !faults.strikes('process.killed')) return undefined
       kills++
       return faults.pick(['before', 'after'] as const)
     },
+    freezeAt: (_owner, label) => {
+      if (freezes >= MAX_FREEZES || !label.startsWith('store.append')) return undefined
+      // Most often as a write goes out that a takeover decides on: a tool's
+      // call or result, an approval's request (the search's bias, where a
+      // freeze can do harm; every other write freezes too, at the rate).
+      const decisive = /tool\.called|tool\.result|approval\.requested/.test(label)
+      if (!faults.strikes('process.frozen', decisive ? 25 : 1)) return undefined
+      freezes++
+      return {
+        ms: faults.between(CLAIM_TTL_MS + 1_000, 3 * CLAIM_TTL_MS),
+        racy: faults.pick([true, false]),
+      }
+    },
   })
+  world.racyAfterMs = CLAIM_TTL_MS
+  world.onFreeze((owner) => spans.frozen(owner))
   // The store reads the clock of the process it serves (its adapter's), else the world's.
   const clocks = new Map<number, () => number>()
   const storeNow = () => {
@@ -172,16 +212,18 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   }
   // Lives counted from 1, not the default's random prefix: a replay is exact.
   let lives = 0
-  const store = await (
+  const given = await (
     options.store ?? ((now) => memoryEventStore({ now, lifeIds: () => `L${++lives}` }))
   )(storeNow, faults)
+  const store = 'instance' in given ? given.store : given
+  const instanceOf = 'instance' in given ? () => given.instance() : () => store
   const faultsAtPort = options.store === undefined
   const schedule = random.fork('schedule')
   const queues = new SimQueues(world, faults, schedule.fork('queues'))
   const timers = new SimTimers(world, faults, schedule.fork('timers'))
   const spans = new ModelSpans()
   const ledger = new ToolLedger()
-  const returned = new Map<string, { id: string; index: number }[]>()
+  const returned = new Map<string, { id: string; index: number; life: string }[]>()
   const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
   const effects = new EffectRuns()
   for (const ledger of users?.effects ?? []) ledger.reset()
@@ -215,7 +257,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     logger: quiet,
   } as AgentOptions<ToolSet>)
   const storeOf = (owner: number): EventStore =>
-    simStore(world, owner, store, faultsAtPort ? faults : undefined, latency, {
+    simStore(world, owner, instanceOf(), faultsAtPort ? faults : undefined, latency, {
       committed(_sessionId, events) {
         // The stream router: every committed append's wake-ups, soon, at the
         // news they are for (the fast path's copies collapse with them).
@@ -226,7 +268,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       returned(sessionId, events) {
         returned.set(sessionId, [
           ...(returned.get(sessionId) ?? []),
-          ...events.map(({ id, index }) => ({ id, index })),
+          ...events.map(({ id, index, life }) => ({ id, index, life })),
         ])
       },
     })
@@ -373,6 +415,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         ...(options.only ? { only: options.only } : {}),
         ...(options.kinds ? { kinds: options.kinds } : {}),
         ...(users ? { agent: users } : {}),
+        ...(day ? { day } : {}),
       },
       end,
       failures,
@@ -387,6 +430,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         compactions,
         processes: pool.started,
         kills,
+        freezes,
+        restarts: [...records.values()].reduce((sum, record) => sum + record.lives - 1, 0),
         messages: queues.sent,
         timersFired: timers.fired,
         faults: { ...faults.injected },

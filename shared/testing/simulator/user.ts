@@ -29,6 +29,8 @@ export interface UserRecord {
   erased: boolean
   /** Requests that never got an answer, after every retry. */
   abandoned: number
+  /** The lives the user played the session in (erased and started over between them). */
+  lives: number
 }
 
 export interface UserContext {
@@ -56,10 +58,19 @@ export async function playSession(context: UserContext, plan: SessionPlan): Prom
     accepted: [],
     erased: false,
     abandoned: 0,
+    lives: 1,
   }
   const user = new User(context, plan.sessionId, record)
   await context.world.sleep(undefined, plan.startMs)
   for (const [index, turn] of plan.turns.entries()) {
+    if (index === plan.restartAt) {
+      if (!(await user.settle(plan.turns[index - 1]))) {
+        record.problems.push(`the session did not settle within ${TURN_TIMEOUT_MS} ms, to erase`)
+        return record
+      }
+      // Starting over: what the user knew of the old life is gone with it.
+      if (await user.erase()) user.startOver()
+    }
     const ended = await user.playTurn(index, turn)
     if (!ended) {
       record.problems.push(`turn ${index} (${turn.kind}) did not end within ${TURN_TIMEOUT_MS} ms`)
@@ -70,7 +81,7 @@ export async function playSession(context: UserContext, plan: SessionPlan): Prom
     record.problems.push(`the session did not settle within ${TURN_TIMEOUT_MS} ms of its last turn`)
     return record
   }
-  if (plan.erase) await user.erase()
+  if (plan.erase && (await user.erase())) record.erased = true
   return record
 }
 
@@ -113,18 +124,24 @@ class User {
 
   private async append(what: string, events: EventInput[]): Promise<boolean> {
     this.say(what)
+    // A command names the life the user knows (as a page does, from its
+    // stream): one a stalled server delivers after an erase fails there.
+    const life = this.life
     const stored = await this.request(what, (agent) =>
-      agent.session(this.sessionId).append(...events),
+      agent.session(this.sessionId, life === undefined ? {} : { life }).append(...events),
     )
     if (stored === undefined) return false
+    this.life ??= stored[0]?.life
     for (const event of events) if (event.id) this.record.accepted.push(event.id)
     return true
   }
 
-  private state(): Promise<StateSnapshot<AIState> | undefined> {
-    return this.request('state', (agent) => agent.session(this.sessionId).state()) as Promise<
-      StateSnapshot<AIState> | undefined
-    >
+  private async state(): Promise<StateSnapshot<AIState> | undefined> {
+    const snapshot = (await this.request('state', (agent) =>
+      agent.session(this.sessionId).state(),
+    )) as StateSnapshot<AIState> | undefined
+    if (snapshot?.life !== undefined) this.life ??= snapshot.life
+    return snapshot
   }
 
   private message(id: string, content: string): UIMessage {
@@ -138,6 +155,8 @@ class User {
   /** Answers on their way (late, or a second one): the user is not done before they land. */
   private answering = 0
   private readonly stopped = new Set<string>()
+  /** The session's life as the user last saw it (undefined before the first event, and after an erase). */
+  private life: string | undefined
   private readonly answered = new Set<string>()
   private retries = new Map<string, number>()
 
@@ -369,18 +388,32 @@ class User {
     }
   }
 
-  async erase(): Promise<void> {
+  /** Erases the quiet session (true once it is); the user forgets its life. */
+  async erase(): Promise<boolean> {
     const { world, random } = this.context
     for (let attempt = 0; attempt < 5; attempt++) {
       await world.sleep(undefined, random.between(500, 5_000))
       this.say('erase')
-      const receipt = await this.request('erase', (agent) => agent.session(this.sessionId).erase())
+      // The life the user means: a request a stalled server delivers late erases nothing of the next.
+      const life = this.life
+      const receipt = await this.request('erase', (agent) =>
+        agent.session(this.sessionId, life === undefined ? {} : { life }).erase(),
+      )
       if (receipt) {
-        this.record.erased = true
+        this.life = undefined
         this.say(`erased (${receipt.events} events)`)
-        return
+        return true
       }
     }
+    return false
+  }
+
+  /** The session's next life: what the checks hold the user to is what they do from here. */
+  startOver(): void {
+    this.record.lives++
+    this.record.accepted = []
+    this.record.approvals = []
+    this.say(`starts over (life ${this.record.lives})`)
   }
 }
 
@@ -389,11 +422,19 @@ function isRefusal(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code
   return (
     typeof code === 'string' &&
-    ['SESSION_ACTIVE', 'INVALID_EVENT', 'PARTIAL_DUPLICATE_BATCH'].includes(code)
+    ['SESSION_ACTIVE', 'INVALID_EVENT', 'PARTIAL_DUPLICATE_BATCH', 'LIFE_ENDED'].includes(code)
   )
 }
 
 /** A user's record before they did anything. */
 export function emptyRecord(sessionId: string): UserRecord {
-  return { sessionId, approvals: [], problems: [], accepted: [], erased: false, abandoned: 0 }
+  return {
+    sessionId,
+    approvals: [],
+    problems: [],
+    accepted: [],
+    erased: false,
+    abandoned: 0,
+    lives: 1,
+  }
 }

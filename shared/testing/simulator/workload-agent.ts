@@ -16,7 +16,7 @@ import type { World } from './world.ts'
  * effects the fake services performed (each deduplicating by key).
  */
 export class ToolLedger {
-  /** `tool \0 session \0 ai.tool.called ID` -> runs of execute. */
+  /** `tool \0 session \0 ai.tool.called ID \0 life` -> runs of execute. */
   readonly runs = new Map<string, number>()
   /** The same call -> the idempotency keys its runs saw (one, always). */
   readonly keys = new Map<string, Set<string>>()
@@ -29,7 +29,7 @@ export class ToolLedger {
 
   ran(toolName: string): { sessionId: string; key: string } {
     const ctx = handlerContext()
-    const call = `${toolName}\u0000${ctx.session.id}\u0000${ctx.event.id}`
+    const call = `${toolName}\u0000${ctx.session.id}\u0000${ctx.event.id}\u0000${ctx.event.life}`
     this.runs.set(call, (this.runs.get(call) ?? 0) + 1)
     const keys = this.keys.get(call) ?? new Set()
     keys.add(ctx.idempotencyKey)

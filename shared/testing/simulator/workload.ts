@@ -72,6 +72,12 @@ export interface SessionPlan {
   turns: TurnPlan[]
   /** Erase the session once it is quiet. */
   erase: boolean
+  /**
+   * Before this turn, the user erases the quiet session and starts over
+   * under the same ID (a new life), while the processes that served the old
+   * one live on with what they remember of it.
+   */
+  restartAt?: number
 }
 
 export interface WorkloadOptions {
@@ -79,6 +85,8 @@ export interface WorkloadOptions {
   /** Turns per session: between 1 and this. */
   turns: number
   kinds?: readonly TurnKind[]
+  /** Users open their sessions within this long of the start (default 3 s). */
+  spreadMs?: number
 }
 
 /** The sessions of a seed: each from its own stream, so dropping one leaves the others as they were. */
@@ -87,9 +95,9 @@ export function planSessions(random: Random, options: WorkloadOptions): SessionP
   return Array.from({ length: options.sessions }, (_, index) => {
     const next = random.fork(`session ${index}`)
     const count = next.between(1, options.turns)
-    return {
+    const plan = {
       sessionId: `s${index}`,
-      startMs: next.between(0, 3_000),
+      startMs: next.between(0, options.spreadMs ?? 3_000),
       turns: Array.from({ length: count }, () => ({
         kind: next.pick(kinds),
         lateMs: next.between(50, 4_000),
@@ -101,5 +109,9 @@ export function planSessions(random: Random, options: WorkloadOptions): SessionP
       })),
       erase: next.chance(0.15),
     }
+    // Drawn after the rest, so the sessions' other draws stay as they were.
+    const restarts = next.chance(0.3)
+    const restartAt = next.between(1, Math.max(1, count - 1))
+    return restarts && count >= 2 ? { ...plan, restartAt } : plan
   })
 }
