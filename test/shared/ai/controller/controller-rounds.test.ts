@@ -67,7 +67,9 @@ describe('controllerRounds', () => {
           }
         })
       }),
-      { numRuns: 200 },
+      // Seeded: that the sample reaches every stop (below) is then a fact of
+      // the sample, not of a draw (unseeded, 1 run in 6 missed 'pausing').
+      { numRuns: 200, seed: 37 },
     )
     // The scenarios reach the stops a worker meets (a round that ends running
     // work comes of a command, where a worker stops first), and admission's
