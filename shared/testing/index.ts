@@ -106,6 +106,7 @@ export {
   type SimModelCall,
   type SimulatedAgent,
   type SimulatedAgentOptions,
+  type SimulatedStore,
   type SimulationOptions,
   type SimulationReport,
   shrink,

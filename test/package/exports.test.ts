@@ -364,6 +364,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'SimModelCall',
       'SimulatedAgent',
       'SimulatedAgentOptions',
+      'SimulatedStore',
       'SimulationOptions',
       'SimulationReport',
       'Step',

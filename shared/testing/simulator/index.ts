@@ -5,6 +5,7 @@ export { parseFaults, replayCommand, shrink } from './shrink.ts'
 export type { SimModelCall } from './sim-model.ts'
 export {
   type SessionFailure,
+  type SimulatedStore,
   type SimulationOptions,
   type SimulationReport,
   simulate,
