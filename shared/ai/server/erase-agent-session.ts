@@ -46,13 +46,12 @@ export async function eraseAgentSession(
   sessionId: string,
   { force = false, life }: EraseOptions = {},
 ): Promise<AgentEraseReceipt> {
-  const { state, life: current } = await parts.state(sessionId)
-  if (life !== undefined && current !== life) {
-    return { ...nothingErased(sessionId), timers: 0 }
-  }
-  if (!force) {
+  // A forced erase of no life in particular reads nothing first (the session may be stuck).
+  if (life !== undefined || !force) {
+    const { state, life: current } = await parts.state(sessionId)
+    if (life !== undefined && current !== life) return { ...nothingErased(sessionId), timers: 0 }
     const { active } = state.ai
-    if (active !== null) {
+    if (!force && active !== null) {
       throw new SessionActiveError(sessionId, `turn ${active.turnId} is ${active.phase}`)
     }
   }
