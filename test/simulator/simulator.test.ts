@@ -160,6 +160,7 @@ describe('the invariants', () => {
       erased: false,
       abandoned: 0,
       lives: 1,
+      unnamed: [],
     },
     now: 0,
     ...over,
@@ -281,6 +282,7 @@ describe('the invariants', () => {
       erased: true,
       abandoned: 0,
       lives: 1,
+      unnamed: [],
     }
     expect(
       brokenInvariants(facts({ user, events: [event(1, 'x', 'ai.model.metadata.resolved')] })),

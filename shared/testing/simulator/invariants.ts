@@ -56,10 +56,14 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   if (facts.browser) broken.push(...brokenBrowser(facts.browser, events, facts.fold))
 
   if (user.erased) {
-    // An erased session stays gone: nothing a late worker, timer or redelivery did brings it back.
-    if (events.length > 0)
+    // An erased session stays gone: nothing a late worker, timer or redelivery
+    // did brings it back. But for a first command the user sent with no life
+    // to name, whose request a stalled server held: it starts the session
+    // over, as a new session's first message would.
+    const staleStart = events[0] !== undefined && user.unnamed.includes(events[0].id)
+    if (events.length > 0 && !staleStart)
       broken.push(`erased, yet its log has ${events.length} events (${events[0]?.type} first)`)
-    if (facts.snapshot) broken.push('erased, yet a reducer snapshot is stored')
+    if (facts.snapshot && !staleStart) broken.push('erased, yet a reducer snapshot is stored')
     return broken
   }
 
@@ -172,7 +176,7 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   if (policies.workload) {
     for (const event of events) {
       if (event.type !== 'sim.order.placed') continue
-      const keys = facts.tools.handled.get(`${sessionId}\u0000${event.id}`)
+      const keys = facts.tools.handled.get(`${sessionId}\u0000${event.id}\u0000${event.life}`)
       if (!keys) {
         broken.push(`the handler of ${event.id} never ran`)
         continue

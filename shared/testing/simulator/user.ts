@@ -31,6 +31,13 @@ export interface UserRecord {
   abandoned: number
   /** The lives the user played the session in (erased and started over between them). */
   lives: number
+  /**
+   * Commands sent with no life to name (a session's first) whose request
+   * went unanswered at least once: one a stalled server holds may land
+   * after an erase and start the session over (what no caller can name a
+   * life against; see docs/testing.md).
+   */
+  unnamed: string[]
 }
 
 export interface UserContext {
@@ -59,6 +66,7 @@ export async function playSession(context: UserContext, plan: SessionPlan): Prom
     erased: false,
     abandoned: 0,
     lives: 1,
+    unnamed: [],
   }
   const user = new User(context, plan.sessionId, record)
   await context.world.sleep(undefined, plan.startMs)
@@ -127,9 +135,14 @@ class User {
     // A command names the life the user knows (as a page does, from its
     // stream): one a stalled server delivers after an erase fails there.
     const life = this.life
-    const stored = await this.request(what, (agent) =>
-      agent.session(this.sessionId, life === undefined ? {} : { life }).append(...events),
-    )
+    let tries = 0
+    const stored = await this.request(what, (agent) => {
+      if (tries++ > 0 && life === undefined)
+        this.record.unnamed.push(...events.flatMap((event) => (event.id ? [event.id] : [])))
+      return agent.session(this.sessionId, life === undefined ? {} : { life }).append(...events)
+    })
+    if (stored === undefined && life === undefined && tries > 0)
+      this.record.unnamed.push(...events.flatMap((event) => (event.id ? [event.id] : [])))
     if (stored === undefined) return false
     this.life ??= stored[0]?.life
     for (const event of events) if (event.id) this.record.accepted.push(event.id)
@@ -150,6 +163,19 @@ class User {
 
   /** A Pause the user sent and has not resumed yet: they resume once the state shows it. */
   private pausedAt: { id: string; lateMs: number } | undefined
+  /**
+   * A Pause whose every request went unanswered (its servers froze or
+   * died): it may still land, late, and the user resumes what they then
+   * see paused, as they would on the page.
+   */
+  private unansweredPause: { lateMs: number } | undefined
+
+  /** Sends a Pause; one never answered is not waited on, but resumed should it land. */
+  private async pause(events: EventInput[], what: string): Promise<void> {
+    if (await this.append(what, events)) return
+    this.unansweredPause = this.pausedAt && { lateMs: this.pausedAt.lateMs }
+    this.pausedAt = undefined
+  }
   private resumes = 0
   private retryCount = 0
   /** Answers on their way (late, or a second one): the user is not done before they land. */
@@ -189,9 +215,11 @@ class User {
       void this.answerInput(pending, id, turn).finally(() => this.answering--)
     }
     const paused = active?.phase === 'paused' || (state.inbox.paused && active === null)
-    if (this.pausedAt && paused) {
-      const { lateMs } = this.pausedAt
+    const pausedBy = this.pausedAt ?? this.unansweredPause
+    if (pausedBy && paused) {
+      const { lateMs } = pausedBy
       this.pausedAt = undefined
+      this.unansweredPause = undefined
       await world.sleep(undefined, lateMs)
       await this.append(
         'resume',
@@ -301,13 +329,13 @@ class User {
         } else if (turn.kind === 'pause' && late) {
           acted = true
           this.pausedAt = { id, lateMs: turn.lateMs }
-          await this.append('pause now', inputs.pause({ when: 'now', id: `${id}-pause` }))
+          await this.pause(inputs.pause({ when: 'now', id: `${id}-pause` }), 'pause now')
         } else if (turn.kind === 'pause-after-turn') {
           acted = true
           this.pausedAt = { id, lateMs: turn.lateMs }
-          await this.append(
-            'pause after turn',
+          await this.pause(
             inputs.pause({ when: 'after-turn', id: `${id}-pause` }),
+            'pause after turn',
           )
         } else if (
           turn.kind === 'steer' &&
@@ -436,5 +464,6 @@ export function emptyRecord(sessionId: string): UserRecord {
     erased: false,
     abandoned: 0,
     lives: 1,
+    unnamed: [],
   }
 }

@@ -24,7 +24,7 @@ export class ToolLedger {
   readonly effects = new Map<string, number>()
   /** Raw runs of a `ctx.step` body: `session \0 key` -> times. */
   readonly stepBodies = new Map<string, number>()
-  /** The app handler's runs: `session \0 handled event ID` -> the idempotency keys they saw. */
+  /** The app handler's runs: `session \0 handled event ID \0 life` -> the idempotency keys they saw. */
   readonly handled = new Map<string, Set<string>>()
 
   ran(toolName: string): { sessionId: string; key: string } {
@@ -158,7 +158,7 @@ export function workloadAgentOptions(
     // An app event handler, at least once: it ships each order through a
     // service that deduplicates by the handler's idempotency key.
     'sim.order.placed': async ({ event, session, idempotencyKey }) => {
-      const handled = `${session.id}\u0000${event.id}`
+      const handled = `${session.id}\u0000${event.id}\u0000${event.life}`
       const keys = ledger.handled.get(handled) ?? new Set()
       keys.add(idempotencyKey)
       ledger.handled.set(handled, keys)
