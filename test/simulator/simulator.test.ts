@@ -230,7 +230,8 @@ describe('the invariants', () => {
       ],
     }
     const tools = new ToolLedger()
-    tools.handled.set('s0\u0000order-2', new Set(['k2']))
+    // Keyed by the life the event is of (here '', a log from before lives).
+    tools.handled.set('s0\u0000order-2\u0000', new Set(['k2']))
     const broken = brokenInvariants(
       facts({
         fresh,
