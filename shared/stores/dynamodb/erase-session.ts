@@ -11,7 +11,7 @@ import {
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb'
 import { EraseContendedError } from '../../log/errors.ts'
-import { ERASED_ITEM_KINDS, type EraseReceipt } from '../../log/event-store.ts'
+import { ERASED_ITEM_KINDS, type EraseReceipt, nothingErased } from '../../log/event-store.ts'
 import { sleep } from '../../timing/sleep.ts'
 import { isAwsError } from './aws-error.ts'
 import { indexOfItem, tombstoneItem } from './event-items.ts'
@@ -89,15 +89,7 @@ export async function eraseSession(
   sessionId: string,
   { headless = false, now = Date.now, life }: EraseSessionOptions = {},
 ): Promise<EraseReceipt> {
-  const receipt: EraseReceipt = {
-    sessionId,
-    events: 0,
-    heads: 0,
-    snapshots: 0,
-    cursors: 0,
-    claims: 0,
-    idGuards: 0,
-  }
+  const receipt = nothingErased(sessionId)
   for (let round = 1; ; round++) {
     const { items, head, headLife, eventIds, lastEvent } = await readPartition(
       client,

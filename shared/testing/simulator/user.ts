@@ -58,16 +58,7 @@ export interface UserContext {
  * IDs, as the client does.
  */
 export async function playSession(context: UserContext, plan: SessionPlan): Promise<UserRecord> {
-  const record: UserRecord = {
-    sessionId: plan.sessionId,
-    approvals: [],
-    problems: [],
-    accepted: [],
-    erased: false,
-    abandoned: 0,
-    lives: 1,
-    unnamed: [],
-  }
+  const record = emptyRecord(plan.sessionId)
   const user = new User(context, plan.sessionId, record)
   await context.world.sleep(undefined, plan.startMs)
   for (const [index, turn] of plan.turns.entries()) {
