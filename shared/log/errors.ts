@@ -280,14 +280,27 @@ export class InvalidAppendError extends A2Error<'INVALID_APPEND'> {
 
 /** What an unguarded append needs: the index that stands in for its ID guards. */
 export function checkUnguardedAppend(options: {
-  guardIds?: boolean
+  guardIds?: boolean | number
   expectedIndex?: number
 }): void {
-  if (options.guardIds === false && options.expectedIndex === undefined) {
+  const { guardIds } = options
+  if (typeof guardIds === 'number' && (!Number.isSafeInteger(guardIds) || guardIds < 0)) {
     throw new InvalidAppendError(
-      'An append with guardIds: false needs expectedIndex: it is what keeps a repeated append from writing twice',
+      `guardIds must be true, false or how many leading events get guards, not ${guardIds}`,
     )
   }
+  if (guardIds !== undefined && guardIds !== true && options.expectedIndex === undefined) {
+    throw new InvalidAppendError(
+      `An append with guardIds: ${guardIds} needs expectedIndex: it is what keeps a repeated append from writing its unguarded events twice`,
+    )
+  }
+}
+
+/** How many of a batch's leading events get ID guards (`AppendOptions.guardIds`). */
+export function guardedCount(guardIds: boolean | number | undefined, length: number): number {
+  if (guardIds === false) return 0
+  if (guardIds === undefined || guardIds === true) return length
+  return Math.min(guardIds, length)
 }
 
 /** An import refused because the target session already has events. */

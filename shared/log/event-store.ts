@@ -39,8 +39,16 @@ export interface AppendOptions {
    * answered as a replay (`replayed: true`, nothing written twice); other
    * events there are `AppendConflictError`. Without `expectedIndex` it
    * throws `InvalidAppendError`. Default `true`.
+   *
+   * A number `n` (with `expectedIndex`): only the first `n` events get
+   * guards, the rest none. For a caller's own events followed by A2's
+   * decisions on them in the same batch (the POST that decides a plain
+   * message: its events may be sent again at another index, the decisions
+   * derive from the log up to `expectedIndex`). A batch whose guarded
+   * events are stored already is answered as a replay of those `n` events
+   * alone, as is those events sent again on their own.
    */
-  guardIds?: boolean
+  guardIds?: boolean | number
   /**
    * A step's streamed progress (with `guardIds: false` and `expectedIndex`):
    * the store may write it without moving its record of the session's head,

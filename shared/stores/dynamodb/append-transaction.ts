@@ -5,6 +5,7 @@ import type {
   TransactionCanceledException,
   TransactWriteItem,
 } from '@aws-sdk/client-dynamodb'
+import { guardedCount } from '../../log/errors.ts'
 import type { NewEvent, StoredEvent } from '../../log/event.ts'
 import type { AppendOptions } from '../../log/event-store.ts'
 import { decodePayload, encodeBatch } from '../payload-codec.ts'
@@ -101,7 +102,7 @@ export function appendTransaction({
   contents,
   timestamp,
   expiresAt,
-  options: { cursor, fence, guardIds = true },
+  options: { cursor, fence, guardIds },
 }: AppendRequest): AppendTransaction {
   const encoded = encodeBatch(events)
   const first = base + 1
@@ -112,15 +113,17 @@ export function appendTransaction({
   }
   // Guards first: a replay is then reported even by an emulator that stops
   // evaluating at the first failed condition. Without them (`guardIds:
-  // false`) the head's expected index is what refuses a repeated append.
-  for (const [position, event] of guardIds ? events.entries() : []) {
+  // false`, or past a count) the head's expected index is what refuses a
+  // repeated append.
+  const guarded = guardedCount(guardIds, events.length)
+  for (const [position, event] of events.slice(0, guarded).entries()) {
     const guard = guardItem({
       eventId: event.id,
       sessionId,
       index: first + position,
       content: contents[position] as string,
       batchFirstIndex: first,
-      batchSize: events.length,
+      batchSize: guarded,
     })
     items.push({ Put: { TableName: tableName, Item: guard, ...absent } })
   }

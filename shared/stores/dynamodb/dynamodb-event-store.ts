@@ -16,6 +16,7 @@ import {
   CursorConflictError,
   checkUnguardedAppend,
   FencedOutError,
+  guardedCount,
   LifeEndedError,
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
@@ -251,10 +252,14 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
   /** A guarded batch sent again: answered from its ID guards, as first stored (in the life asked for). */
   async function answerResubmission(
     sessionId: string,
-    events: readonly NewEvent[],
-    contents: readonly string[],
-    life: string | undefined,
+    batch: readonly NewEvent[],
+    batchContents: readonly string[],
+    { guardIds, life }: AppendOptions,
   ): Promise<AppendResult> {
+    // Judged on the guarded events alone: the rest have no guards to read.
+    const guarded = guardedCount(guardIds, batch.length)
+    const events = batch.slice(0, guarded)
+    const contents = batchContents.slice(0, guarded)
     const guards = await readGuards(events.map((event) => event.id))
     const { firstIndex, lastIndex } = judgeResubmission(sessionId, events, contents, guards)
     const stored = await read(sessionId, {
@@ -428,7 +433,7 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
             basis = creation()
             continue
           }
-          return answerResubmission(sessionId, events, contents, appendOptions.life)
+          return answerResubmission(sessionId, events, contents, appendOptions)
         }
         if (cancelled.reason === 'fenced' && fence) {
           throw new FencedOutError(sessionId, fence.claim, fence.attempt)
@@ -462,12 +467,12 @@ export function dynamoDBEventStore(options: DynamoDBEventStoreOptions): EventSto
         // the first failed condition, so look: when every guard is reported
         // as passed, no ID was known; otherwise look.
         if (
-          appendOptions.guardIds !== false &&
+          guardedCount(appendOptions.guardIds, events.length) > 0 &&
           !cancelled.guardsPassed &&
           (await readGuards([events[0]?.id as string])).size > 0 &&
           !(await sweptHeadless(sessionId))
         ) {
-          return answerResubmission(sessionId, events, contents, appendOptions.life)
+          return answerResubmission(sessionId, events, contents, appendOptions)
         }
         const found = cancelled.reportedHead ?? (await readHeadItem(sessionId))
         if (found) hints.sawHeadItem(sessionId, found.life, found.index)

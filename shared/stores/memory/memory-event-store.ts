@@ -6,6 +6,7 @@ import {
   CursorConflictError,
   checkUnguardedAppend,
   FencedOutError,
+  guardedCount,
   LifeEndedError,
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
@@ -81,18 +82,24 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
       if (repeated.length > 0)
         throw new PartialDuplicateBatchError(repeated, 'appear twice in the batch')
       checkUnguardedAppend(appendOptions)
-      const guarded = appendOptions.guardIds !== false
+      // The leading events that get ID guards (all by default, none with `guardIds: false`).
+      const guarded = guardedCount(appendOptions.guardIds, events.length)
       const encoded = encodeBatch(events)
       const contents = events.map(eventContent)
       const { expectedIndex, cursor, fence, life } = appendOptions
       const current = lives.get(sessionId)
       if (life !== undefined && life !== current) throw new LifeEndedError(sessionId, life, current)
-      if (guarded && events.some((event) => guards.has(event.id))) {
-        const { firstIndex, lastIndex } = judgeResubmission(sessionId, events, contents, guards)
+      if (events.slice(0, guarded).some((event) => guards.has(event.id))) {
+        const { firstIndex, lastIndex } = judgeResubmission(
+          sessionId,
+          events.slice(0, guarded),
+          contents.slice(0, guarded),
+          guards,
+        )
         return { events: clone(logOf(sessionId).slice(firstIndex - 1, lastIndex)), replayed: true }
       }
       const log = logOf(sessionId)
-      if (!guarded && expectedIndex !== log.length) {
+      if (appendOptions.guardIds === false && expectedIndex !== log.length) {
         // Landed already (an earlier try whose answer was lost): its events
         // are at its index, with IDs nobody else writes.
         const there = log.slice(expectedIndex, (expectedIndex ?? 0) + events.length)
@@ -127,14 +134,14 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
           timestamp,
         }
       })
-      for (const [position, event] of guarded ? stored.entries() : []) {
+      for (const [position, event] of stored.slice(0, guarded).entries()) {
         guards.set(event.id, {
           eventId: event.id,
           sessionId,
           index: event.index,
           content: contents[position] as string,
           batchFirstIndex: first,
-          batchSize: stored.length,
+          batchSize: guarded,
         })
       }
       if (cursor) cursors.set(keyOf(sessionId, cursor.name), cursor.to)

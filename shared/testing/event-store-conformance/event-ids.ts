@@ -112,6 +112,48 @@ export function describeEventIds(
       ])
     })
 
+    it('guards only the leading events with guardIds: n, and answers either a repeat of the batch or of those events alone as a replay of those events', async () => {
+      const { store } = harness()
+      const s = session()
+      await store.append(s, [ev(randomUUID())])
+      const own = [ev(randomUUID()), ev(randomUUID())]
+      const decisions = [ev(randomUUID()), ev(randomUUID())]
+      const refused = await store.append(s, [...own, ...decisions], { guardIds: 2 }).catch((e) => e)
+      expect(refused).toMatchObject({ code: 'INVALID_APPEND' })
+      const negative = await store
+        .append(s, own, { expectedIndex: 1, guardIds: -1 })
+        .catch((e) => e)
+      expect(negative).toMatchObject({ code: 'INVALID_APPEND' })
+      const first = await store.append(s, [...own, ...decisions], {
+        expectedIndex: 1,
+        guardIds: 2,
+      })
+      expect(first.replayed).toBe(false)
+      expect(indices(first.events)).toEqual([2, 3, 4, 5])
+      await store.append(s, [ev(randomUUID())])
+      // The whole batch again (an unknown outcome), and its own events on
+      // their own (a client's retry): both replays of those two events.
+      const again = await store.append(s, [...own, ...decisions], {
+        expectedIndex: 1,
+        guardIds: 2,
+      })
+      expect(again).toMatchObject({ replayed: true, events: first.events.slice(0, 2) })
+      const alone = await store.append(
+        s,
+        own.map((event) => ({ ...event })),
+      )
+      expect(alone).toMatchObject({ replayed: true, events: first.events.slice(0, 2) })
+      // Only one of them, or with other content, is still refused.
+      await expect(store.append(s, [own[1] as NewEvent])).rejects.toBeInstanceOf(
+        PartialDuplicateBatchError,
+      )
+      // The unguarded events' IDs hold no guard: an append that reuses one
+      // elsewhere is not judged against them (their IDs are the caller's to keep unique).
+      const reused = await store.append(session(), [decisions[0] as NewEvent])
+      expect(reused.replayed).toBe(false)
+      expect(await store.head(s)).toBe(6)
+    })
+
     it('rejects a batch that repeats an ID within itself', async () => {
       const { store } = harness()
       const s = session()
