@@ -77,6 +77,11 @@ export interface LocalPipelineOptions {
   hostname?: string
   /** Reads the server answers before the Lambda handler (the chat page, `/api/state`). */
   routes?: LocalRoutes
+  /**
+   * Sees each queue function's invocation as it starts, with its records:
+   * for tests and benchmarks that trace the hops a turn crosses.
+   */
+  onInvoke?: (name: QueueFunction, records: readonly SQSRecord[]) => void
   logger?: PipelineLogger
 }
 
@@ -367,6 +372,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
       },
     }
     invocations.add(invocation)
+    options.onInvoke?.(name, event.Records)
     const context = {
       ...lambdaContext(name),
       getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),

@@ -48,6 +48,13 @@ export interface LogEndpointOptions {
    * here, so a reconnecting browser also recovers work a crashed process left).
    */
   onRead?: (sessionId: string) => Promise<void>
+  /**
+   * Appends a push (default: as pushed). It may store more after the pushed
+   * events in the same batch (an agent: the controller's decision on them),
+   * and returns the whole stored batch, the pushed events first: the POST
+   * answers with those, and `onAppended` gets the batch.
+   */
+  append?: (sessionId: string, events: readonly EventInput[]) => Promise<StoredEvent[]>
   /** Runs after a push is stored (an agent wakes its handlers here). */
   onAppended?: (sessionId: string, events: StoredEvent[]) => Promise<void>
   /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
@@ -213,9 +220,14 @@ export function logEndpoint(options: LogEndpointOptions) {
       request,
       ...principalOf(fetchOptions),
     })
-    const stored: StoredEvent[] = await session.append(events)
+    const stored: StoredEvent[] = options.append
+      ? await options.append(session.sessionId, events)
+      : await session.append(events)
     await options.onAppended?.(session.sessionId, stored)
-    return Response.json({ events: stored }, { headers: { 'cache-control': 'no-store' } })
+    return Response.json(
+      { events: stored.slice(0, events.length) },
+      { headers: { 'cache-control': 'no-store' } },
+    )
   }
 
   return async function fetch(

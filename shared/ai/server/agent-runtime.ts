@@ -6,6 +6,7 @@ import { isLane, LANE_NAMES, type Lane } from '../../runtime/lanes.ts'
 import { DONE, type RunOutcome, type WakeUp } from '../../runtime/wake-up.ts'
 import { deadLetterEvents } from '../controller/dead-letter.ts'
 import { type AgentMetrics, safeMetrics } from './agent-metrics.ts'
+import { appendDecidedPush } from './decided-push.ts'
 import { type AgentParts, type InvocationPorts, invocationPorts } from './invocation-ports.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
@@ -58,6 +59,8 @@ export interface AgentRuntime {
   /**
    * A trusted server append (as `agent.session(id).append`) whose figures go
    * to the run's metrics: the ingress queue's handler, per invocation.
+   * Commands are decided where they are written when the controller can
+   * (`appendDecidedPush`), as a browser's are. Answers with the events given.
    */
   append(
     sessionId: string,
@@ -172,7 +175,23 @@ export function agentRuntime(
         logger: config.logger,
       })(timer)
     },
-    append: (sessionId, events, options) => portsFor(options).appendAndWake(sessionId, events),
+    async append(sessionId, events, options) {
+      // A service's message decided where it is written, as a browser's
+      // push is: the model step is woken from here, not by admission.
+      const ports = portsFor(options)
+      const stored = await appendDecidedPush(
+        {
+          log: ports.log,
+          state: parts.state,
+          validate: (event) => parts.logOptions.contract?.validate(event) ?? event,
+          controller: config.controller,
+        },
+        sessionId,
+        events,
+      )
+      await parts.wake(wakeUpsFor(stored, config))
+      return stored.slice(0, events.length)
+    },
     wakeUpsFor: (events) => wakeUpsFor(events, config),
     wakeAll: (sessionId) => parts.wake(lanesInUse.map((lane) => ({ sessionId, lane }))),
     idle: parts.idle,

@@ -15,6 +15,7 @@ import { resolveAgentConfig } from './agent-config.ts'
 import { agentDelivery } from './agent-delivery.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { type AgentRuntime, agentRuntime } from './agent-runtime.ts'
+import { appendDecidedPush } from './decided-push.ts'
 import { localWork } from './lanes/local-work.ts'
 import { checkMessages } from './message-check.ts'
 import { browserPushPolicy } from './push-policy.ts'
@@ -123,6 +124,14 @@ export function agent<
   const endpoint = logEndpoint({
     log,
     checkPush: browserPushPolicy(config.name, appEvents),
+    // A plain message decided where it is written: the model step is woken
+    // by the POST itself, not by admission after a queue.
+    append: (sessionId, events) =>
+      appendDecidedPush(
+        { log, state, validate: logOptions.contract.validate, controller: config.controller },
+        sessionId,
+        events,
+      ),
     onAppended: async (_sessionId, stored) => wake(runtime.wakeUpsFor(stored)),
     // A reader is the sign someone cares about the session: when it may hold
     // work a crashed process left behind (read off the state, no I/O beyond

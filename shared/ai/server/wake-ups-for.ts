@@ -32,6 +32,28 @@ const metadataKey = (event: StoredEvent): string | undefined => {
   return typeof modelId === 'string' ? modelId : undefined
 }
 
+const commandKey = (event: { sessionId: string; id: string }): string =>
+  `${event.sessionId}\u0000${event.id}`
+
+/**
+ * The commands whose decision is in the same batch: a command the POST
+ * decided where it wrote it (`appendDecidedPush`, only when the
+ * controller's rounds settled), or one admission decided in a later append
+ * that the stream router reads in the same batch. Either way nothing about
+ * it is left to decide, so it wakes no admission. A batch the stream splits
+ * between the two wakes admission for the command, which finds it decided.
+ */
+function decidedInBatch(events: readonly StoredEvent[]): Set<string> {
+  const decided = new Set<string>()
+  for (const event of events) {
+    if (event.type !== 'ai.control.decided') continue
+    const commandId = (event.payload as { commandId?: unknown } | null)?.commandId
+    if (typeof commandId === 'string')
+      decided.add(commandKey({ sessionId: event.sessionId, id: commandId }))
+  }
+  return decided
+}
+
 /** What routing depends on in an agent's configuration. */
 export interface WakeUpRouting {
   /** Event types the agent's `handlers` handle. */
@@ -48,6 +70,7 @@ export interface WakeUpRouting {
 export function wakeUpsFor(events: readonly StoredEvent[], routing: WakeUpRouting): WakeUp[] {
   const { handledTypes, serialTools = false } = routing
   const wakeUps = new Map<string, WakeUp>()
+  const decided = decidedInBatch(events)
   for (const event of events) {
     // Each wake-up at the last event that made it: its deduplication ID.
     const at = { life: event.life, index: event.index }
@@ -57,7 +80,8 @@ export function wakeUpsFor(events: readonly StoredEvent[], routing: WakeUpRoutin
         key === undefined ? { sessionId, lane, at } : { sessionId, lane, key, at },
       )
     }
-    if (mayLeaveADecision(event)) add(event.sessionId, 'admission')
+    if (mayLeaveADecision(event) && !decided.has(commandKey(event)))
+      add(event.sessionId, 'admission')
     if (GENERATION_TRIGGERS.has(event.type)) add(event.sessionId, 'generation')
     if (event.type === 'ai.tool.called')
       add(event.sessionId, 'tools', calledKey(event, serialTools))

@@ -37,6 +37,8 @@ const CONTEXT_WINDOW = 4_000
 
 let gateway: GatewayDouble
 let pipeline: LocalPipeline | undefined
+/** Each queue function's invocation, in order, with the sessions its records wake. */
+const hops: { name: string; sessions: string[] }[] = []
 let example: Agent
 const providerBefore = globalThis.AI_SDK_DEFAULT_PROVIDER
 
@@ -74,6 +76,13 @@ beforeAll(async () => {
     logger: silent,
     // This file is about the model; who may open a session is pipeline-access's.
     auth: { type: 'none' },
+    onInvoke: (name, records) =>
+      hops.push({
+        name,
+        sessions: records.map(
+          (record) => (JSON.parse(record.body) as { sessionId: string }).sessionId,
+        ),
+      }),
   })
 })
 
@@ -149,6 +158,36 @@ describe('npm run local with a Gateway model ID through the double (A2_GATEWAY_U
     expect(gateway.catalogReads()).toBe(2)
     expect(gateway.calls.map((call) => call.modelId)).toEqual([EXAMPLE_MODEL, EXAMPLE_MODEL])
   }, 60_000)
+
+  it('crosses one queue from a plain message to the model on a warm session: the POST decides it and wakes the model step', async () => {
+    await say('hops', 'warm it up')
+    await expectTranscript('hops', ['warm it up', echo('warm it up')])
+    // Warm: the model looked up (its result wakes admission, beside the
+    // turn) and every lane's work for the session done.
+    await until(async () => {
+      const { state } = await example.session('hops').state()
+      return state.modelMetadata[EXAMPLE_MODEL]?.status === 'resolved'
+    }, 30_000)
+    // Wake-ups sent by the first turn's last writes may still be in flight.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    const calls = gateway.calls.length
+    const from = hops.length
+    await say('hops', 'and again')
+    // The model's first byte is asked for once its call arrives.
+    await until(() => gateway.calls.length > calls, 10_000)
+    const path = hops
+      .slice(from)
+      .filter((hop) => hop.sessions.includes('hops'))
+      .map((hop) => hop.name)
+    // Not admission, then generation: the decision was in the POST's append.
+    expect(path).toEqual(['generation'])
+    await expectTranscript('hops', [
+      'warm it up',
+      echo('warm it up'),
+      'and again',
+      echo('and again'),
+    ])
+  })
 
   it("compacts through the Gateway when a message crosses the catalog's window, and answers", async () => {
     const long = `please read this: ${'lorem ipsum '.repeat(1_350)}`.trim()

@@ -37,6 +37,21 @@ describe('which lanes new events wake', () => {
     ])
   })
 
+  it('wakes no admission for a command whose decision is in the same batch, and wakes it when the batch holds the command alone', () => {
+    const command = event('ai.control.requested', { action: 'message' })
+    const decided = event('ai.control.decided', { commandId: command.id, action: 'message' })
+    const request = event('ai.generation.requested')
+    // The POST's append: the command, its decision, the model step.
+    expect(lanes([command, decided, request])).toEqual(['generation'])
+    // A stream batch that split them: the command's half wakes admission.
+    expect(lanes([command])).toEqual(['admission'])
+    // Another command's decision decides nothing of this one.
+    const other = event('ai.control.decided', { commandId: 'another', action: 'message' })
+    expect(lanes([command, other])).toEqual(['admission'])
+    // Nor does the same command ID in another session.
+    expect(lanes([command, { ...decided, sessionId: 'elsewhere' }])).toEqual(['admission'])
+  })
+
   it('wakes generation for a request or a superseded attempt, handlers for handled types, metadata for a lookup', () => {
     // The controller's own request: its lane needs no wake for it.
     expect(lanes([event('ai.generation.requested')])).toEqual(['generation'])
