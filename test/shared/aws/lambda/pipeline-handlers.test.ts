@@ -297,7 +297,7 @@ describe('the visibility lease of a queue handler', () => {
 })
 
 describe('the ingress handler', () => {
-  it("appends a message's events as a trusted server append and wakes the session", async () => {
+  it("appends a message's events as a trusted server append, with the controller's decision, and wakes its model step", async () => {
     const { assistant, handlers, woken } = setup()
     const events = inputs.message({
       id: 'msg-1',
@@ -309,10 +309,15 @@ describe('the ingress handler', () => {
     })
     expect(result.batchItemFailures).toEqual([])
     const stored = await assistant.runtime.log.session('s1').read()
-    expect(stored.map((event) => [event.id, event.type])).toEqual([
-      ['msg-1', 'ai.control.requested'],
+    expect(stored.map((event) => [event.id, event.type])[0]).toEqual([
+      'msg-1',
+      'ai.control.requested',
     ])
-    expect(woken).toContainEqual(expect.objectContaining({ sessionId: 's1', lane: 'admission' }))
+    // Decided where it is written (decided-push.ts): the model step is due at once.
+    expect(stored.map((event) => event.type)).toContain('ai.control.decided')
+    expect(stored.at(-1)?.type).toBe('ai.generation.requested')
+    expect(woken).toContainEqual(expect.objectContaining({ sessionId: 's1', lane: 'generation' }))
+    expect(woken).not.toContainEqual(expect.objectContaining({ lane: 'admission' }))
   })
 
   it('is idempotent by event ID: a redelivered message appends once', async () => {
@@ -332,9 +337,12 @@ describe('the ingress handler', () => {
       ],
     })
     await handlers.ingress({ Records: [sqsRecord(body, 's1')] })
+    const first = await assistant.runtime.log.session('s1').read()
     const again = await handlers.ingress({ Records: [sqsRecord(body, 's1')] })
     expect(again.batchItemFailures).toEqual([])
-    expect(await assistant.runtime.log.session('s1').read()).toHaveLength(1)
+    const after = await assistant.runtime.log.session('s1').read()
+    expect(after).toEqual(first)
+    expect(after.filter((event) => event.id === 'n1')).toHaveLength(1)
   })
 
   it('fails a malformed message alone (to the DLQ after maxReceiveCount) and keeps the others', async () => {
@@ -360,7 +368,8 @@ describe('the ingress handler', () => {
       records[0]?.messageId,
       records[1]?.messageId,
     ])
-    expect(await assistant.runtime.log.session('s3').read()).toHaveLength(1)
+    const [kept] = await assistant.runtime.log.session('s3').read()
+    expect(kept?.id).toBe('msg-2')
     expect(await assistant.runtime.log.session('s2').read()).toHaveLength(0)
   })
 
@@ -480,7 +489,8 @@ describe('the ingress and timer handlers: metrics', () => {
       Records: [sqsRecord(JSON.stringify({ sessionId: 's1', events }), 's1')],
     })
     const [resume] = inputs.resume()
-    const [stored] = await assistant.runtime.log.session('s1').read()
+    const appended = await assistant.runtime.log.session('s1').read()
+    const [stored] = appended
     const timer = timerMessageBody({
       sessionId: 's1',
       name: 'reminder',
@@ -490,8 +500,9 @@ describe('the ingress and timer handlers: metrics', () => {
     })
     const fired = await handlers.timers({ Records: [sqsRecord(timer)] })
     expect([ingress.batchItemFailures, fired.batchItemFailures]).toEqual([[], []])
-    expect((await assistant.runtime.log.session('s1').read()).length).toBe(2)
-    expect(invocation).toEqual(['Appends', 'Appends'])
+    expect((await assistant.runtime.log.session('s1').read()).length).toBe(appended.length + 1)
+    // The ingress append carries the turn's start (its decision), the timer's append none.
+    expect(invocation).toEqual(['Appends', 'TurnsStarted', 'Appends'])
     expect(own).toEqual([])
   })
 })
@@ -557,8 +568,11 @@ describe('the HTTP handler', () => {
     )
     expect(metadata[0]?.statusCode).toBe(200)
     expect(metadata[0]?.headers?.['content-type']).toContain('application/json')
-    expect(JSON.parse(Buffer.concat(chunks).toString()).events[0].id).toBe('m-http')
-    expect(await assistant.runtime.log.session('s1').read()).toHaveLength(1)
+    // The POST answers with the pushed event; the log also holds its decision.
+    const answered = JSON.parse(Buffer.concat(chunks).toString()).events as { id: string }[]
+    expect(answered.map((stored) => stored.id)).toEqual(['m-http'])
+    const [first] = await assistant.runtime.log.session('s1').read()
+    expect(first?.id).toBe('m-http')
   })
 
   it("answers a push of a server-authored event with the agent's typed 400", async () => {
