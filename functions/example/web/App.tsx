@@ -19,6 +19,13 @@ const indicatorLabel = {
   compacting: 'Compacting the conversation…',
 } as const
 
+const stageLabel = {
+  sending: 'Sending…',
+  queued: 'Queued…',
+  starting: 'Starting the model…',
+  recovering: 'Recovering after an interruption…',
+} as const
+
 /**
  * The example support desk: one session, named in the URL, opened with its
  * token. `?inspect` (or the Inspect button) opens the developers' inspector
@@ -35,7 +42,16 @@ export function App({
 }) {
   const agent = useAgent({ api: '/api/agent', id: sessionId, ...(token ? { token } : {}) })
   const [inspecting, setInspecting] = useState(inspect)
-  const { state, indicator } = agent
+  const { state, indicator, stage } = agent
+  // Before the first token the stage says what the turn waits for; a model
+  // at work speaks for the running turn, unless its step is being taken over.
+  const working = indicator === 'thinking' || indicator === 'compacting'
+  const busy =
+    stage && (!working || stage === 'recovering')
+      ? stageLabel[stage]
+      : indicator
+        ? indicatorLabel[indicator]
+        : null
   const problem = connectionProblem(agent.connection, agent.error)
   const recovering = useRecovering(agent)
   const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
@@ -71,14 +87,14 @@ export function App({
           />
           <div className="chat-footer">
             <p className="indicator" role="status" aria-live="polite">
-              {indicator ? (
+              {busy ? (
                 <>
                   <span className="dots" aria-hidden="true">
                     <i />
                     <i />
                     <i />
                   </span>
-                  {indicatorLabel[indicator]}
+                  {busy}
                 </>
               ) : null}
             </p>

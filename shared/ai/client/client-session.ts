@@ -17,7 +17,7 @@ import { type Endpoint, postEvents } from './endpoint.ts'
 import { expectsNews } from './expects-news.ts'
 import { PendingCommands } from './pending-commands.ts'
 import { type AgentActions, type PushResult, sessionActions } from './session-actions.ts'
-import { type AgentSnapshot, indicatorOf, statusOf } from './session-view.ts'
+import { type AgentSnapshot, indicatorOf, stageOf, statusOf } from './session-view.ts'
 import {
   type ConnectionStatus,
   openSseSubscription,
@@ -228,7 +228,12 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
 
   function getSnapshot(): AgentSnapshot {
     if (snapshot) return snapshot
-    const view = optimisticAIState(confirmed.state.ai, pending.list())
+    const commands = pending.list()
+    const view = optimisticAIState(confirmed.state.ai, commands)
+    const { requests } = confirmed.state.ai
+    const unconfirmed = commands
+      .filter((command) => !Object.hasOwn(requests, command.id))
+      .map((command) => command.payload)
     const state = mergeState(view, confirmed.state.app)
     snapshot = {
       state,
@@ -241,6 +246,7 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
       messages: view.messages,
       status: statusOf(view),
       indicator: indicatorOf(view),
+      stage: stageOf(view, { confirmed: confirmed.state.ai, unconfirmed }),
       connection,
       caughtUp: connection === 'open' && streamHead !== undefined && confirmed.index >= streamHead,
       error: streamError,

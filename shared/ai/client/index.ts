@@ -28,5 +28,10 @@ export type { ClientSession } from './client-session.ts'
 export type { HeadersOption } from './endpoint.ts'
 export { messageChunks } from './message-chunks.ts'
 export type { AgentActions, ApprovalRef, PushResult } from './session-actions.ts'
-export type { AgentIndicator, AgentSnapshot, AgentStatus } from './session-view.ts'
+export type {
+  AgentIndicator,
+  AgentSnapshot,
+  AgentStage,
+  AgentStatus,
+} from './session-view.ts'
 export { type ConnectionStatus, DEFAULT_IDLE_CHECK_MS } from './sse-subscription.ts'

@@ -6,6 +6,7 @@ export type {
   AgentActions,
   AgentIndicator,
   AgentSnapshot,
+  AgentStage,
   AgentStatus,
   PushResult,
 } from '../client/index.ts'

@@ -31,7 +31,7 @@ interface SessionOptions<State> {
 
 /**
  * Keeps a session live in a component: `state`, `messages`, `status`,
- * `indicator` and the actions, on `useSyncExternalStore` over the
+ * `indicator`, `stage` and the actions, on `useSyncExternalStore` over the
  * framework-neutral client. Components naming the same route and session
  * share one session object and stream. `stop()`, `steer()` and
  * `queue.sendNow()` address what this component rendered, not whatever

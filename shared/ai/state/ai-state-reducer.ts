@@ -7,8 +7,8 @@ import { reduceAIState } from './reduce-ai-state.ts'
  * The built-in AI reducer. Its name is the snapshot identity: bump the version
  * whenever `reduceAIState` or `AIState` changes meaning.
  */
-export const AI_STATE_REDUCER: Reducer<AIState, StoredEvent> & { name: 'a2.ai.state.v5' } = {
-  name: 'a2.ai.state.v5',
+export const AI_STATE_REDUCER: Reducer<AIState, StoredEvent> & { name: 'a2.ai.state.v6' } = {
+  name: 'a2.ai.state.v6',
   initialState: initialAIState(),
   fold: reduceAIState,
 }

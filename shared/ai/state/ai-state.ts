@@ -80,6 +80,12 @@ export interface ActiveGeneration {
   requestId: string
   responseMessageId: string
   step: number
+  /**
+   * Which claim attempt at the request this is (1 for the first): above 1, an
+   * earlier attempt at the same model step crashed, timed out or failed to
+   * open, and this one took it over.
+   */
+  attempt: number
   status: 'running' | 'completed' | 'failed' | 'interrupted'
   finishReason?: string
 }

@@ -47,6 +47,7 @@ export function reduceGenerationStarted<M extends UIMessage>(
         requestId: payload.requestId,
         responseMessageId: payload.responseMessageId,
         step: payload.step,
+        attempt: payload.attempt,
         status: 'running',
       },
     },

@@ -98,7 +98,7 @@ describe('agentContract() and app state', () => {
       return readSnapshot(sessionId, name)
     }
     await a.session('fresh').state()
-    expect(reads).toEqual(['a2.ai.state.v5+support-desk.v1'])
+    expect(reads).toEqual(['a2.ai.state.v6+support-desk.v1'])
   })
 
   it('types app events in tools through handlerContext(contract)', async () => {
