@@ -83,6 +83,31 @@ export const PUT_BACK: Record<
       },
     ],
   },
+  'decided-push-strands-replay': {
+    says: "issue 34: a user's message decided where it is written, whose append committed and answered a timeout: the log's retry is a replay of the message alone, and without waking admission to recover, the model step the decision requested is never woken",
+    edits: [
+      {
+        file: 'ai/server/decided-push.ts',
+        fixed: 'return { stored, recover: stored.length < batch.length }',
+        broken: 'return { stored, recover: false }',
+      },
+    ],
+  },
+  'decided-push-skips-revoke': {
+    says: 'issue 34: a command decided where it is written even when the decision ends running work, whose claims only admission revokes (a Stop, an interruption): the work it ended runs on',
+    edits: [
+      {
+        file: 'ai/server/decided-push.ts',
+        fixed: "if (rounds.stop !== 'settled' || rounds.events.length === 0) return asPushed()",
+        broken: "if (rounds.stop === 'unsettled' || rounds.events.length === 0) return asPushed()",
+      },
+      {
+        file: 'ai/server/decided-push.ts',
+        fixed: 'decides: true,\n    })',
+        broken: 'decides: true,\n      revokes: true,\n    })',
+      },
+    ],
+  },
   'sse-no-rewind': {
     says: "not a bug of the turn: the client's SSE subscription without its rewind when the server's log is shorter than what it applied (an erased session), to show the simulated browsers read the real client through reconnects",
     edits: [

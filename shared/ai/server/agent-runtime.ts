@@ -6,7 +6,6 @@ import { isLane, LANE_NAMES, type Lane } from '../../runtime/lanes.ts'
 import { DONE, type RunOutcome, type WakeUp } from '../../runtime/wake-up.ts'
 import { deadLetterEvents } from '../controller/dead-letter.ts'
 import { type AgentMetrics, safeMetrics } from './agent-metrics.ts'
-import { appendDecidedPush } from './decided-push.ts'
 import { type AgentParts, type InvocationPorts, invocationPorts } from './invocation-ports.ts'
 import { runAdmissionLane } from './lanes/admission-lane.ts'
 import { runGenerationLane } from './lanes/generation-lane.ts'
@@ -175,23 +174,9 @@ export function agentRuntime(
         logger: config.logger,
       })(timer)
     },
-    async append(sessionId, events, options) {
-      // A service's message decided where it is written, as a browser's
-      // push is: the model step is woken from here, not by admission.
-      const ports = portsFor(options)
-      const stored = await appendDecidedPush(
-        {
-          log: ports.log,
-          state: parts.state,
-          validate: (event) => parts.logOptions.contract?.validate(event) ?? event,
-          controller: config.controller,
-        },
-        sessionId,
-        events,
-      )
-      await parts.wake(wakeUpsFor(stored, config))
-      return stored.slice(0, events.length)
-    },
+    // A service's message decided where it is written, as a browser's push
+    // is: the model step is woken from here, not by admission.
+    append: (sessionId, events, options) => portsFor(options).appendDeciding(sessionId, events),
     wakeUpsFor: (events) => wakeUpsFor(events, config),
     wakeAll: (sessionId) => parts.wake(lanesInUse.map((lane) => ({ sessionId, lane }))),
     idle: parts.idle,

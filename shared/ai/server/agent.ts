@@ -126,12 +126,15 @@ export function agent<
     checkPush: browserPushPolicy(config.name, appEvents),
     // A plain message decided where it is written: the model step is woken
     // by the POST itself, not by admission after a queue.
-    append: (sessionId, events) =>
-      appendDecidedPush(
+    async append(sessionId, events) {
+      const { stored, recover } = await appendDecidedPush(
         { log, state, validate: logOptions.contract.validate, controller: config.controller },
         sessionId,
         events,
-      ),
+      )
+      if (recover) await wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }])
+      return stored
+    },
     onAppended: async (_sessionId, stored) => wake(runtime.wakeUpsFor(stored)),
     // A reader is the sign someone cares about the session: when it may hold
     // work a crashed process left behind (read off the state, no I/O beyond

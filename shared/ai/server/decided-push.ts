@@ -12,6 +12,13 @@ import type { AIState } from '../state/ai-state.ts'
 /** Tries at deciding where the push is written, before admission is left to decide it. */
 const DECIDING_ATTEMPTS = 2
 
+export interface DecidedPush {
+  /** The stored batch: the pushed events, then the decision when it was appended with them. */
+  stored: StoredEvent[]
+  /** The pushed events were stored before: wake admission to recover what they made due. */
+  recover: boolean
+}
+
 export interface DecidedPushPorts {
   log: EventLog
   /** The session's folded state at the log's end (the agent's state cache). */
@@ -43,25 +50,38 @@ export interface DecidedPushPorts {
  * (`guardIds: n`): a client that sends its push again after losing the
  * answer gets its commands as first stored, whichever way they landed.
  *
- * Returns the whole stored batch, the pushed events first.
+ * Returns the whole stored batch, the pushed events first, and whether the
+ * pushed events were stored before (`recover`): the answer to an earlier
+ * try of this append was lost after it committed (the log's retry is then a
+ * replay of the commands alone), or a client sent its push again. What they
+ * made due may never have been woken, so the caller wakes admission to
+ * recover the session (`RECOVER_KEY`), which wakes the lanes that hold work.
  */
 export async function appendDecidedPush(
   ports: DecidedPushPorts,
   sessionId: string,
   events: readonly EventInput[],
-): Promise<StoredEvent[]> {
+  /** Only into this life of the session (`agent.session(id, { life })`). */
+  { life: named }: { life?: string } = {},
+): Promise<DecidedPush> {
   const session = ports.log.session(sessionId)
-  const asPushed = (): Promise<StoredEvent[]> => session.append(events)
+  const asPushed = async (): Promise<DecidedPush> => ({
+    stored: await session.append(events, named === undefined ? {} : { life: named }),
+    recover: false,
+  })
   const commands = checkedCommands(ports, events)
   if (commands === undefined) return asPushed()
   for (let attempt = 0; attempt < DECIDING_ATTEMPTS; attempt++) {
     const { state, index, life } = await ports.state(sessionId)
+    // Another life than the one named: the append as pushed says so (`LIFE_ENDED`).
+    if (named !== undefined && life !== named) return asPushed()
     const rounds = controllerRounds(foldDraft(state.ai, commands), ports.controller, {
       decides: true,
     })
     if (rounds.stop !== 'settled' || rounds.events.length === 0) return asPushed()
     try {
-      return await session.append([...events, ...rounds.events], {
+      const batch = [...events, ...rounds.events]
+      const stored = await session.append(batch, {
         expectedIndex: index,
         ...(life === undefined ? {} : { life }),
         guardIds: events.length,
@@ -69,6 +89,8 @@ export async function appendDecidedPush(
         // were checked against that prefix above.
         author: 'a2',
       })
+      // A replay answers with the guarded events alone.
+      return { stored, recover: stored.length < batch.length }
     } catch (error) {
       // The session started over since the state was read: appended as
       // pushed, into whatever life it is in now.

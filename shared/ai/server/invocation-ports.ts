@@ -7,11 +7,13 @@ import type { Scheduler } from '../../runtime/scheduler.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import type { SessionState } from '../state/session-state.ts'
 import type { AgentConfig } from './agent-config.ts'
+import { appendDecidedPush } from './decided-push.ts'
 import { eraseAgentSession } from './erase-agent-session.ts'
 import type { Invocation, LanePorts } from './lanes/lane-ports.ts'
 import { storeClaims } from './lanes/lane-ports.ts'
 import type { LocalWork } from './lanes/local-work.ts'
 import { meteredStore } from './metered-store.ts'
+import { RECOVER_KEY } from './recovery.ts'
 import { agentSession, type SessionPorts, type SessionTimers } from './session-api.ts'
 import type { StateCache } from './state-cache.ts'
 import { timerLogOf } from './timer-log.ts'
@@ -39,6 +41,17 @@ export interface InvocationPorts extends LanePorts {
     sessionId: string,
     events: readonly EventInput[],
     options?: SessionAppendOptions,
+  ): Promise<StoredEvent[]>
+  /**
+   * Trusted server code's append (`agent.session(id)`, `ctx.session`, the
+   * ingress queue): commands decided where they are written when the
+   * controller can (`appendDecidedPush`), then the lanes woken. Answers with
+   * the events given, as stored.
+   */
+  appendDeciding(
+    sessionId: string,
+    events: readonly EventInput[],
+    life?: string,
   ): Promise<StoredEvent[]>
   /** The invocation's log (metered): for the runtime's own reads and quiet writes. */
   readonly log: ReturnType<typeof eventLog>
@@ -69,6 +82,35 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     return stored
   }
 
+  /**
+   * `appendAndWake` for trusted server code's appends (`agent.session(id)`,
+   * a tool's or handler's `ctx.session`, the ingress queue): commands are
+   * decided where they are written when the controller can
+   * (`appendDecidedPush`). Answers with the events given, as stored.
+   */
+  async function appendDeciding(
+    sessionId: string,
+    events: readonly EventInput[],
+    life?: string,
+  ): Promise<StoredEvent[]> {
+    const { stored, recover } = await appendDecidedPush(
+      {
+        log,
+        state,
+        validate: (event) => parts.logOptions.contract?.validate(event) ?? event,
+        controller: config.controller,
+      },
+      sessionId,
+      events,
+      life === undefined ? {} : { life },
+    )
+    await wake([
+      ...wakeUpsFor(stored, config),
+      ...(recover ? [{ sessionId, lane: 'admission' as const, key: RECOVER_KEY }] : []),
+    ])
+    return stored.slice(0, events.length)
+  }
+
   const timers: SessionTimers = {
     async schedule(timer, life) {
       // A timer set in a life of the log fires only into that life, never
@@ -82,8 +124,7 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     now: config.now,
     state,
     fold: (sessionId, reducer) => log.session(sessionId).state(reducer),
-    append: (sessionId, events, life) =>
-      appendAndWake(sessionId, events, life === undefined ? {} : { life }),
+    append: appendDeciding,
     erase: (sessionId, options) =>
       eraseAgentSession({ store: parts.store, scheduler, state, work }, sessionId, options),
     export: (sessionId) => exportSession(store, sessionId),
@@ -95,6 +136,7 @@ export function invocationPorts(parts: AgentParts, invocation: Invocation): Invo
     invocation,
     log,
     appendAndWake,
+    appendDeciding,
     state,
     read: (sessionId, range) => log.session(sessionId).read(range),
     append: (sessionId, events, { at, life, fence, progress }) =>

@@ -273,7 +273,8 @@ describe('diagnose: why a session is not moving', () => {
         dispatcher: { wake: async () => {} },
       }),
     )
-    await a.session('s').append(...inputs.message(userMessage('m1', 'hello')))
+    // The log's own append: a command whose writer died before it decided it.
+    await a.runtime.log.session('s').append(inputs.message(userMessage('m1', 'hello')))
     let events = await eventsOf(a, 's')
     let diagnosis = diagnose(stateAt(events, headOf(events)).state, { now: Date.now() })
     expect(diagnosis.status).toBe('stuck')

@@ -30,10 +30,12 @@ describe('durability (embedded)', () => {
   // and the turn waited for a reader.
   const requestsAStep = (types: string[]) => types.includes('ai.generation.requested')
   for (const [what, lost] of [
-    // Admission's decision for the user's message: the first step's request.
+    // The user's message with the controller's decision on it, decided where
+    // it is written (decided-push.ts): the first step's request. The log's
+    // retry is a replay of the message alone, so the session is recovered.
     [
-      "the controller's decision",
-      (types: string[]) => types[0] === 'ai.message.created' && requestsAStep(types),
+      "the user's message with the controller's decision",
+      (types: string[]) => types[0] === 'ai.control.requested' && requestsAStep(types),
     ],
     // The result of a tool slower than its step: the next step's request comes with it.
     [
@@ -488,8 +490,9 @@ describe('what a reader wakes', () => {
         dispatcher: { wake: async (wakeUps: WakeUp[]) => void woken.push(...wakeUps) },
       }),
     )
-    // A command nobody decided: the process that took it died.
-    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    // A command nobody decided: the process that wrote it died before it
+    // decided or woke anything (the log's own append: no decision, no wake-up).
+    await a.runtime.log.session('s').append(inputs.message(userMessage('m1', 'Hi')))
     woken.length = 0
     await openStream(a, 's')
     expect(woken).toEqual([{ sessionId: 's', lane: 'admission', key: 'recover' }])
@@ -516,8 +519,9 @@ describe('what a reader wakes', () => {
     )
     const read = () => openStream(a, 's')
     await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
-    // The append's own wake-up is in the dispatcher's hands.
-    expect(woken).toMatchObject([{ sessionId: 's', lane: 'admission' }])
+    // The append's own wake-up (its model step: the append carried the
+    // decision) is in the dispatcher's hands.
+    expect(woken).toMatchObject([{ sessionId: 's', lane: 'generation' }])
     woken.length = 0
     now += 32_000
     await read()

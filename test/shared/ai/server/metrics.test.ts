@@ -260,7 +260,8 @@ describe('the runtime metrics', () => {
         dispatcher: { wake: async () => {} },
       }),
     )
-    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    // Written undecided (the log's own append), so admission's run decides it.
+    await a.runtime.log.session('s').append(inputs.message(userMessage('m1', 'Hi')))
     await a.runtime.run({ sessionId: 's', lane: 'admission' }, { metrics: run.metrics })
     expect(run.total('TurnsStarted')).toBe(1)
     expect(own.total('TurnsStarted')).toBe(0)

@@ -111,8 +111,9 @@ describe('the functions’ CloudWatch metrics (EMF)', () => {
   it('writes one EMF line per lane invocation: the turn, its appends and the wake-up latency, in the namespace with the service dimension', async () => {
     const emf = capturedEmf()
     const { assistant, handlers, woken } = setup()
-    await assistant.session('s1').append(...inputs.message(userMessage('m1', 'Hello?')))
-    const admission = woken.find((wakeUp) => wakeUp.lane === 'admission') as WakeUp
+    // Written undecided (the log's own append), so the admission lane decides it.
+    await assistant.runtime.log.session('s1').append(inputs.message(userMessage('m1', 'Hello?')))
+    const admission: WakeUp = { sessionId: 's1', lane: 'admission' }
     await handlers.admission({ Records: [wakeUpRecord(admission, Date.now() - 1_500)] })
 
     const [line, ...more] = emf()

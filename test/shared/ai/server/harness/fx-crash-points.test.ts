@@ -67,8 +67,8 @@ describe('crash points of a conversation through the FX harness (memory store)',
       const conversation = [{ user: 'Deploy' }, { approve: true }] as const
       // In `npm test`, the points that matter most besides the sample: dead
       // while the agent waits for permission, and dead with the user's answer
-      // in the log, before and after it is decided (the recovered turn's agent
-      // asks again and must get that answer).
+      // in the log, decided where it was written (decided-push.ts: the
+      // recovered turn's agent asks again and must get that answer).
       const { labels } = await runConversation({
         agent,
         model: [],
@@ -81,8 +81,7 @@ describe('crash points of a conversation through the FX harness (memory store)',
         labels.flatMap((seen, k) => (seen === label ? [k + 1] : []))[occurrence - 1] as number
       const telling = [
         nth('after store.append(approval.requested)', 1),
-        nth('after store.append(control.requested)', 2),
-        nth('after store.append(control.committed, control.decided)', 1),
+        nth('after store.append(control.requested, control.committed, control.decided)', 1),
       ]
       expect(telling.every((point) => point > 0)).toBe(true)
       const report = await crashPoints({
