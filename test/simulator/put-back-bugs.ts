@@ -83,16 +83,6 @@ export const PUT_BACK: Record<
       },
     ],
   },
-  'decided-push-strands-replay': {
-    says: "issue 34: a user's message decided where it is written, whose append committed and answered a timeout: the log's retry is a replay of the message alone, and without waking admission to recover, the model step the decision requested is never woken",
-    edits: [
-      {
-        file: 'ai/server/decided-push.ts',
-        fixed: 'return { stored, recover: stored.length < batch.length }',
-        broken: 'return { stored, recover: false }',
-      },
-    ],
-  },
   'decided-push-skips-revoke': {
     says: 'issue 34: a command decided where it is written even when the decision ends running work, whose claims only admission revokes (a Stop, an interruption): the work it ended runs on',
     edits: [

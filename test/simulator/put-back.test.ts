@@ -30,6 +30,13 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
     expect(found?.broken.join('\n')).toMatch(/was attempted \d+ times|ran \d+ times/)
   }, 60_000)
 
+  it('a command decided where it is written although its decision ends running work (issue 34): the work it ended runs on', async () => {
+    // Seed 8 is the first to find it: a Stop or an interruption appended
+    // by the user's request without the claims only admission revokes.
+    const found = await findPutBackBug('decided-push-skips-revoke', { from: 1, seeds: 20 })
+    expect(found?.broken.join('\n')).toMatch(/never ended|did not quiesce|never finished/)
+  }, 60_000)
+
   it("the browsers read through the real client: one that does not rewind when its session's log was erased never catches up", async () => {
     const found = await findPutBackBug('sse-no-rewind', { seeds: 30 })
     // The log at #0 (erased), or at another life's head (erased and started over).
