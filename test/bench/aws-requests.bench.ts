@@ -103,6 +103,13 @@ const LAMBDA_GB = 1
 const GENERATION_GB = 0.5
 /** The stream function (GET: streams and head checks) as deployed: 256 MB (`streamMemorySize`). */
 const STREAM_GB = 0.25
+/** How the two waiting functions are sized: as shipped, and as before issue 34 (the same run's baseline). */
+interface Sizing {
+  generationGb: number
+  streamGb: number
+}
+const SHIPPED: Sizing = { generationGb: GENERATION_GB, streamGb: STREAM_GB }
+const BEFORE_ISSUE_34: Sizing = { generationGb: 0.5, streamGb: 0.25 }
 /** EventBridge Scheduler, per invocation after 14 million free a month: https://aws.amazon.com/eventbridge/pricing/ */
 const USD_PER_SCHEDULER_INVOCATION = 1 / 1e6
 /**
@@ -174,6 +181,7 @@ const ANCHORS = [
 ] as const
 
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
+type A2AgentOptionsStream = NonNullable<Parameters<typeof agent>[0]['stream']>
 
 // ---------------------------------------------------------------------------
 // The instrument: one record per request (per `client.send`), with DynamoDB
@@ -897,7 +905,10 @@ async function main(): Promise<void> {
     }
 
     // The pipeline: the agent and the runner on separate, instrumented clients.
-    async function pipelineSession(session: number): Promise<Measured[]> {
+    async function pipelineSession(
+      session: number,
+      stream?: A2AgentOptionsStream,
+    ): Promise<Measured[]> {
       const resources = await createLocalResources(setup, {
         prefix: `a2-cost-${session}-${Date.now().toString(36)}`,
       })
@@ -935,6 +946,7 @@ async function main(): Promise<void> {
         dispatcher: aws.dispatcher,
         scheduler: aws.scheduler,
         logger: countingAgentLogger(),
+        ...(stream ? { stream } : {}),
       })
       let running = 0
       // Every request is attributed to the function that made it.
@@ -1017,7 +1029,9 @@ async function main(): Promise<void> {
       pipeline.push(...(await pipelineSession(session)))
       baseline.push(...(await baselineSession(session)))
     }
-    report(pipeline, baseline)
+    // The same run's baseline of issue 34: the stream as it was (no settled end).
+    const before = await pipelineSession(SESSIONS + 1, { settledQuietMs: false })
+    report(pipeline, baseline, before)
     reportTabs(await measureTabs(config, setup, { finishedTurn }))
   } finally {
     moto.stop()
@@ -1095,7 +1109,7 @@ const initSeconds = (memoryMb: number): number =>
 /** The DynamoDB store's tail rhythm while news comes (`DEFAULT_TAIL_POLL_MS.min`): one `Query` per 250 ms. */
 const TAIL_POLL_MS = 250
 
-function figuresOf(measured: Measured, pipeline: boolean): Figures {
+function figuresOf(measured: Measured, pipeline: boolean, sizing: Sizing = SHIPPED): Figures {
   const operations = new Map<string, { requests: number; units: number }>()
   const runnerOnly = new Map<string, number>()
   const functions = new Map<string, Map<string, number>>()
@@ -1190,14 +1204,14 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
           1000,
         generation:
           measured.kind === 'turn'
-            ? (GENERATION_GB *
+            ? (sizing.generationGb *
                 (MODEL_MS +
                   (lambda.generation ?? 0) * ASSUMED_INVOCATION_MS +
                   (requestsOf((fn) => fn === 'lane:generation') - progressAppends) *
                     ASSUMED_REQUEST_MS)) /
               1000
             : 0,
-        stream: (STREAM_GB * (measured.kind === 'turn' ? ASSUMED_WATCH_MS : 0)) / 1000,
+        stream: (sizing.streamGb * (measured.kind === 'turn' ? ASSUMED_WATCH_MS : 0)) / 1000,
       }
     : { code: 0, generation: 0, stream: 0 }
   const tailSeconds = pipeline && measured.kind === 'turn' ? measured.tailMs / 1000 : 0
@@ -1205,10 +1219,10 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
   const byMemory: [invocations: number, gb: number][] = pipeline
     ? [
         [http - 1, LAMBDA_GB],
-        [1, STREAM_GB],
+        [1, sizing.streamGb],
         [lambda.router ?? 0, LAMBDA_GB],
         [lambda.admission ?? 0, LAMBDA_GB],
-        [lambda.generation ?? 0, GENERATION_GB],
+        [lambda.generation ?? 0, sizing.generationGb],
         [lambda.tools ?? 0, LAMBDA_GB],
         [lambda.handlers ?? 0, LAMBDA_GB],
       ]
@@ -1217,7 +1231,7 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
     sum(byMemory.map(([count, gb]) => count * share * initSeconds(gb * 1024) * gb))
   const allGbSeconds = {
     ...gbSeconds,
-    streamTail: STREAM_GB * tailSeconds,
+    streamTail: sizing.streamGb * tailSeconds,
     init: coldGbSeconds(ASSUMED_COLD_SHARE),
   }
   const logBytes = pipeline
@@ -1300,7 +1314,7 @@ const fmt = (value: number, digits = 1): string =>
 const usd = (value: number): string => `$${value.toFixed(4)}`
 const pad = (text: string, width: number) => text.padStart(width)
 
-function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
+function report(pipelineRuns: Measured[], baselineRuns: Measured[], beforeRuns: Measured[]): void {
   const turnsOf = (runs: Measured[], pipeline: boolean, which: 'first' | 'later' | 'all') =>
     runs
       .filter(
@@ -1424,6 +1438,66 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
   const perSecond = streamedSecond(p)
   reportAfterTheAnswer(p, perSecond)
   reportShapes(pFirst, pLater, total, perSecond)
+  // The same run's baseline for issue 34: a session on the stream as it
+  // was (no settled end) priced at the sizes before it.
+  const before = beforeRuns
+    .filter((run) => run.kind === 'turn')
+    .map((run) => figuresOf(run, true, BEFORE_ISSUE_34))
+  const beforeSecond = streamedSecond(before, BEFORE_ISSUE_34)
+  console.log(
+    `\nAgainst the stream and sizes before issue 34, measured in the same run (${before.length} turns of a session with stream.settledQuietMs false, priced at ${BEFORE_ISSUE_34.generationGb * 1024} MB generation, ${BEFORE_ISSUE_34.streamGb * 1024} MB stream; now ${SHIPPED.generationGb * 1024} MB and ${SHIPPED.streamGb * 1024} MB):`,
+  )
+  console.log(`  ${'per turn'.padEnd(52)}${pad('before', 10)}${pad('now', 10)}${pad('ratio', 8)}`)
+  const compare = (label: string, then: number, now: number, show: (v: number) => string) =>
+    console.log(
+      `  ${label.padEnd(52)}${pad(show(then), 10)}${pad(show(now), 10)}${pad(`${(now / then).toFixed(2)}x`, 8)}`,
+    )
+  const two = (v: number) => fmt(v, 2)
+  const m = (list: Figures[], get: (f: Figures) => number) => mean(list.map(get))
+  compare(
+    'GET stream after the answer, s',
+    m(before, (f) => f.tailSeconds),
+    m(p, (f) => f.tailSeconds),
+    two,
+  )
+  compare(
+    'DynamoDB requests',
+    m(before, (f) => f.dynamoRequests),
+    m(p, (f) => f.dynamoRequests),
+    (v) => fmt(v),
+  )
+  compare(
+    'DynamoDB RRU',
+    m(before, (f) => f.rru),
+    m(p, (f) => f.rru),
+    (v) => fmt(v),
+  )
+  compare(
+    'Lambda GB-s, GET stream (watch and after)',
+    m(before, (f) => f.gbSeconds.stream + f.gbSeconds.streamTail),
+    m(p, (f) => f.gbSeconds.stream + f.gbSeconds.streamTail),
+    two,
+  )
+  compare(
+    'Lambda GB-s, generation',
+    m(before, (f) => f.gbSeconds.generation),
+    m(p, (f) => f.gbSeconds.generation),
+    two,
+  )
+  compare(
+    'Lambda GB-s, INIT (cold starts)',
+    m(before, (f) => f.gbSeconds.init),
+    m(p, (f) => f.gbSeconds.init),
+    (v) => fmt(v, 4),
+  )
+  compare('all-in per 1,000 turns', total(before), total(p), usd)
+  compare(
+    'per streamed second per 1,000 turns',
+    1000 * beforeSecond.total,
+    1000 * perSecond.total,
+    usd,
+  )
+  compare('  of it Lambda', 1000 * beforeSecond.lambda, 1000 * perSecond.lambda, usd)
 
   const dataRequests = (f: Figures) => f.dynamoRequests + f.sqsRequests
   const dataCost = (list: Figures[]) => per1000(list, 'DynamoDB') + per1000(list, 'SQS FIFO')
@@ -1448,7 +1522,7 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
   console.log(
     `  WRU per event appended: ${ratios.wruVsOnePutPerEvent.toFixed(2)} (one PutItem of an event under 1 KB: 1)`,
   )
-  const summary = (list: Figures[]) => ({
+  const summary = (list: Figures[], sizing: Sizing = SHIPPED) => ({
     dynamoRequests: mean(list.map((f) => f.dynamoRequests)),
     wru: mean(list.map((f) => f.wru)),
     rru: mean(list.map((f) => f.rru)),
@@ -1458,8 +1532,8 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
     lambdaInvocations: mean(list.map((f) => sum(Object.values(f.lambda)))),
     costPer1000: total(list),
     costPer1000WithoutModelAndWatch: total(list, modelBound),
-    usdPerStreamedSecondPer1000: 1000 * streamedSecond(list).total,
-    usdPerStreamedSecondPer1000Lambda: 1000 * streamedSecond(list).lambda,
+    usdPerStreamedSecondPer1000: 1000 * streamedSecond(list, sizing).total,
+    usdPerStreamedSecondPer1000Lambda: 1000 * streamedSecond(list, sizing).lambda,
     streamAfterAnswerSeconds: mean(list.map((f) => f.tailSeconds)),
     logBytes: mean(list.map((f) => f.logBytes.app + f.logBytes.emf + f.logBytes.platform)),
     costPer1000Parts: Object.fromEntries(
@@ -1470,7 +1544,7 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
     ),
   })
   console.log(
-    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests', pipeline: { first: summary(pFirst), later: summary(pLater), all: summary(p) }, baseline: summary(b), ratios, init, assumedColdShare: ASSUMED_COLD_SHARE, memoryMb: { stream: STREAM_GB * 1024, generation: GENERATION_GB * 1024, others: LAMBDA_GB * 1024 } })}`,
+    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests', pipeline: { first: summary(pFirst), later: summary(pLater), all: summary(p) }, baseline: summary(b), beforeIssue34: summary(before, BEFORE_ISSUE_34), ratios, init, assumedColdShare: ASSUMED_COLD_SHARE, memoryMb: { stream: STREAM_GB * 1024, generation: GENERATION_GB * 1024, others: LAMBDA_GB * 1024 } })}`,
   )
 }
 
@@ -1483,13 +1557,13 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
  * measured RRU per poll), and the SSE bytes (all of a turn's, over the
  * model's seconds: an upper bound).
  */
-function streamedSecond(list: Figures[]) {
+function streamedSecond(list: Figures[], sizing: Sizing = SHIPPED) {
   const seconds = MODEL_MS / 1000
   const polls = sum(list.map((f) => f.getQueries.count))
   const rruPerPoll = polls === 0 ? 1 : sum(list.map((f) => f.getQueries.rru)) / polls
   const parts = {
-    generation: GENERATION_GB * USD_PER_ARM_GB_SECOND,
-    stream: STREAM_GB * USD_PER_ARM_GB_SECOND,
+    generation: sizing.generationGb * USD_PER_ARM_GB_SECOND,
+    stream: sizing.streamGb * USD_PER_ARM_GB_SECOND,
     progress: (mean(list.map((f) => f.progressOnly.wru)) / seconds) * USD_PER_WRU,
     tailPolls: (1000 / TAIL_POLL_MS) * rruPerPoll * USD_PER_RRU,
     sse: (mean(list.map((f) => f.sseBytes)) / seconds / 1024 ** 3) * USD_PER_GB_OUT,
@@ -1619,8 +1693,8 @@ interface TabFigures {
     dynamoRequests: number
     dynamoMs: number
   }[]
-  /** A closed tab's GET invocation: how long it ran on after the client left. */
-  closed: { idleMs: number; busyMs: number; signalledMs: number }
+  /** A closed tab's GET invocation: how long it ran on after the client left (and, on the quiet session, with the stream before issue 34). */
+  closed: { idleMs: number; busyMs: number; signalledMs: number; idleUnsettledMs: number }
   /** The stream as it was: one held open by a tab that left, watched `TODAY_WATCH_MS`. */
   today: { watchedMs: number; endedMs: number | undefined; deadlineMs: number; calls: Call[] }
 }
@@ -1671,6 +1745,21 @@ async function measureTabs(
     scheduler: aws.scheduler,
     logger: silent,
     stream: { quietMs: false },
+  })
+  // Issue 34's baseline: the stream before its settled end (the full quiet after every turn).
+  const unsettled: Agent = agent({
+    name: 'bench',
+    model: scriptedAgentModel(),
+    tools,
+    store: aws.store,
+    dispatcher: aws.dispatcher,
+    scheduler: aws.scheduler,
+    logger: silent,
+    stream: { settledQuietMs: false },
+  })
+  const unsettledHttp = httpHandler(unsettled, {
+    logger: silent,
+    httpResponseStream: streamingShim.HttpResponseStream,
   })
   const todayHttp = httpHandler(
     {
@@ -1846,7 +1935,7 @@ async function measureTabs(
         await sleep(1_000)
       }
     })()
-    const [idle, busy, signalledMs, todayClosed] = await Promise.all([
+    const [idle, busy, signalledMs, todayClosed, unsettledClosed] = await Promise.all([
       closedUnsignalled(pipeline.handlers.http, tabSession),
       closedUnsignalled(pipeline.handlers.http, busySession),
       closedSignalled(pipeline.url, tabSession, streamEnds),
@@ -1854,6 +1943,7 @@ async function measureTabs(
         timeoutMs: TODAY_TIMEOUT_MS,
         watchMs: TODAY_WATCH_MS,
       }),
+      closedUnsignalled(unsettledHttp, tabSession),
     ])
     ticking = false
     await ticker
@@ -1861,7 +1951,12 @@ async function measureTabs(
       quietTail,
       rest,
       news,
-      closed: { idleMs: idle.endedMs ?? 0, busyMs: busy.endedMs ?? 0, signalledMs },
+      closed: {
+        idleMs: idle.endedMs ?? 0,
+        busyMs: busy.endedMs ?? 0,
+        signalledMs,
+        idleUnsettledMs: unsettledClosed.endedMs ?? 0,
+      },
       today: {
         watchedMs: TODAY_WATCH_MS,
         endedMs: todayClosed.endedMs,
@@ -2047,7 +2142,9 @@ function reportTabs(tabs: TabFigures): void {
   const worstNewsOnMotoMs =
     DEFAULT_IDLE_CHECK_MS + Math.max(...tabs.news.map((n) => n.afterCheckMs))
 
-  console.log('\nAn open, idle browser tab (the chat page client, the stream function at 256 MB):')
+  console.log(
+    `\nAn open, idle browser tab (the chat page client, the stream function at ${STREAM_GB * 1024} MB):`,
+  )
   console.log(
     `  the stream after the answer: ended for quiet after ${fmt(tabs.quietTail.seconds, 2)} s (stream.quietMs ${DEFAULT_QUIET_MS / 1000} s), ${tail.length} DynamoDB requests (its tail polls), ${fmt(tailRru)} RRU: ${usd6(usdTail)}`,
   )
@@ -2074,7 +2171,7 @@ function reportTabs(tabs: TabFigures): void {
   )
   console.log('\nA closed tab (the client leaves once it has the head marker):')
   console.log(
-    `  Lambda never signals the disconnect: a quiet session's invocation ran on ${fmt(tabs.closed.idleMs / 1000, 2)} s (its quiet end), a session still being written ${fmt(tabs.closed.busyMs / 1000, 2)} s (the deadline, ${(STREAM_TIMEOUT_MS - DEADLINE_MARGIN_MS) / 1000} s after it opened); the function's 30 s timeout caps either`,
+    `  Lambda never signals the disconnect: a quiet session's invocation ran on ${fmt(tabs.closed.idleMs / 1000, 2)} s (its quiet end; ${fmt(tabs.closed.idleUnsettledMs / 1000, 2)} s on the stream before issue 34's settled end, ${(tabs.closed.idleMs / tabs.closed.idleUnsettledMs).toFixed(2)}x), a session still being written ${fmt(tabs.closed.busyMs / 1000, 2)} s (the deadline, ${(STREAM_TIMEOUT_MS - DEADLINE_MARGIN_MS) / 1000} s after it opened); the function's 30 s timeout caps either`,
   )
   console.log(
     `  the disconnect signalled (the runner's HTTP server): ended ${tabs.closed.signalledMs} ms after the client left`,
