@@ -99,10 +99,10 @@ const USD_PER_LAMBDA_REQUEST = 0.2 / 1e6
 const USD_PER_ARM_GB_SECOND = 0.0000133334
 /** Memory of every function but the stream and generation functions: the construct's default (`memorySize` 1024 MB, Arm). */
 const LAMBDA_GB = 1
-/** The generation function as deployed: 512 MB (`generationMemorySize`, sized by lane-memory.bench.ts). */
-const GENERATION_GB = 0.5
-/** The stream function (GET: streams and head checks) as deployed: 256 MB (`streamMemorySize`). */
-const STREAM_GB = 0.25
+/** The generation function as deployed: 256 MB (`generationMemorySize`, sized by lane-memory.bench.ts; 512 MB before issue 34). */
+const GENERATION_GB = 0.25
+/** The stream function (GET: streams and head checks) as deployed: 192 MB (`streamMemorySize`; 256 MB before issue 34). */
+const STREAM_GB = 0.1875
 /** How the two waiting functions are sized: as shipped, and as before issue 34 (the same run's baseline). */
 interface Sizing {
   generationGb: number
