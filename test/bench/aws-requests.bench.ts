@@ -2152,7 +2152,7 @@ function reportTabs(tabs: TabFigures): void {
     `  resting, ${tabs.rest.checks} head checks over ${fmt(tabs.rest.seconds, 2)} s (every ${RUN_CHECK_MS} ms in this run): ${fmt(perCheck.dynamoRequests, 2)} DynamoDB request and ${fmt(perCheck.rru, 2)} RRU per check, ${tabs.rest.streams} streams opened, ${others.length} requests by anything else`,
   )
   console.log(
-    `  per check: 1 API Gateway request, 1 Lambda invocation (${fmt(checkGbSeconds * 1000, 2)} GB-ms assumed at 256 MB), the reads above: ${usd6(usdPerCheck)}`,
+    `  per check: 1 API Gateway request, 1 Lambda invocation (${fmt(checkGbSeconds * 1000, 2)} GB-ms assumed at ${STREAM_GB * 1024} MB), the reads above: ${usd6(usdPerCheck)}`,
   )
   console.log(
     `  an hour, checking every ${DEFAULT_IDLE_CHECK_MS / 1000} s (${checksPerHour} checks): ${usd6(usdSteadyHour)}; the hour after a conversation (with the quiet end): ${usd6(usdFirstHour)}; a hidden tab (a check a minute): ${usd6(usdHiddenHour)}`,

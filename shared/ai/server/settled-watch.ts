@@ -9,7 +9,10 @@ import type { SessionState } from '../state/session-state.ts'
  * event the stream passes after it and answers, for the event at the state's
  * index, whether nothing is on its way without someone acting. The test is
  * the client's own (`expectsNews`) on the same events, so a client the
- * stream leaves for quiet rests rather than reconnecting at once.
+ * stream leaves for quiet rests rather than reconnecting at once. Only an
+ * event of the AI protocol (`ai.*`: a turn's end, a message) settles it:
+ * a session your services write app events to keeps its stream for the
+ * full quiet, as before, and news there stays live.
  *
  * It answers false for an event it cannot place: one before the snapshot
  * (the state there is not known), one after a gap, one of another life,
@@ -38,6 +41,7 @@ export function settledWatch(
       }
     }
     return (
+      event.type.startsWith('ai.') &&
       event.index === current.index &&
       (current.life === undefined || event.life === current.life) &&
       !expectsNews(current.state.ai)

@@ -3,6 +3,7 @@ import { inputs } from '../../../../shared/ai/index.ts'
 import { agent } from '../../../../shared/ai/server/index.ts'
 import type { StoredEvent } from '../../../../shared/index.ts'
 import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
+import { supportDesk } from '../../../seeds/support-desk.ts'
 import { track, userMessage } from '../../../support/agent-log.ts'
 import { readSse, type SseRead } from '../../../support/sse.ts'
 
@@ -82,5 +83,24 @@ describe("an agent's GET stream once its turn is over", () => {
     // From the start: it sends the whole turn, settled at its end.
     expect(await settledEnd(50, false)).toBeLessThan(400)
     expect(await settledEnd(false, false)).toBeGreaterThanOrEqual(550)
+  })
+
+  it("keeps the full quietMs after an app event (a session your services write stays live), even once the turn's over", async () => {
+    const a = track(
+      agent({
+        name: 'settled',
+        contract: supportDesk,
+        model: scriptedModel([text('Done', { chunks: 2 })]).model,
+        stream: { quietMs: 600, settledQuietMs: 50 },
+      }),
+    )
+    await a.fetch(post({ events: inputs.message(userMessage('m1', 'Hi')) }))
+    await a.runtime.idle()
+    await a.session('s1').append({ type: 'plan.changed', payload: { plan: 'pro' } })
+    const started = Date.now()
+    const read = await readSse(await a.fetch(new Request(url)), { timeoutMs: 5_000 })
+    expect(typesOf(read).at(-1)).toBe('plan.changed')
+    expect(read.comments.at(-1)?.trim()).toBe('quiet')
+    expect(Date.now() - started).toBeGreaterThanOrEqual(550)
   })
 })
