@@ -55,8 +55,9 @@ export interface A2AgentProps {
   /**
    * Memory of the generation function in MB (default 256, or `memorySize`
    * when that is set): it waits on the model, billed by the second the model
-   * streams, and a step's resident set peaked at about 150 MB (`npm run
-   * bench -- lane-memory`). More gives more CPU (Lambda's share scales with
+   * streams, and a step's resident set peaked at 150 to 165 MB (`npm run
+   * bench -- lane-memory`, the sources loaded; the bundle takes about 30 MB
+   * less). More gives more CPU (Lambda's share scales with
    * memory: a turn's own work took about 250 ms at 256 MB, 120 ms at 512)
    * and headroom for long conversations held in memory.
    */

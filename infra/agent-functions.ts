@@ -35,10 +35,11 @@ export const STREAM_TIMEOUT = Duration.seconds(30)
 const DEFAULT_STREAM_MEMORY_MB = 192
 /**
  * The generation function waits on the model: a step of a 200-chunk answer
- * peaked at about 150 MB resident, 37 ms of CPU (test/bench/lane-memory.bench.ts),
- * so 256 MB leaves 0.4 of it free, and its CPU share (Lambda's scales with
- * memory) does a turn's work in about 250 ms, most of it while the model
- * streams. Every second the model streams is billed at this size (issue 34:
+ * peaked at 150 to 165 MB resident with the sources loaded (the bundle loads
+ * in about 30 MB less), 37 to 41 ms of CPU (test/bench/lane-memory.bench.ts),
+ * so 256 MB leaves a third of it free, and its CPU share (Lambda's scales
+ * with memory) does a turn's work in about 250 to 280 ms, most of it while
+ * the model streams. Every second the model streams is billed at this size (issue 34:
  * 512 MB before, which did the work in about 120 ms and took half as long
  * to start cold); a long conversation held in memory, or a harness with
  * more code (Pi), may want `generationMemorySize` higher.
