@@ -77,7 +77,7 @@ export const DEFAULT_QUIET_MS = 10_000
  * over and nothing is on its way, so a client rests and checks the head
  * instead of holding an invocation open for `quietMs`.
  */
-export const DEFAULT_SETTLED_QUIET_MS = 1_000
+const DEFAULT_SETTLED_QUIET_MS = 1_000
 /** What a plain `EventSource` waits after a quiet end before it reconnects (default 5 s). */
 const DEFAULT_QUIET_RETRY_MS = 5_000
 /** Frames queued for a reader that is behind, at most (then the log is not read). */
