@@ -22,10 +22,18 @@
  * disconnect. Their baseline, measured in the same run: the stream as it
  * was (no quiet end, 1024 MB, a 900 s timeout) held open by a tab that left.
  *
+ * And what a turn pays besides its requests (issue 34): the GET stream's
+ * run after the answer (measured: each turn's stream is read to its own
+ * end), log bytes (measured, and Lambda's own lines assumed), cold starts
+ * (the functions' bundle timed in fresh Node processes, a share assumed),
+ * the per-second terms, the cost by answer and session length beside the
+ * issue's anchors, and its baseline in the same run: a session on the
+ * stream before its settled end, at the memory sizes before.
+ *
  *   npm run bench -- aws-requests
  *
  * Method and the figures of a run: docs/benchmarks.md, "AWS requests and
- * cost per turn".
+ * cost per turn" and "Issue 34: the honest cost of a turn".
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { Console } from 'node:console'
