@@ -53,16 +53,20 @@ export interface A2AgentProps {
   /** Memory of every function in MB but the stream and generation functions (default 1024). */
   memorySize?: number
   /**
-   * Memory of the generation function in MB (default 512, or `memorySize`
-   * when that is set): it waits on the model, and a step's resident set
-   * peaked at 160 MB (`npm run bench -- lane-memory`), so 1024 MB billed the
-   * wait at twice what it needs.
+   * Memory of the generation function in MB (default 256, or `memorySize`
+   * when that is set): it waits on the model, billed by the second the model
+   * streams, and a step's resident set peaked at 150 to 165 MB (`npm run
+   * bench -- lane-memory`, the sources loaded; the bundle takes about 30 MB
+   * less). More gives more CPU (Lambda's share scales with
+   * memory: a turn's own work took about 250 ms at 256 MB, 120 ms at 512)
+   * and headroom for long conversations held in memory.
    */
   generationMemorySize?: number
   /**
    * Memory of the function that serves GET (streams and head checks) in MB
-   * (default 256): it waits on the log and writes frames, and an open tab
-   * pays for it by the second.
+   * (default 192): it waits on the log and writes frames, and an open tab
+   * pays for it by the second; the bundle is about 100 MB resident once
+   * loaded and a stream adds a few MB.
    */
   streamMemorySize?: number
   /** Function timeouts; queue visibility timeouts follow at 6x. */

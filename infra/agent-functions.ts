@@ -24,15 +24,27 @@ const HTTP_TIMEOUT = Duration.seconds(30)
  * when Lambda never signals the disconnect. The GET integration matches it.
  */
 export const STREAM_TIMEOUT = Duration.seconds(30)
-/** The stream function waits on the log, it does not compute: 256 MB. */
-const DEFAULT_STREAM_MEMORY_MB = 256
+/**
+ * The stream function waits on the log, it does not compute: the functions'
+ * bundle is about 100 MB resident once loaded and a turn's GET stream adds
+ * 2 MB and 26 ms of CPU (test/bench/aws-requests.bench.ts times the bundle,
+ * test/bench/lane-memory.bench.ts the stream), so 192 MB leaves it half
+ * free; an open stream pays its memory by the second (issue 34: 256 MB
+ * before).
+ */
+const DEFAULT_STREAM_MEMORY_MB = 192
 /**
  * The generation function waits on the model: a step of a 200-chunk answer
- * peaked at 160 MB resident, 36 ms of CPU (test/bench/lane-memory.bench.ts),
- * so 512 MB leaves three times that, and its CPU share (Lambda's scales
- * with memory) does a turn's work in about 120 ms.
+ * peaked at 150 to 165 MB resident with the sources loaded (the bundle loads
+ * in about 30 MB less), 37 to 41 ms of CPU (test/bench/lane-memory.bench.ts),
+ * so 256 MB leaves a third of it free, and its CPU share (Lambda's scales
+ * with memory) does a turn's work in about 250 to 280 ms, most of it while
+ * the model streams. Every second the model streams is billed at this size (issue 34:
+ * 512 MB before, which did the work in about 120 ms and took half as long
+ * to start cold); a long conversation held in memory, or a harness with
+ * more code (Pi), may want `generationMemorySize` higher.
  */
-const DEFAULT_GENERATION_MEMORY_MB = 512
+const DEFAULT_GENERATION_MEMORY_MB = 256
 
 export type AgentFunctions = Record<
   'http' | 'stream' | 'router' | QueueFunction,

@@ -23,6 +23,7 @@ import {
 } from '@aws-sdk/client-sqs'
 import type { Context, DynamoDBRecord, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
+import type { InvocationMetrics } from '../../shared/aws/lambda/cloudwatch-metrics.ts'
 import type { PipelineHandlers } from '../../shared/aws/lambda/handlers-by-function.ts'
 import type { HttpAuth } from '../../shared/aws/lambda/http-access.ts'
 import type { PipelineLogger } from '../../shared/aws/lambda/pipeline-agent.ts'
@@ -83,6 +84,8 @@ export interface LocalPipelineOptions {
    */
   onInvoke?: (name: QueueFunction, records: readonly SQSRecord[]) => void
   logger?: PipelineLogger
+  /** Where the runs' figures go, flushed as each invocation ends (default: the agent's own option), as the Lambda entry's EMF sink. */
+  metrics?: InvocationMetrics
 }
 
 export interface LocalPipeline {
@@ -133,6 +136,7 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     sqs: clients.sqs,
     dynamodb: clients.dynamodb,
     lease,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   })
   const stats: LocalPipeline['stats'] = {
     routerInvocations: 0,

@@ -46,8 +46,11 @@ export interface LogEndpointOptions {
   /**
    * Runs when a client opens a session's stream (an agent wakes the session
    * here, so a reconnecting browser also recovers work a crashed process left).
+   * It may answer the stream's `settled` check (an agent's: the session's
+   * state, folded on from where it read it), so the stream ends soon after
+   * the turn it served is over (`stream.settledQuietMs`).
    */
-  onRead?: (sessionId: string) => Promise<void>
+  onRead?: (sessionId: string) => Promise<undefined | Pick<SseResponseOptions, 'settled'>>
   /**
    * Appends a push (default: as pushed). It may store more after the pushed
    * events in the same batch (an agent: the controller's decision on them),
@@ -148,7 +151,7 @@ export function logEndpoint(options: LogEndpointOptions) {
     if (inspection) return inspection
     const head = await session.head()
     // Best effort: a failed wake-up must not cost the reader its stream.
-    await options.onRead?.(session.sessionId).catch(() => undefined)
+    const watch = await options.onRead?.(session.sessionId).catch(() => undefined)
     // Read from the resume index's own event, so the stream can name it.
     const from = after > 0 ? after - 1 : 0
     const body = sseResponseBody(
@@ -159,6 +162,7 @@ export function logEndpoint(options: LogEndpointOptions) {
       from,
       {
         ...options.stream,
+        ...(watch?.settled ? { settled: watch.settled } : {}),
         // `&follow`: a reader that does not reconnect (curl) keeps its stream
         // through quiet spells. The default stays the quiet end, which
         // browsers reconnect after; maxDurationMs (and on AWS the stream

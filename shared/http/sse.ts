@@ -71,6 +71,13 @@ export interface SseSource {
 
 /** The session has been quiet this long: the stream ends (default 10 s). */
 export const DEFAULT_QUIET_MS = 10_000
+/**
+ * Once the session settled with an event the stream sent (`settled`), it
+ * ends after this much quiet instead (default 1 s): the turn it served is
+ * over and nothing is on its way, so a client rests and checks the head
+ * instead of holding an invocation open for `quietMs`.
+ */
+const DEFAULT_SETTLED_QUIET_MS = 1_000
 /** What a plain `EventSource` waits after a quiet end before it reconnects (default 5 s). */
 const DEFAULT_QUIET_RETRY_MS = 5_000
 /** Frames queued for a reader that is behind, at most (then the log is not read). */
@@ -95,6 +102,18 @@ export interface SseResponseOptions {
    * and a `: quiet` comment. Default 10 s; `false` never ends for quiet.
    */
   quietMs?: number | false
+  /**
+   * Whether the session has settled after an event the stream passes (it is
+   * called with each, in order, from the first read): nothing will follow
+   * without someone acting, as a client's `expectsNews` tells it. After an
+   * event the stream sent for which it answers true, the quiet end comes
+   * after `settledQuietMs`. Events the client already had (the resume
+   * index's) never shorten it: a reconnect to a settled session keeps the
+   * full `quietMs`, for a send that is on its way.
+   */
+  settled?: (event: StoredEvent) => boolean
+  /** The quiet that ends a stream once settled (default 1 s; `false`: `quietMs` always). */
+  settledQuietMs?: number | false
   /** The `retry:` sent with a quiet end, for plain `EventSource` clients (default 5 s). */
   quietRetryMs?: number
   /**
@@ -137,6 +156,7 @@ export function sseResponseBody(
     maxDurationMs,
     retryMs = 1_000,
     quietMs = DEFAULT_QUIET_MS,
+    settledQuietMs = DEFAULT_SETTLED_QUIET_MS,
     quietRetryMs = DEFAULT_QUIET_RETRY_MS,
     bufferBytes = DEFAULT_BUFFER_BYTES,
     pageEvents = DEFAULT_PAGE_EVENTS,
@@ -156,6 +176,16 @@ export function sseResponseBody(
   /** Set once a page came back short: the tail takes over from there. */
   let caughtUp = false
   let tail: { iterator: AsyncIterator<StoredEvent>; abort: AbortController } | undefined
+  /** The session settled with the last event this stream sent (`options.settled`). */
+  let settled = false
+  const settles = (event: StoredEvent): boolean => {
+    if (!options.settled) return false
+    try {
+      return options.settled(event)
+    } catch {
+      return false
+    }
+  }
 
   function dropTail(): void {
     if (!tail) return
@@ -215,8 +245,16 @@ export function sseResponseBody(
         tail = { iterator: source.tail(cursor, abort.signal)[Symbol.asyncIterator](), abort }
       }
       const current = tail
+      const quietFor =
+        quietMs === false
+          ? undefined
+          : settled && settledQuietMs !== false
+            ? Math.min(quietMs, settledQuietMs)
+            : quietMs
       const quiet =
-        quietMs === false ? undefined : clock.setTimeout(() => end('quiet'), Math.max(0, quietMs))
+        quietFor === undefined
+          ? undefined
+          : clock.setTimeout(() => end('quiet'), Math.max(0, quietFor))
       try {
         const result = await current.iterator.next()
         if (result.done) {
@@ -273,11 +311,13 @@ export function sseResponseBody(
           }
           life = event.life
           cursor = event.index
+          const settledHere = settles(event)
           if (options.after !== undefined && event.index <= options.after) {
             if (event.index !== options.after) continue
             send(afterFrame(event))
           } else {
             send(eventFrame(event))
+            settled = settledHere
           }
           // The reader is behind: stop reading the tail, which would hold (and
           // then read in one go) whatever is appended until the reader pulls.

@@ -22,13 +22,25 @@
  * disconnect. Their baseline, measured in the same run: the stream as it
  * was (no quiet end, 1024 MB, a 900 s timeout) held open by a tab that left.
  *
+ * And what a turn pays besides its requests (issue 34): the GET stream's
+ * run after the answer (measured: each turn's stream is read to its own
+ * end), log bytes (measured, and Lambda's own lines assumed), cold starts
+ * (the functions' bundle timed in fresh Node processes, a share assumed),
+ * the per-second terms, the cost by answer and session length beside the
+ * issue's anchors, and its baseline in the same run: a session on the
+ * stream before its settled end, at the memory sizes before.
+ *
  *   npm run bench -- aws-requests
  *
  * Method and the figures of a run: docs/benchmarks.md, "AWS requests and
- * cost per turn".
+ * cost per turn" and "Issue 34: the honest cost of a turn".
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { Console } from 'node:console'
 import { Writable } from 'node:stream'
+import { format } from 'node:util'
+import { Logger } from '@aws-lambda-powertools/logger'
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
 import { type AttributeValue, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb'
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
 import { SchedulerClient } from '@aws-sdk/client-scheduler'
@@ -45,9 +57,10 @@ import { A2Agent, type A2AgentProps } from '../../infra/index.ts'
 import { createAgentClient, DEFAULT_IDLE_CHECK_MS } from '../../shared/ai/client/index.ts'
 import { HIDDEN_CHECK_MS } from '../../shared/ai/client/sse-subscription.ts'
 import { inputs } from '../../shared/ai/index.ts'
+import { AGENT_METRICS, type AgentMetric } from '../../shared/ai/server/agent-metrics.ts'
 import { type Agent, agent } from '../../shared/ai/server/index.ts'
 import { sessionReducer } from '../../shared/ai/state/session-state.ts'
-import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
+import { awsAgentParts, DEFAULT_METRICS_TARGET } from '../../shared/aws/agent-environment.ts'
 import { DEADLINE_MARGIN_MS, httpHandler } from '../../shared/aws/lambda/http-handler.ts'
 import { STREAM_ENDED } from '../../shared/aws/lambda/stream-log-lines.ts'
 import { DEFAULT_QUIET_MS } from '../../shared/http/sse.ts'
@@ -63,6 +76,7 @@ import {
   idleMonthlyCost,
   LONG_POLL_SECONDS,
 } from '../support/idle-stack-cost.ts'
+import { bundleLambda, type InitTiming, timeInit } from '../support/lambda-init.ts'
 
 /**
  * Sessions per case, each on fresh resources, and turns per session: moto's
@@ -93,10 +107,17 @@ const USD_PER_LAMBDA_REQUEST = 0.2 / 1e6
 const USD_PER_ARM_GB_SECOND = 0.0000133334
 /** Memory of every function but the stream and generation functions: the construct's default (`memorySize` 1024 MB, Arm). */
 const LAMBDA_GB = 1
-/** The generation function as deployed: 512 MB (`generationMemorySize`, sized by lane-memory.bench.ts). */
-const GENERATION_GB = 0.5
-/** The stream function (GET: streams and head checks) as deployed: 256 MB (`streamMemorySize`). */
-const STREAM_GB = 0.25
+/** The generation function as deployed: 256 MB (`generationMemorySize`, sized by lane-memory.bench.ts; 512 MB before issue 34). */
+const GENERATION_GB = 0.25
+/** The stream function (GET: streams and head checks) as deployed: 192 MB (`streamMemorySize`; 256 MB before issue 34). */
+const STREAM_GB = 0.1875
+/** How the two waiting functions are sized: as shipped, and as before issue 34 (the same run's baseline). */
+interface Sizing {
+  generationGb: number
+  streamGb: number
+}
+const SHIPPED: Sizing = { generationGb: GENERATION_GB, streamGb: STREAM_GB }
+const BEFORE_ISSUE_34: Sizing = { generationGb: 0.5, streamGb: 0.25 }
 /** EventBridge Scheduler, per invocation after 14 million free a month: https://aws.amazon.com/eventbridge/pricing/ */
 const USD_PER_SCHEDULER_INVOCATION = 1 / 1e6
 /**
@@ -123,7 +144,52 @@ const ASSUMED_ROUND_TRIP_MS = 100
 /** A browser watches the turn from its POST to the end of the answer. */
 const ASSUMED_WATCH_MS = MODEL_MS + 1_000
 
+// What every turn pays after its answer (issue 34): the GET stream running
+// on (measured: the turn's stream is read to its own end, as a tab that
+// stays, or one whose leaving Lambda never sees), the logs (measured bytes,
+// and Lambda's own lines, assumed), the cold starts (measured init, an
+// assumed share).
+/** CloudWatch Logs ingestion, Standard class, us-east-1 (https://aws.amazon.com/cloudwatch/pricing/). */
+const USD_PER_LOG_GB = 0.5
+/**
+ * Lambda's own lines per invocation in the JSON log format the construct
+ * sets (`loggingFormat: JSON`): `platform.start`, `platform.runtimeDone`
+ * and `platform.report`, each as long as this (an assumption: modelled on
+ * the records of https://docs.aws.amazon.com/lambda/latest/dg/telemetry-schema-reference.html
+ * in the JSON envelope of https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-logformat.html;
+ * the text format's START, END and REPORT lines are about 260 bytes together).
+ */
+const PLATFORM_LINES = [
+  '{"time":"2026-12-03T14:00:00.000Z","type":"platform.start","record":{"requestId":"6f7f0961-3b4c-4e8a-9f3e-1f2d3c4b5a69","version":"$LATEST"}}',
+  '{"time":"2026-12-03T14:00:00.000Z","type":"platform.runtimeDone","record":{"requestId":"6f7f0961-3b4c-4e8a-9f3e-1f2d3c4b5a69","status":"success","metrics":{"durationMs":12.345,"producedBytes":0}}}',
+  '{"time":"2026-12-03T14:00:00.000Z","type":"platform.report","record":{"requestId":"6f7f0961-3b4c-4e8a-9f3e-1f2d3c4b5a69","metrics":{"durationMs":12.345,"billedDurationMs":13,"memorySizeMB":1024,"maxMemoryUsedMB":104},"status":"success"}}',
+]
+const platformBytesPerInvocation = (): number =>
+  PLATFORM_LINES.reduce((total, line) => total + Buffer.byteLength(line) + 1, 0)
+/**
+ * The share of invocations that are cold (an assumption, stated, not
+ * measured: AWS's "Operating Lambda: Performance optimization, part 1"
+ * puts cold starts under 1% of invocations for production traffic; a
+ * low-traffic agent meets more, see the 10% figure printed beside it).
+ */
+const ASSUMED_COLD_SHARE = 0.01
+const COLD_SHARE_HIGH = 0.1
+/** Lambda gives a function a full vCPU at 1,769 MB, and a share in proportion below (https://docs.aws.amazon.com/lambda/latest/dg/configuration-memory.html). */
+const FULL_VCPU_MB = 1769
+/** Fresh processes timed for the init figure, interleaved with bare Node processes. */
+const INIT_ROUNDS = 5
+/**
+ * The anchors of issue 34, per 1,000 turns, as the issue gives them (step
+ * fees alone for Vercel Workflow, not its compute; AWS Lambda durable
+ * functions' own figure): not measured here, not scaled by answer length.
+ */
+const ANCHORS = [
+  { name: 'Vercel Workflow (step fees)', low: 0.075, high: 0.125 },
+  { name: 'Lambda durable functions', low: 0.08, high: 0.08 },
+] as const
+
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
+type A2AgentOptionsStream = NonNullable<Parameters<typeof agent>[0]['stream']>
 
 // ---------------------------------------------------------------------------
 // The instrument: one record per request (per `client.send`), with DynamoDB
@@ -198,6 +264,133 @@ function instrument(client: object, role: Role, service: Call['service']): void 
       }
     },
     { step: 'initialize', name: 'a2BenchCountRequests' },
+  )
+}
+
+// The logs: every line our functions write (Powertools' Logger lines of the
+// pipeline's handlers, the agent's own console lines, as Lambda's JSON
+// format wraps them) and every figure they record for their EMF lines, each
+// with the function that wrote it.
+
+const logLines: { fn: string; bytes: number }[] = []
+const metricRecords: { fn: string; metric: AgentMetric; value: number }[] = []
+const fnNow = (): string => context.getStore()?.fn ?? 'unattributed'
+const REQUEST_ID = '6f7f0961-3b4c-4e8a-9f3e-1f2d3c4b5a69'
+/** A Lambda context as the entry point's loggers see it (a name as CDK generates them). */
+const LAMBDA_CONTEXT = {
+  functionName: 'A2Stack-AgentGenerationFunction5D1F06B7-q3W9sT2xLm8K',
+  functionVersion: '$LATEST',
+  invokedFunctionArn:
+    'arn:aws:lambda:us-east-1:123456789012:function:A2Stack-AgentGenerationFunction5D1F06B7-q3W9sT2xLm8K',
+  memoryLimitInMB: '512',
+  awsRequestId: REQUEST_ID,
+  logGroupName: '/aws/lambda/A2Stack-AgentGenerationFunction5D1F06B7-q3W9sT2xLm8K',
+  logStreamName: '2026/12/03/[$LATEST]0123456789abcdef0123456789abcdef',
+  callbackWaitsForEmptyEventLoop: true,
+  getRemainingTimeInMillis: () => 30_000,
+}
+
+/** Powertools' Logger as the Lambda entry makes it (`serviceName: 'a2'`, the Lambda context added), its bytes counted. */
+function countingPipelineLogger() {
+  let bytes = 0
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      bytes += chunk.byteLength
+      done()
+    },
+  })
+  const logger = new Logger({ serviceName: 'a2' })
+  ;(logger as unknown as { console: Console }).console = new Console({
+    stdout: sink,
+    stderr: sink,
+  })
+  logger.addContext(LAMBDA_CONTEXT as never)
+  const counted =
+    (level: 'info' | 'warn' | 'error') =>
+    (message: string, ...extra: unknown[]) => {
+      const before = bytes
+      ;(logger[level] as (message: string, ...extra: unknown[]) => void)(message, ...extra)
+      logLines.push({ fn: fnNow(), bytes: bytes - before })
+    }
+  return { info: counted('info'), warn: counted('warn'), error: counted('error') }
+}
+
+/** The agent's logger on Lambda (`console`), each line as the JSON log format wraps it. */
+function countingAgentLogger() {
+  const line =
+    (level: string) =>
+    (message?: unknown, ...extra: unknown[]) => {
+      const text = JSON.stringify({
+        timestamp: new Date().toISOString(),
+        level,
+        requestId: REQUEST_ID,
+        message: format(message, ...extra),
+      })
+      logLines.push({ fn: fnNow(), bytes: utf8(text) + 1 })
+    }
+  return { info: line('INFO'), warn: line('WARN'), error: line('ERROR') }
+}
+
+/** The figures the handlers record; the bench renders their EMF lines per invocation (see `emfBytes`). */
+const countingMetrics = {
+  record(metric: AgentMetric, value: number) {
+    metricRecords.push({ fn: fnNow(), metric, value })
+  },
+  flush() {},
+}
+
+/** One EMF line as Powertools Metrics writes it (the Lambda entry's sink), in bytes. */
+function emfLineBytes(records: readonly { metric: AgentMetric; value: number }[]): number {
+  const metrics = new Metrics({
+    namespace: DEFAULT_METRICS_TARGET.namespace,
+    serviceName: DEFAULT_METRICS_TARGET.service,
+  })
+  for (const { metric, value } of records)
+    metrics.addMetric(metric, MetricUnit[AGENT_METRICS[metric]], value)
+  const bytes = utf8(JSON.stringify(metrics.serializeMetrics())) + 1
+  metrics.clearMetrics()
+  return bytes
+}
+
+/**
+ * A turn's EMF bytes: one line per invocation that recorded anything, as
+ * deployed. Figures recorded inside a function's work go to its
+ * invocations, dealt round; the wake-up latency the lane handlers record
+ * outside it goes to the queue functions' invocations, the stream figures
+ * the HTTP handler records to the GET's.
+ */
+function emfBytes(
+  records: readonly { fn: string; metric: AgentMetric; value: number }[],
+  invocations: Record<string, number>,
+): number {
+  const groups = new Map<string, { metric: AgentMetric; value: number }[][]>()
+  const slots = (fn: string) => Math.max(1, Math.round(invocations[fn] ?? 1))
+  const add = (fn: string, record: { metric: AgentMetric; value: number }, n: number) => {
+    const lines = groups.get(fn) ?? Array.from({ length: slots(fn) }, () => [])
+    ;(lines[n % lines.length] as { metric: AgentMetric; value: number }[]).push(record)
+    groups.set(fn, lines)
+  }
+  const queueSlots = Object.keys(invocations)
+    .filter((fn) => fn.startsWith('lane:'))
+    .flatMap((fn) => Array.from({ length: slots(fn) }, () => fn))
+  const dealt = new Map<string, number>()
+  for (const record of records) {
+    let fn = record.fn
+    if (fn === 'unattributed' && record.metric === 'WakeUpLatency' && queueSlots.length > 0) {
+      const n = dealt.get('wake') ?? 0
+      dealt.set('wake', n + 1)
+      fn = queueSlots[n % queueSlots.length] as string
+    } else if (fn === 'unattributed' && record.metric.startsWith('Stream')) {
+      fn = 'http GET'
+    }
+    const n = dealt.get(fn) ?? 0
+    dealt.set(fn, n + 1)
+    add(fn, record, n)
+  }
+  return sum(
+    [...groups.values()].flatMap((lines) =>
+      lines.filter((line) => line.length > 0).map(emfLineBytes),
+    ),
   )
 }
 
@@ -452,6 +645,11 @@ interface Measured {
   lanes: Record<string, number>
   /** Bytes the GET stream sent the browser. */
   sseBytes: number
+  /** How long the GET stream ran on after the answer's end reached the browser, ms (turns). */
+  tailMs: number
+  /** Bytes of the log lines the functions wrote, and the figures they recorded. */
+  logBytes: number
+  metricRecords: { fn: string; metric: AgentMetric; value: number }[]
   seconds: number
 }
 
@@ -512,8 +710,36 @@ function stackTemplate(stack: Stack): Record<string, unknown> {
   return assembly.getStackByName(stack.stackName).template as Record<string, unknown>
 }
 
+/**
+ * A cold start's work: the functions' bundle (the construct's bundling of
+ * the entry point and the example agent), imported by fresh Node processes
+ * interleaved with bare ones; the medians.
+ */
+async function measureInit(): Promise<InitFigures> {
+  const bundle = await bundleLambda()
+  try {
+    const bare: InitTiming[] = []
+    const loaded: InitTiming[] = []
+    await timeInit(bundle.file) // warm-up: the file system's cache
+    for (let round = 0; round < INIT_ROUNDS; round++) {
+      bare.push(await timeInit(undefined))
+      loaded.push(await timeInit(bundle.file))
+    }
+    const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1] ?? 0
+    return {
+      bundleBytes: bundle.bytes,
+      bareMs: median(bare.map((t) => t.ms)),
+      bundleMs: median(loaded.map((t) => t.ms)),
+      rss: median(loaded.map((t) => t.rss)),
+    }
+  } finally {
+    bundle.dispose()
+  }
+}
+
 async function main(): Promise<void> {
   reportIdleStack()
+  init = await measureInit()
   const moto = await startMotoServer()
   try {
     const config = moto.clientConfig
@@ -564,16 +790,30 @@ async function main(): Promise<void> {
     const watch = (url: string, sessionId: string, head: number) =>
       new Request(`${url}?sessionId=${sessionId}`, { headers: { 'last-event-id': String(head) } })
 
-    /** One turn, as a browser does it: watch the session, send the message, stop watching at the answer's end. */
+    /**
+     * One turn, as a browser does it: watch the session, send the message,
+     * and read the stream to its own end, as a tab that stays does (and as
+     * Lambda runs it when the tab leaves unseen): how long it ran on after
+     * the answer's end arrived is the turn's `tailMs`.
+     */
     async function turn(
       fetchAgent: (request: Request) => Promise<Response>,
       url: string,
       sessionId: string,
       turnNumber: number,
       head: number,
-    ): Promise<number> {
+    ): Promise<{ sseBytes: number; tailMs: number }> {
+      let answeredAt: number | undefined
       const watching = fetchAgent(watch(url, sessionId, head)).then((response) =>
-        readStream(response, (read) => read.types.includes('ai.message.completed')),
+        readStream(
+          response,
+          (read) => {
+            if (answeredAt === undefined && read.types.includes('ai.message.completed'))
+              answeredAt = performance.now()
+            return false
+          },
+          { toEnd: true },
+        ),
       )
       const posted = await fetchAgent(
         new Request(`${url}?sessionId=${sessionId}`, {
@@ -590,7 +830,9 @@ async function main(): Promise<void> {
       )
       if (posted.status !== 200) throw new Error(`POST answered ${posted.status}`)
       await posted.arrayBuffer()
-      return (await watching).bytes
+      const read = await watching
+      if (answeredAt === undefined) throw new Error('the stream ended before the answer did')
+      return { sseBytes: read.bytes, tailMs: read.endedAt - answeredAt }
     }
 
     /** A GET on an idle session (a page load, a reconnect), closed once it is current. */
@@ -620,13 +862,15 @@ async function main(): Promise<void> {
       const measure = async (
         kind: Measured['kind'],
         turnNumber: number,
-        act: () => Promise<number>,
+        act: () => Promise<{ sseBytes: number; tailMs: number }>,
       ) => {
         if (results.length === 0) await options.settle()
         const from = calls.length
+        const logsFrom = logLines.length
+        const recordsFrom = metricRecords.length
         const before = structuredClone(options.runner?.stats)
         const started = performance.now()
-        const sseBytes = await act()
+        const { sseBytes, tailMs } = await act()
         await options.settle()
         const measured = calls.slice(from)
         const { wru, largestUpdated } = writeUnits(
@@ -646,27 +890,33 @@ async function main(): Promise<void> {
           router: (options.runner?.stats.routerInvocations ?? 0) - (before?.routerInvocations ?? 0),
           lanes,
           sseBytes,
+          tailMs,
+          logBytes: sum(logLines.slice(logsFrom).map((line) => line.bytes)),
+          metricRecords: metricRecords.slice(recordsFrom),
           seconds: (performance.now() - started) / 1000,
         })
       }
       for (let n = 1; n <= TURNS; n++) {
         await measure('turn', n, async () => {
-          const bytes = await turn(options.fetchAgent, options.url, options.sessionId, n, head)
+          const read = await turn(options.fetchAgent, options.url, options.sessionId, n, head)
           head = await finishedTurn(options.tableName, options.sessionId, n)
-          return bytes
+          return read
         })
       }
       if (options.withReconnect) {
         await measure('reconnect', 0, async () => {
           await reconnect(options.fetchAgent, options.url, options.sessionId, head)
-          return 0
+          return { sseBytes: 0, tailMs: 0 }
         })
       }
       return results
     }
 
     // The pipeline: the agent and the runner on separate, instrumented clients.
-    async function pipelineSession(session: number): Promise<Measured[]> {
+    async function pipelineSession(
+      session: number,
+      stream?: A2AgentOptionsStream,
+    ): Promise<Measured[]> {
       const resources = await createLocalResources(setup, {
         prefix: `a2-cost-${session}-${Date.now().toString(36)}`,
       })
@@ -703,7 +953,8 @@ async function main(): Promise<void> {
         store: aws.store,
         dispatcher: aws.dispatcher,
         scheduler: aws.scheduler,
-        logger: silent,
+        logger: countingAgentLogger(),
+        ...(stream ? { stream } : {}),
       })
       let running = 0
       // Every request is attributed to the function that made it.
@@ -729,7 +980,8 @@ async function main(): Promise<void> {
         environment: resources.environment,
         queues: resources.queues,
         clients: runnerClients,
-        logger: silent,
+        logger: countingPipelineLogger(),
+        metrics: countingMetrics,
         // The benchmark counts the pipeline's requests, not the token check's.
         auth: { type: 'none' },
       })
@@ -785,7 +1037,9 @@ async function main(): Promise<void> {
       pipeline.push(...(await pipelineSession(session)))
       baseline.push(...(await baselineSession(session)))
     }
-    report(pipeline, baseline)
+    // The same run's baseline of issue 34: the stream as it was (no settled end).
+    const before = await pipelineSession(SESSIONS + 1, { settledQuietMs: false })
+    report(pipeline, baseline, before)
     reportTabs(await measureTabs(config, setup, { finishedTurn }))
   } finally {
     moto.stop()
@@ -820,7 +1074,13 @@ interface Figures {
   /** Lambda invocations by function, as deployed (estimate) and on the runner. */
   lambda: Record<string, number>
   lambdaRunner: Record<string, number>
-  gbSeconds: { code: number; generation: number; stream: number }
+  gbSeconds: { code: number; generation: number; stream: number; streamTail: number; init: number }
+  /** The GET stream's run after the answer, s (measured). */
+  tailSeconds: number
+  /** The GET stream's `Query` requests (its reads and tail polls), and their RRU. */
+  getQueries: { count: number; rru: number }
+  /** Log bytes: our lines (measured), our EMF lines (rendered from the recorded figures), Lambda's own (assumed). */
+  logBytes: { app: number; emf: number; platform: number }
   restRequests: number
   sseBytes: number
   cost: Record<string, number>
@@ -831,9 +1091,33 @@ const LAMBDA_COST_KEYS = {
   code: 'Lambda duration, our code',
   generation: 'Lambda duration, generation (model time)',
   stream: 'Lambda duration, GET stream (watch time)',
+  streamTail: 'Lambda duration, GET stream after the answer',
+  logs: 'CloudWatch Logs ingestion',
+  init: `Lambda init, cold starts (${ASSUMED_COLD_SHARE * 100}% assumed)`,
 } as const
 
-function figuresOf(measured: Measured, pipeline: boolean): Figures {
+/** The Lambda bundle's init, measured before the turns (see `measureInit`). */
+interface InitFigures {
+  bundleBytes: number
+  /** A bare Node process's start, and one importing the bundle, ms (medians, this machine). */
+  bareMs: number
+  bundleMs: number
+  /** Resident set with the bundle imported, bytes. */
+  rss: number
+}
+let init: InitFigures = { bundleBytes: 0, bareMs: 0, bundleMs: 0, rss: 0 }
+/**
+ * A cold start's billed INIT at a memory size: the measured import on one
+ * core of this machine, as CPU-bound work on the share of a vCPU Lambda
+ * gives that memory (an assumption: Lambda may give INIT more; this
+ * machine's core is not a Graviton's).
+ */
+const initSeconds = (memoryMb: number): number =>
+  (init.bundleMs / 1000) * Math.max(1, FULL_VCPU_MB / memoryMb)
+/** The DynamoDB store's tail rhythm while news comes (`DEFAULT_TAIL_POLL_MS.min`): one `Query` per 250 ms. */
+const TAIL_POLL_MS = 250
+
+function figuresOf(measured: Measured, pipeline: boolean, sizing: Sizing = SHIPPED): Figures {
   const operations = new Map<string, { requests: number; units: number }>()
   const runnerOnly = new Map<string, number>()
   const functions = new Map<string, Map<string, number>>()
@@ -928,16 +1212,50 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
           1000,
         generation:
           measured.kind === 'turn'
-            ? (GENERATION_GB *
+            ? (sizing.generationGb *
                 (MODEL_MS +
                   (lambda.generation ?? 0) * ASSUMED_INVOCATION_MS +
                   (requestsOf((fn) => fn === 'lane:generation') - progressAppends) *
                     ASSUMED_REQUEST_MS)) /
               1000
             : 0,
-        stream: (STREAM_GB * (measured.kind === 'turn' ? ASSUMED_WATCH_MS : 0)) / 1000,
+        stream: (sizing.streamGb * (measured.kind === 'turn' ? ASSUMED_WATCH_MS : 0)) / 1000,
       }
     : { code: 0, generation: 0, stream: 0 }
+  const tailSeconds = pipeline && measured.kind === 'turn' ? measured.tailMs / 1000 : 0
+  // Every invocation's memory: a cold one bills its INIT at it.
+  const byMemory: [invocations: number, gb: number][] = pipeline
+    ? [
+        [http - 1, LAMBDA_GB],
+        [1, sizing.streamGb],
+        [lambda.router ?? 0, LAMBDA_GB],
+        [lambda.admission ?? 0, LAMBDA_GB],
+        [lambda.generation ?? 0, sizing.generationGb],
+        [lambda.tools ?? 0, LAMBDA_GB],
+        [lambda.handlers ?? 0, LAMBDA_GB],
+      ]
+    : []
+  const coldGbSeconds = (share: number) =>
+    sum(byMemory.map(([count, gb]) => count * share * initSeconds(gb * 1024) * gb))
+  const allGbSeconds = {
+    ...gbSeconds,
+    streamTail: sizing.streamGb * tailSeconds,
+    init: coldGbSeconds(ASSUMED_COLD_SHARE),
+  }
+  const logBytes = pipeline
+    ? {
+        app: measured.logBytes,
+        emf: emfBytes(measured.metricRecords, {
+          'http POST': http - 1,
+          'http GET': 1,
+          'lane:admission': lambda.admission ?? 0,
+          'lane:generation': lambda.generation ?? 0,
+          'lane:tools': lambda.tools ?? 0,
+          'lane:handlers': lambda.handlers ?? 0,
+        }),
+        platform: invocations * platformBytesPerInvocation(),
+      }
+    : { app: 0, emf: 0, platform: 0 }
   const restRequests = pipeline ? http : 0
   const wruOf = (list: Call[]) => sum(list.map((call) => call.wru))
   const cost: Record<string, number> = {
@@ -947,6 +1265,10 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
     [LAMBDA_COST_KEYS.code]: gbSeconds.code * USD_PER_ARM_GB_SECOND,
     [LAMBDA_COST_KEYS.generation]: gbSeconds.generation * USD_PER_ARM_GB_SECOND,
     [LAMBDA_COST_KEYS.stream]: gbSeconds.stream * USD_PER_ARM_GB_SECOND,
+    [LAMBDA_COST_KEYS.streamTail]: allGbSeconds.streamTail * USD_PER_ARM_GB_SECOND,
+    [LAMBDA_COST_KEYS.init]: allGbSeconds.init * USD_PER_ARM_GB_SECOND,
+    [LAMBDA_COST_KEYS.logs]:
+      ((logBytes.app + logBytes.emf + logBytes.platform) / 1024 ** 3) * USD_PER_LOG_GB,
     'EventBridge Scheduler':
       billed.filter((call) => call.op === 'CreateSchedule').length * USD_PER_SCHEDULER_INVOCATION,
     'API Gateway REST': restRequests * USD_PER_REST_REQUEST,
@@ -978,7 +1300,13 @@ function figuresOf(measured: Measured, pipeline: boolean): Figures {
     delivered: sum([...delivered.values()].map((ids) => ids.size)),
     lambda,
     lambdaRunner,
-    gbSeconds,
+    gbSeconds: allGbSeconds,
+    tailSeconds,
+    getQueries: (() => {
+      const queries = billed.filter((call) => call.fn === 'http GET' && call.op === 'Query')
+      return { count: queries.length, rru: sum(queries.map((call) => call.rru)) }
+    })(),
+    logBytes,
     restRequests,
     sseBytes: measured.sseBytes,
     cost,
@@ -994,7 +1322,7 @@ const fmt = (value: number, digits = 1): string =>
 const usd = (value: number): string => `$${value.toFixed(4)}`
 const pad = (text: string, width: number) => text.padStart(width)
 
-function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
+function report(pipelineRuns: Measured[], baselineRuns: Measured[], beforeRuns: Measured[]): void {
   const turnsOf = (runs: Measured[], pipeline: boolean, which: 'first' | 'later' | 'all') =>
     runs
       .filter(
@@ -1053,6 +1381,16 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
   row('Lambda GB-s, our code (assumed)', (f) => f.gbSeconds.code, 2)
   row('Lambda GB-s, generation (model time, assumed)', (f) => f.gbSeconds.generation, 2)
   row('Lambda GB-s, GET stream (watch time, assumed)', (f) => f.gbSeconds.stream, 2)
+  row('GET stream after the answer, s (measured)', (f) => f.tailSeconds, 2)
+  row('Lambda GB-s, GET stream after the answer', (f) => f.gbSeconds.streamTail, 2)
+  row(
+    `Lambda GB-s, INIT (${ASSUMED_COLD_SHARE * 100}% of invocations cold)`,
+    (f) => f.gbSeconds.init,
+    4,
+  )
+  row('log bytes, our lines (measured)', (f) => f.logBytes.app, 0)
+  row('log bytes, our EMF lines (rendered)', (f) => f.logBytes.emf, 0)
+  row("log bytes, Lambda's own lines (assumed)", (f) => f.logBytes.platform, 0)
   const largest = Math.max(...[...pipelineRuns, ...baselineRuns].map((run) => run.largestUpdated))
   console.log(`  (largest item an update or condition check touched: ${largest} bytes)`)
 
@@ -1105,6 +1443,70 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
     `  ${'total without model and watch time'.padEnd(44)}${[pFirst, pLater, p, b].map((list) => pad(usd(total(list, modelBound)), 10)).join('')}`,
   )
 
+  const perSecond = streamedSecond(p)
+  reportAfterTheAnswer(p, perSecond)
+  reportShapes(pFirst, pLater, total, perSecond)
+  // The same run's baseline for issue 34: a session on the stream as it
+  // was (no settled end) priced at the sizes before it.
+  const before = beforeRuns
+    .filter((run) => run.kind === 'turn')
+    .map((run) => figuresOf(run, true, BEFORE_ISSUE_34))
+  const beforeSecond = streamedSecond(before, BEFORE_ISSUE_34)
+  console.log(
+    `\nAgainst the stream and sizes before issue 34, measured in the same run (${before.length} turns of a session with stream.settledQuietMs false, priced at ${BEFORE_ISSUE_34.generationGb * 1024} MB generation, ${BEFORE_ISSUE_34.streamGb * 1024} MB stream; now ${SHIPPED.generationGb * 1024} MB and ${SHIPPED.streamGb * 1024} MB):`,
+  )
+  console.log(`  ${'per turn'.padEnd(52)}${pad('before', 10)}${pad('now', 10)}${pad('ratio', 8)}`)
+  const compare = (label: string, then: number, now: number, show: (v: number) => string) =>
+    console.log(
+      `  ${label.padEnd(52)}${pad(show(then), 10)}${pad(show(now), 10)}${pad(`${(now / then).toFixed(2)}x`, 8)}`,
+    )
+  const two = (v: number) => fmt(v, 2)
+  const m = (list: Figures[], get: (f: Figures) => number) => mean(list.map(get))
+  compare(
+    'GET stream after the answer, s',
+    m(before, (f) => f.tailSeconds),
+    m(p, (f) => f.tailSeconds),
+    two,
+  )
+  compare(
+    'DynamoDB requests',
+    m(before, (f) => f.dynamoRequests),
+    m(p, (f) => f.dynamoRequests),
+    (v) => fmt(v),
+  )
+  compare(
+    'DynamoDB RRU',
+    m(before, (f) => f.rru),
+    m(p, (f) => f.rru),
+    (v) => fmt(v),
+  )
+  compare(
+    'Lambda GB-s, GET stream (watch and after)',
+    m(before, (f) => f.gbSeconds.stream + f.gbSeconds.streamTail),
+    m(p, (f) => f.gbSeconds.stream + f.gbSeconds.streamTail),
+    two,
+  )
+  compare(
+    'Lambda GB-s, generation',
+    m(before, (f) => f.gbSeconds.generation),
+    m(p, (f) => f.gbSeconds.generation),
+    two,
+  )
+  compare(
+    'Lambda GB-s, INIT (cold starts)',
+    m(before, (f) => f.gbSeconds.init),
+    m(p, (f) => f.gbSeconds.init),
+    (v) => fmt(v, 4),
+  )
+  compare('all-in per 1,000 turns', total(before), total(p), usd)
+  compare(
+    'per streamed second per 1,000 turns',
+    1000 * beforeSecond.total,
+    1000 * perSecond.total,
+    usd,
+  )
+  compare('  of it Lambda', 1000 * beforeSecond.lambda, 1000 * perSecond.lambda, usd)
+
   const dataRequests = (f: Figures) => f.dynamoRequests + f.sqsRequests
   const dataCost = (list: Figures[]) => per1000(list, 'DynamoDB') + per1000(list, 'SQS FIFO')
   const ratios = {
@@ -1128,7 +1530,7 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
   console.log(
     `  WRU per event appended: ${ratios.wruVsOnePutPerEvent.toFixed(2)} (one PutItem of an event under 1 KB: 1)`,
   )
-  const summary = (list: Figures[]) => ({
+  const summary = (list: Figures[], sizing: Sizing = SHIPPED) => ({
     dynamoRequests: mean(list.map((f) => f.dynamoRequests)),
     wru: mean(list.map((f) => f.wru)),
     rru: mean(list.map((f) => f.rru)),
@@ -1138,9 +1540,116 @@ function report(pipelineRuns: Measured[], baselineRuns: Measured[]): void {
     lambdaInvocations: mean(list.map((f) => sum(Object.values(f.lambda)))),
     costPer1000: total(list),
     costPer1000WithoutModelAndWatch: total(list, modelBound),
+    usdPerStreamedSecondPer1000: 1000 * streamedSecond(list, sizing).total,
+    usdPerStreamedSecondPer1000Lambda: 1000 * streamedSecond(list, sizing).lambda,
+    streamAfterAnswerSeconds: mean(list.map((f) => f.tailSeconds)),
+    logBytes: mean(list.map((f) => f.logBytes.app + f.logBytes.emf + f.logBytes.platform)),
+    costPer1000Parts: Object.fromEntries(
+      Object.keys(list[0]?.cost ?? {}).map((key) => [
+        key,
+        1000 * mean(list.map((f) => f.cost[key] ?? 0)),
+      ]),
+    ),
   })
   console.log(
-    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests', pipeline: { first: summary(pFirst), later: summary(pLater), all: summary(p) }, baseline: summary(b), ratios })}`,
+    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests', pipeline: { first: summary(pFirst), later: summary(pLater), all: summary(p) }, baseline: summary(b), beforeIssue34: summary(before, BEFORE_ISSUE_34), ratios, init, assumedColdShare: ASSUMED_COLD_SHARE, memoryMb: { stream: STREAM_GB * 1024, generation: GENERATION_GB * 1024, others: LAMBDA_GB * 1024 } })}`,
+  )
+}
+
+/**
+ * What one more second of the model's streaming costs a turn, in dollars,
+ * computed from the measured turn: both functions waiting (the generation
+ * function on the model, the GET stream on the log), the progress appends
+ * of a streaming step (their measured WRU over the model's seconds), the
+ * GET stream's tail polls at the store's rhythm while news comes (their
+ * measured RRU per poll), and the SSE bytes (all of a turn's, over the
+ * model's seconds: an upper bound).
+ */
+function streamedSecond(list: Figures[], sizing: Sizing = SHIPPED) {
+  const seconds = MODEL_MS / 1000
+  const polls = sum(list.map((f) => f.getQueries.count))
+  const rruPerPoll = polls === 0 ? 1 : sum(list.map((f) => f.getQueries.rru)) / polls
+  const parts = {
+    generation: sizing.generationGb * USD_PER_ARM_GB_SECOND,
+    stream: sizing.streamGb * USD_PER_ARM_GB_SECOND,
+    progress: (mean(list.map((f) => f.progressOnly.wru)) / seconds) * USD_PER_WRU,
+    tailPolls: (1000 / TAIL_POLL_MS) * rruPerPoll * USD_PER_RRU,
+    sse: (mean(list.map((f) => f.sseBytes)) / seconds / 1024 ** 3) * USD_PER_GB_OUT,
+  }
+  return {
+    parts,
+    lambda: parts.generation + parts.stream,
+    total: sum(Object.values(parts)),
+  }
+}
+
+/** What a turn pays after its answer, and the figures behind it. */
+function reportAfterTheAnswer(p: Figures[], perSecond: ReturnType<typeof streamedSecond>): void {
+  const per1000 = (value: number) => usd(1000 * value)
+  console.log('\nWhat a turn pays besides its requests (issue 34):')
+  const tails = p.map((f) => f.tailSeconds)
+  console.log(
+    `  the GET stream after the answer (measured, the agent's shipped stream options, read to its own end): ${fmt(mean(tails), 2)} s mean (${tails.map((t) => fmt(t, 2)).join(', ')}), at ${STREAM_GB * 1024} MB ${per1000(mean(p.map((f) => f.cost[LAMBDA_COST_KEYS.streamTail] ?? 0)))} per 1,000 turns, its tail polls counted with the turn's reads`,
+  )
+  const logs = (get: (f: Figures) => number) => fmt(mean(p.map(get)), 0)
+  console.log(
+    `  logs per turn: ${logs((f) => f.logBytes.app)} bytes of our lines (measured: Powertools' lines of the handlers, the agent's console lines), ${logs((f) => f.logBytes.emf)} of EMF lines (the figures the handlers recorded, one line per invocation, as Powertools Metrics writes them), ${logs((f) => f.logBytes.platform)} of Lambda's own (assumed: ${platformBytesPerInvocation()} bytes per invocation); at $${USD_PER_LOG_GB} per GB ingested ${per1000(mean(p.map((f) => f.cost[LAMBDA_COST_KEYS.logs] ?? 0)))} per 1,000 turns`,
+  )
+  console.log(
+    `  cold starts: the bundle ${fmt(init.bundleBytes / 1e6, 2)} MB, imported by a fresh Node in ${fmt(init.bundleMs, 0)} ms (median of ${INIT_ROUNDS}; a bare Node starts in ${fmt(init.bareMs, 0)} ms), ${fmt(init.rss / 2 ** 20, 0)} MB resident once loaded; INIT as CPU-bound on the memory's vCPU share: ${[STREAM_GB, GENERATION_GB, LAMBDA_GB].map((gb) => `${gb * 1024} MB ${fmt(initSeconds(gb * 1024), 2)} s`).join(', ')}`,
+  )
+  const cold = mean(p.map((f) => f.cost[LAMBDA_COST_KEYS.init] ?? 0))
+  console.log(
+    `  at ${ASSUMED_COLD_SHARE * 100}% of invocations cold (assumed): ${per1000(cold)} per 1,000 turns; at ${COLD_SHARE_HIGH * 100}%: ${per1000((cold * COLD_SHARE_HIGH) / ASSUMED_COLD_SHARE)}`,
+  )
+  const parts = perSecond.parts
+  console.log(
+    `  a second more of streaming, per 1,000 turns (computed): ${per1000(perSecond.total)} = generation function ${per1000(parts.generation)} (${GENERATION_GB * 1024} MB) + GET stream ${per1000(parts.stream)} (${STREAM_GB * 1024} MB) + progress appends ${per1000(parts.progress)} + tail polls ${per1000(parts.tailPolls)} + SSE bytes ${per1000(parts.sse)} (upper bound); Lambda alone ${per1000(perSecond.lambda)}; target at most $0.006: ${perSecond.total <= 0.006 / 1000 ? 'met' : 'MISSED'} (Lambda alone ${perSecond.lambda <= 0.006 / 1000 ? 'met' : 'MISSED'})`,
+  )
+}
+
+/**
+ * The cost of a turn by its shape: answers of 2, 10 and 30 s, sessions of
+ * 1 and 10 turns. The 2-second turn is measured (a session's first turn
+ * and its later ones); a longer answer adds the computed per-second terms;
+ * a session of 10 turns is its first turn and 9 later ones.
+ */
+function reportShapes(
+  first: Figures[],
+  later: Figures[],
+  total: (list: Figures[]) => number,
+  perSecond: ReturnType<typeof streamedSecond>,
+): void {
+  const measuredSeconds = MODEL_MS / 1000
+  const firstTurn = total(first) / 1000
+  const laterTurn = total(later) / 1000
+  console.log(
+    '\nThe cost of a turn, all in, per 1,000 turns (2 s measured; longer answers add the computed per-second terms; a 10-turn session is its first turn and 9 later ones):',
+  )
+  const anchorHeads = ANCHORS.map((anchor) => pad(anchor.name, 30)).join('')
+  console.log(
+    `  ${'answer'.padEnd(10)}${pad('1-turn session', 16)}${pad('10-turn session', 17)}${anchorHeads}`,
+  )
+  const shapes: Record<string, Record<string, number>> = {}
+  for (const seconds of [2, 10, 30]) {
+    const extra = (seconds - measuredSeconds) * perSecond.total
+    const one = 1000 * (firstTurn + extra)
+    const ten = 1000 * ((firstTurn + 9 * laterTurn) / 10 + extra)
+    shapes[`${seconds}s`] = { session1: one, session10: ten }
+    const anchors = ANCHORS.map((anchor) =>
+      pad(
+        anchor.low === anchor.high ? usd(anchor.low) : `${usd(anchor.low)}-${usd(anchor.high)}`,
+        30,
+      ),
+    ).join('')
+    console.log(`  ${`${seconds} s`.padEnd(10)}${pad(usd(one), 16)}${pad(usd(ten), 17)}${anchors}`)
+  }
+  const twoSecond = shapes['2s']?.session10 ?? 0
+  console.log(
+    `  the 2-second answer, all in (the mean turn): ${usd(1000 * ((firstTurn + laterTurn) / 2))}; target at most $0.10: ${(firstTurn + laterTurn) / 2 <= 0.1 / 1000 ? 'met' : 'MISSED'} (10-turn session ${usd(twoSecond)})`,
+  )
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ bench: 'aws-requests-shapes', shapes, usdPerStreamedSecondPer1000: 1000 * perSecond.total, parts: Object.fromEntries(Object.entries(perSecond.parts).map(([k, v]) => [k, 1000 * v])), anchors: ANCHORS })}`,
   )
 }
 
@@ -1192,8 +1701,8 @@ interface TabFigures {
     dynamoRequests: number
     dynamoMs: number
   }[]
-  /** A closed tab's GET invocation: how long it ran on after the client left. */
-  closed: { idleMs: number; busyMs: number; signalledMs: number }
+  /** A closed tab's GET invocation: how long it ran on after the client left (and, on the quiet session, with the stream before issue 34). */
+  closed: { idleMs: number; busyMs: number; signalledMs: number; idleUnsettledMs: number }
   /** The stream as it was: one held open by a tab that left, watched `TODAY_WATCH_MS`. */
   today: { watchedMs: number; endedMs: number | undefined; deadlineMs: number; calls: Call[] }
 }
@@ -1244,6 +1753,21 @@ async function measureTabs(
     scheduler: aws.scheduler,
     logger: silent,
     stream: { quietMs: false },
+  })
+  // Issue 34's baseline: the stream before its settled end (the full quiet after every turn).
+  const unsettled: Agent = agent({
+    name: 'bench',
+    model: scriptedAgentModel(),
+    tools,
+    store: aws.store,
+    dispatcher: aws.dispatcher,
+    scheduler: aws.scheduler,
+    logger: silent,
+    stream: { settledQuietMs: false },
+  })
+  const unsettledHttp = httpHandler(unsettled, {
+    logger: silent,
+    httpResponseStream: streamingShim.HttpResponseStream,
   })
   const todayHttp = httpHandler(
     {
@@ -1419,7 +1943,7 @@ async function measureTabs(
         await sleep(1_000)
       }
     })()
-    const [idle, busy, signalledMs, todayClosed] = await Promise.all([
+    const [idle, busy, signalledMs, todayClosed, unsettledClosed] = await Promise.all([
       closedUnsignalled(pipeline.handlers.http, tabSession),
       closedUnsignalled(pipeline.handlers.http, busySession),
       closedSignalled(pipeline.url, tabSession, streamEnds),
@@ -1427,6 +1951,7 @@ async function measureTabs(
         timeoutMs: TODAY_TIMEOUT_MS,
         watchMs: TODAY_WATCH_MS,
       }),
+      closedUnsignalled(unsettledHttp, tabSession),
     ])
     ticking = false
     await ticker
@@ -1434,7 +1959,12 @@ async function measureTabs(
       quietTail,
       rest,
       news,
-      closed: { idleMs: idle.endedMs ?? 0, busyMs: busy.endedMs ?? 0, signalledMs },
+      closed: {
+        idleMs: idle.endedMs ?? 0,
+        busyMs: busy.endedMs ?? 0,
+        signalledMs,
+        idleUnsettledMs: unsettledClosed.endedMs ?? 0,
+      },
       today: {
         watchedMs: TODAY_WATCH_MS,
         endedMs: todayClosed.endedMs,
@@ -1620,7 +2150,9 @@ function reportTabs(tabs: TabFigures): void {
   const worstNewsOnMotoMs =
     DEFAULT_IDLE_CHECK_MS + Math.max(...tabs.news.map((n) => n.afterCheckMs))
 
-  console.log('\nAn open, idle browser tab (the chat page client, the stream function at 256 MB):')
+  console.log(
+    `\nAn open, idle browser tab (the chat page client, the stream function at ${STREAM_GB * 1024} MB):`,
+  )
   console.log(
     `  the stream after the answer: ended for quiet after ${fmt(tabs.quietTail.seconds, 2)} s (stream.quietMs ${DEFAULT_QUIET_MS / 1000} s), ${tail.length} DynamoDB requests (its tail polls), ${fmt(tailRru)} RRU: ${usd6(usdTail)}`,
   )
@@ -1628,7 +2160,7 @@ function reportTabs(tabs: TabFigures): void {
     `  resting, ${tabs.rest.checks} head checks over ${fmt(tabs.rest.seconds, 2)} s (every ${RUN_CHECK_MS} ms in this run): ${fmt(perCheck.dynamoRequests, 2)} DynamoDB request and ${fmt(perCheck.rru, 2)} RRU per check, ${tabs.rest.streams} streams opened, ${others.length} requests by anything else`,
   )
   console.log(
-    `  per check: 1 API Gateway request, 1 Lambda invocation (${fmt(checkGbSeconds * 1000, 2)} GB-ms assumed at 256 MB), the reads above: ${usd6(usdPerCheck)}`,
+    `  per check: 1 API Gateway request, 1 Lambda invocation (${fmt(checkGbSeconds * 1000, 2)} GB-ms assumed at ${STREAM_GB * 1024} MB), the reads above: ${usd6(usdPerCheck)}`,
   )
   console.log(
     `  an hour, checking every ${DEFAULT_IDLE_CHECK_MS / 1000} s (${checksPerHour} checks): ${usd6(usdSteadyHour)}; the hour after a conversation (with the quiet end): ${usd6(usdFirstHour)}; a hidden tab (a check a minute): ${usd6(usdHiddenHour)}`,
@@ -1647,7 +2179,7 @@ function reportTabs(tabs: TabFigures): void {
   )
   console.log('\nA closed tab (the client leaves once it has the head marker):')
   console.log(
-    `  Lambda never signals the disconnect: a quiet session's invocation ran on ${fmt(tabs.closed.idleMs / 1000, 2)} s (its quiet end), a session still being written ${fmt(tabs.closed.busyMs / 1000, 2)} s (the deadline, ${(STREAM_TIMEOUT_MS - DEADLINE_MARGIN_MS) / 1000} s after it opened); the function's 30 s timeout caps either`,
+    `  Lambda never signals the disconnect: a quiet session's invocation ran on ${fmt(tabs.closed.idleMs / 1000, 2)} s (its quiet end; ${fmt(tabs.closed.idleUnsettledMs / 1000, 2)} s on the stream before issue 34's settled end, ${(tabs.closed.idleMs / tabs.closed.idleUnsettledMs).toFixed(2)}x), a session still being written ${fmt(tabs.closed.busyMs / 1000, 2)} s (the deadline, ${(STREAM_TIMEOUT_MS - DEADLINE_MARGIN_MS) / 1000} s after it opened); the function's 30 s timeout caps either`,
   )
   console.log(
     `  the disconnect signalled (the runner's HTTP server): ended ${tabs.closed.signalledMs} ms after the client left`,
@@ -1699,14 +2231,18 @@ interface StreamRead {
   types: string[]
   comments: string[]
   bytes: number
+  /** When the read ended (`performance.now()`). */
+  endedAt: number
 }
 
 /** Reads an SSE response until `done` says so, then leaves (cancels the body), as a browser tab closing. */
 async function readStream(
   response: Response,
   done: (read: StreamRead) => boolean,
+  options: { toEnd?: boolean } = {},
 ): Promise<StreamRead> {
-  const read: StreamRead = { types: [], comments: [], bytes: 0 }
+  const read: StreamRead = { types: [], comments: [], bytes: 0, endedAt: 0 }
+  let ended = false
   const parser = createParser({
     onEvent: (message) => read.types.push((JSON.parse(message.data) as StoredEvent).type),
     onComment: (comment) => read.comments.push(comment),
@@ -1721,15 +2257,20 @@ async function readStream(
   try {
     while (!done(read)) {
       const next = await reader.read()
-      if (next.done) break
+      if (next.done) {
+        ended = true
+        break
+      }
       read.bytes += next.value.byteLength
       parser.feed(decoder.decode(next.value, { stream: true }))
     }
   } finally {
+    read.endedAt = performance.now()
     clearTimeout(timer)
     await reader.cancel().catch(() => undefined)
   }
-  if (!done(read)) throw new Error(timedOut ? 'the stream timed out' : 'the stream ended early')
+  if (timedOut) throw new Error('the stream timed out')
+  if (options.toEnd ? !ended : !done(read)) throw new Error('the stream ended early')
   return read
 }
 

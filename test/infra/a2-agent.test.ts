@@ -311,9 +311,9 @@ describe('the A2Agent template', () => {
     expect(integrationOf('POST')).not.toContain(logicalId(agent.functions.stream))
   })
 
-  it('gives the stream function 256 MB and 30 s (a closed tab ends within 30 s), the generation function 512 MB (it waits on the model), every other function 1024 MB', () => {
-    expect(propertiesOf(agent.functions.stream)).toMatchObject({ MemorySize: 256, Timeout: 30 })
-    expect(propertiesOf(agent.functions.generation).MemorySize).toBe(512)
+  it('gives the stream function 192 MB and 30 s (a closed tab ends within 30 s), the generation function 256 MB (it waits on the model), every other function 1024 MB', () => {
+    expect(propertiesOf(agent.functions.stream)).toMatchObject({ MemorySize: 192, Timeout: 30 })
+    expect(propertiesOf(agent.functions.generation).MemorySize).toBe(256)
     for (const [name, fn] of Object.entries(agent.functions)) {
       if (name !== 'stream' && name !== 'generation')
         expect(propertiesOf(fn).MemorySize, name).toBe(1024)

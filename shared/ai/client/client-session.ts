@@ -5,6 +5,7 @@ import { backoff } from '../../timing/backoff.ts'
 import { newInputIdOf } from '../events/input-identity.ts'
 import { optimisticAIState } from '../optimistic/optimistic-state.ts'
 import type { AIState } from '../state/ai-state.ts'
+import { expectsNews } from '../state/expects-news.ts'
 import {
   type ContractLike,
   mergeState,
@@ -14,7 +15,6 @@ import {
 import { type BackoffOptions, clientBackoff } from './backoff.ts'
 import type { AgentClientError } from './client-error.ts'
 import { type Endpoint, postEvents } from './endpoint.ts'
-import { expectsNews } from './expects-news.ts'
 import { PendingCommands } from './pending-commands.ts'
 import { type AgentActions, type PushResult, sessionActions } from './session-actions.ts'
 import { type AgentSnapshot, indicatorOf, stageOf, statusOf } from './session-view.ts'

@@ -57,7 +57,10 @@ export interface AgentOptions<
   /**
    * The SSE stream of `fetch`: heartbeat comments every `heartbeatMs`
    * (default 15 s); an end with `: quiet` once the session has been quiet
-   * for `quietMs` (default 10 s; `false`: never), telling a plain
+   * for `quietMs` (default 10 s; `false`: never), or for `settledQuietMs`
+   * (default 1 s; `false`: `quietMs` always) once an event it sent left the
+   * session settled (nothing on its way without someone acting: the turn it
+   * served is over, as the client's `expectsNews` tells), telling a plain
    * `EventSource` to come back after `quietRetryMs` (default 5 s); and an
    * end after `maxDurationMs` so the client reconnects with `Last-Event-ID`
    * before a platform limit cuts the response.
@@ -65,6 +68,7 @@ export interface AgentOptions<
   stream?: {
     heartbeatMs?: number
     quietMs?: number | false
+    settledQuietMs?: number | false
     quietRetryMs?: number
     maxDurationMs?: number
   }

@@ -21,6 +21,7 @@ import { checkMessages } from './message-check.ts'
 import { browserPushPolicy } from './push-policy.ts'
 import { mayHoldStuckWork, RECOVER_KEY } from './recovery.ts'
 import type { AgentSession, SessionOptions } from './session-api.ts'
+import { settledWatch } from './settled-watch.ts'
 import { stateCache } from './state-cache.ts'
 
 export interface Agent<
@@ -87,7 +88,8 @@ export function agent<
     ...(options.retention === undefined ? {} : { retentionMs: retentionMs(options.retention) }),
   }
   const log = eventLog({ store, ...logOptions })
-  const state = stateCache(log, sessionReducer(options.contract))
+  const reducer = sessionReducer(options.contract)
+  const state = stateCache(log, reducer)
   const work = localWork()
 
   // 3. Delivery: wake-ups and timers. Embedded, they run this agent's own
@@ -139,18 +141,23 @@ export function agent<
     // A reader is the sign someone cares about the session: when it may hold
     // work a crashed process left behind (read off the state, no I/O beyond
     // the cached fold), admission runs and wakes the lanes that hold it.
+    // The same state tells the stream when the session settles: it folds on
+    // from there, and the stream ends soon after (`stream.settledQuietMs`).
     onRead: async (sessionId) => {
-      const { state: current, index } = await state(sessionId)
+      const snapshot = await state(sessionId)
+      const watch = { settled: settledWatch(reducer, snapshot) }
+      const { state: current, index } = snapshot
       const handlers = config.handledTypes.size > 0
-      if (!mayHoldStuckWork(current.ai, { handlers, controller: config.controller })) return
+      if (!mayHoldStuckWork(current.ai, { handlers, controller: config.controller })) return watch
       // Durable delivery still holds work younger than its redelivery: a
       // page that POSTs and then opens its stream wakes nothing twice.
       const within = delivery.dispatcher.redeliversWithinMs
       if (within !== undefined) {
         const [latest] = await log.session(sessionId).read({ after: index - 1, limit: 1 })
-        if (latest && config.now() - latest.timestamp < within) return
+        if (latest && config.now() - latest.timestamp < within) return watch
       }
       await wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }])
+      return watch
     },
     // The stream's heartbeat and quiet end run on the clock seam too.
     stream: { ...options.stream, timers: config.timers },

@@ -63,6 +63,52 @@ describe('the SSE clock seam', () => {
     expect(pending.size).toBe(0)
   })
 
+  it('once an event it sent settled the session, the quiet end waits settledQuietMs; an event the client had does not', async () => {
+    const stored = (index: number) => ({
+      id: `e${index}`,
+      type: 'note.added',
+      payload: {},
+      sessionId: 's1',
+      life: 'L',
+      index,
+      timestamp: 0,
+    })
+    const quietTimers = async (after: number | undefined) => {
+      const { timers, pending } = manualTimers()
+      const seen: number[] = []
+      const body = sseResponseBody(
+        {
+          read: async (cursor) => [stored(1), stored(2)].filter((event) => event.index > cursor),
+          tail: (_after, signal) => never(signal),
+        },
+        after === undefined ? 0 : after - 1,
+        {
+          timers,
+          heartbeatMs: 15_000,
+          quietMs: 10_000,
+          settledQuietMs: 1_000,
+          ...(after === undefined ? {} : { after }),
+          settled: (event) => {
+            seen.push(event.index)
+            return event.index === 2
+          },
+        },
+      )
+      const reader = body.getReader()
+      void (async () => {
+        for (;;) if ((await reader.read()).done) return
+      })()
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      const delays = [...pending.values()].map((timer) => timer.ms).sort((a, b) => a - b)
+      await reader.cancel()
+      return { delays, seen }
+    }
+    // Sent event 2, which settled the session: 1 s.
+    expect(await quietTimers(undefined)).toEqual({ delays: [1_000, 15_000], seen: [1, 2] })
+    // Resumed after event 2: it is only named (`: after`), so the full 10 s.
+    expect(await quietTimers(2)).toEqual({ delays: [10_000, 15_000], seen: [2] })
+  })
+
   it("the client's subscription waits out its backoff on the clock it is given", async () => {
     const { timers, pending } = manualTimers()
     let fetched = 0

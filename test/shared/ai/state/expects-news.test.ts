@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { expectsNews } from '../../../../shared/ai/client/expects-news.ts'
 import {
   type ActiveTurn,
   type AIState,
@@ -7,6 +6,7 @@ import {
   type ToolRecord,
   type TurnPhase,
 } from '../../../../shared/ai/state/ai-state.ts'
+import { expectsNews } from '../../../../shared/ai/state/expects-news.ts'
 
 const turn = (phase: TurnPhase): ActiveTurn => ({
   turnId: 't1',

@@ -1,4 +1,4 @@
-import type { AIState } from '../state/ai-state.ts'
+import type { AIState } from './ai-state.ts'
 
 /**
  * Whether the server is at work on a session, so events will follow without
@@ -6,7 +6,9 @@ import type { AIState } from '../state/ai-state.ts'
  * compaction, a command not yet decided, inputs waiting for admission. A
  * turn that waits only on people (an approval, an input), or is paused or
  * failed, expects nothing. A client whose stream ended for quiet reconnects
- * at once while this holds, and otherwise only checks for news now and then.
+ * at once while this holds, and otherwise only checks for news now and then;
+ * the server's stream ends soon after a state where it does not hold (the
+ * same function on the same events: an agent's `stream.settledQuietMs`).
  *
  * @example
  * expectsNews(snapshot.confirmed.state) // true while the answer streams
