@@ -44,9 +44,10 @@ export interface AppendOptions {
    * guards, the rest none. For a caller's own events followed by A2's
    * decisions on them in the same batch (the POST that decides a plain
    * message: its events may be sent again at another index, the decisions
-   * derive from the log up to `expectedIndex`). A batch whose guarded
-   * events are stored already is answered as a replay of those `n` events
-   * alone, as is those events sent again on their own.
+   * derive from the log up to `expectedIndex`). The batch sent again (an
+   * unknown outcome) is answered as a replay of the whole batch when it
+   * landed whole; its guarded events sent again on their own, or found
+   * stored by another append, as a replay of those `n` events alone.
    */
   guardIds?: boolean | number
   /**

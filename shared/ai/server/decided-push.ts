@@ -51,11 +51,13 @@ export interface DecidedPushPorts {
  * answer gets its commands as first stored, whichever way they landed.
  *
  * Returns the whole stored batch, the pushed events first, and whether the
- * pushed events were stored before (`recover`): the answer to an earlier
- * try of this append was lost after it committed (the log's retry is then a
- * replay of the commands alone), or a client sent its push again. What they
- * made due may never have been woken, so the caller wakes admission to
- * recover the session (`RECOVER_KEY`), which wakes the lanes that hold work.
+ * pushed events were found stored by another append (`recover`): a client
+ * that sent its push again after its first try failed, perhaps after it
+ * committed and before it woke anything. The log's own retry of this
+ * append after a lost answer is a replay of the whole batch, and wakes what
+ * it concerns; but what another append made due may never have been woken,
+ * so the caller wakes admission to recover the session (`RECOVER_KEY`),
+ * which wakes the lanes that hold work.
  */
 export async function appendDecidedPush(
   ports: DecidedPushPorts,
@@ -89,7 +91,7 @@ export async function appendDecidedPush(
         // were checked against that prefix above.
         author: 'a2',
       })
-      // A replay answers with the guarded events alone.
+      // A replay of the commands stored by another append answers with them alone.
       return { stored, recover: stored.length < batch.length }
     } catch (error) {
       // The session started over since the state was read: appended as

@@ -96,6 +96,10 @@ export function memoryEventStore(options: MemoryEventStoreOptions = {}): EventSt
           contents.slice(0, guarded),
           guards,
         )
+        // A whole partly guarded batch again: its unguarded events follow, by ID.
+        const whole = logOf(sessionId).slice(firstIndex - 1, firstIndex - 1 + events.length)
+        if (guarded < events.length && landedAt(whole, events))
+          return { events: clone(whole), replayed: true }
         return { events: clone(logOf(sessionId).slice(firstIndex - 1, lastIndex)), replayed: true }
       }
       const log = logOf(sessionId)

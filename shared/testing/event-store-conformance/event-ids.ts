@@ -112,7 +112,7 @@ export function describeEventIds(
       ])
     })
 
-    it('guards only the leading events with guardIds: n, and answers either a repeat of the batch or of those events alone as a replay of those events', async () => {
+    it('guards only the leading events with guardIds: n, and answers a repeat of the batch as a replay of it, of those events alone as a replay of them', async () => {
       const { store } = harness()
       const s = session()
       await store.append(s, [ev(randomUUID())])
@@ -131,18 +131,25 @@ export function describeEventIds(
       expect(first.replayed).toBe(false)
       expect(indices(first.events)).toEqual([2, 3, 4, 5])
       await store.append(s, [ev(randomUUID())])
-      // The whole batch again (an unknown outcome), and its own events on
-      // their own (a client's retry): both replays of those two events.
+      // The whole batch again (an unknown outcome): a replay of it; its own
+      // events on their own (a client's retry): a replay of those two.
       const again = await store.append(s, [...own, ...decisions], {
         expectedIndex: 1,
         guardIds: 2,
       })
-      expect(again).toMatchObject({ replayed: true, events: first.events.slice(0, 2) })
+      expect(again).toMatchObject({ replayed: true, events: first.events })
       const alone = await store.append(
         s,
         own.map((event) => ({ ...event })),
       )
       expect(alone).toMatchObject({ replayed: true, events: first.events.slice(0, 2) })
+      // The same events with other decisions after them (taken on a later
+      // state): a replay of the guarded events alone, nothing written.
+      const otherDecisions = await store.append(s, [...own, ev(randomUUID())], {
+        expectedIndex: 6,
+        guardIds: 2,
+      })
+      expect(otherDecisions).toMatchObject({ replayed: true, events: first.events.slice(0, 2) })
       // Only one of them, or with other content, is still refused.
       await expect(store.append(s, [own[1] as NewEvent])).rejects.toBeInstanceOf(
         PartialDuplicateBatchError,

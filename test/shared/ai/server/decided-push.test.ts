@@ -97,6 +97,44 @@ describe('a plain message decided where it is written', () => {
     expect(state.messages.map(textOf)).toEqual(['Hi', 'Once'])
   })
 
+  it('recovers the session when a push sent again finds its message stored by a try that failed after it committed, and woke nothing', async () => {
+    const inner = memoryEventStore()
+    let lose = 2
+    // The first POST's append commits, and both of the log's tries lose their answer.
+    const store: EventStore = {
+      ...inner,
+      async append(sessionId, events, options) {
+        const result = await inner.append(sessionId, events, options)
+        if (lose > 0 && events.length > 0) {
+          lose--
+          const error = new Error('Connection timed out after 3000 ms')
+          error.name = 'TimeoutError'
+          throw error
+        }
+        return result
+      },
+    }
+    const { dispatcher, woken } = recordingDispatcher()
+    const a = track(
+      agent({
+        name: 'decided',
+        model: scriptedModel([text('Hello')]).model,
+        store,
+        dispatcher,
+        logger: { info() {}, warn() {}, error() {} },
+      }),
+    )
+    const push = inputs.message(userMessage('m1', 'Hi'))
+    expect((await a.fetch(post(push))).status).toBe(500)
+    expect(woken).toEqual([])
+    // The page sends it again: its message is there, decided, its step never woken.
+    expect((await a.fetch(post(push))).status).toBe(200)
+    expect(woken).toContainEqual({ sessionId: 's1', lane: 'admission', key: 'recover' })
+    await drain(a, woken)
+    const { state } = await a.session('s1').state()
+    expect(state.messages.map(textOf)).toEqual(['Hi', 'Hello'])
+  })
+
   it('leaves a Stop to admission, which revokes the running step before it decides', async () => {
     const { store, appends } = recordingStore()
     const { dispatcher, woken } = recordingDispatcher()
