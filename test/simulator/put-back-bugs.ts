@@ -83,6 +83,16 @@ export const PUT_BACK: Record<
       },
     ],
   },
+  'decided-push-wakes-what-it-returns': {
+    says: "issue 33's lost wake-ups: a server append that decided a message where it wrote it woke the lanes of the events it returns (the message alone), not of the batch it stored: the model step was woken only by the stream router's backstop, which the simulator's checks once could not see behind",
+    edits: [
+      {
+        file: 'ai/server/invocation-ports.ts',
+        fixed: '...wakeUpsFor(stored, config),',
+        broken: '...wakeUpsFor(stored.slice(0, events.length), config),',
+      },
+    ],
+  },
   'decided-push-skips-revoke': {
     says: 'issue 34: a command decided where it is written even when the decision ends running work, whose claims only admission revokes (a Stop, an interruption): the work it ended runs on',
     edits: [

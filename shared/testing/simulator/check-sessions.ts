@@ -18,6 +18,7 @@ export interface SessionFailure {
 
 import type { BrowserRecord } from './browser.ts'
 import type { EffectRuns } from './user-agent.ts'
+import type { WakeUpLedger } from './wake-up-ledger.ts'
 import type { ToolLedger } from './workload-agent.ts'
 import type { World, WorldEnd } from './world.ts'
 
@@ -35,6 +36,8 @@ export interface CheckInputs {
   browsers?: ReadonlyMap<string, BrowserRecord>
   policies?: SessionFacts['policies']
   effects?: EffectRuns
+  /** The wake-ups the routing owed, and which a fast path gave. */
+  wakeUps?: WakeUpLedger
 }
 
 /**
@@ -94,6 +97,7 @@ export async function checkSessions(
         ? { browser: inputs.browsers.get(sessionId) as BrowserRecord }
         : {}),
       ...(inputs.effects ? { effects: inputs.effects.broken(sessionId) } : {}),
+      ...(inputs.wakeUps ? { wakeUps: inputs.wakeUps.broken(sessionId) } : {}),
     })
     if (end !== 'quiet') {
       broken.unshift(

@@ -37,6 +37,8 @@ export interface SessionFacts {
   policies?: { report: readonly string[]; approval: readonly string[]; workload: boolean }
   /** What your effect ledgers saw broken (see `EffectRuns`). */
   effects?: readonly string[]
+  /** Wake-ups the routing owed that no fast path gave (see `WakeUpLedger`). */
+  wakeUps?: readonly string[]
   /** The browser that read the session's stream, when one did. */
   browser?: BrowserRecord
   /** The session's fold of some events (what a browser's state is checked against). */
@@ -171,6 +173,7 @@ export function brokenInvariants(facts: SessionFacts): string[] {
       `${policies.approval.join(', ')} ran for ${gated} calls, but ${approved} approvals were applied`,
     )
   broken.push(...(facts.effects ?? []))
+  broken.push(...(facts.wakeUps ?? []))
 
   // The app handler ran for each event it handles, under one key, its effect done.
   if (policies.workload) {

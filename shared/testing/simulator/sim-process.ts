@@ -63,6 +63,8 @@ export interface PoolOptions {
   /** The wake-ups a process sends, as sent to the queues (deduplicated by the news they are for). */
   dispatcherOf: (owner: number) => Dispatcher
   onKill: (owner: number) => void
+  /** A process starts running a message (the wake-up ledger counts the fast path's). */
+  onRun?: (message: QueueMessage) => void
 }
 
 export interface SimProcess {
@@ -210,6 +212,7 @@ export class ProcessPool {
       world.kill(owner, `by its ${queue} invocation's timeout`),
     )
     const who = `p${owner}`
+    this.options.onRun?.(message)
     try {
       await workContext.run({ sessionId: wakeUp.sessionId, owner }, () =>
         runWaitingForClaims(world, process, wakeUp, deadline - CLAIM_WAIT_MARGIN_MS),

@@ -3,6 +3,7 @@ import { LANES, type Lane } from '../../runtime/lanes.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import type { Faults } from './faults.ts'
 import type { Random } from './random.ts'
+import type { WakeUpOrigin } from './wake-up-ledger.ts'
 import type { World } from './world.ts'
 
 /** SQS FIFO's deduplication window. */
@@ -19,6 +20,8 @@ export interface QueueMessage {
   visibleAt: number
   receiveCount: number
   inFlight: boolean
+  /** Who sent it: a writer's fast path, the stream router, or a recovery (no news named). */
+  origin?: WakeUpOrigin
 }
 
 /** Where a delivered message runs: true when a process took it. */
@@ -66,7 +69,7 @@ export class SimQueues {
    * news it is for), and one whose deduplication ID the queue saw in the
    * last five minutes sends nothing.
    */
-  send(wakeUps: readonly WakeUp[]): void {
+  send(wakeUps: readonly WakeUp[], origin?: WakeUpOrigin): void {
     for (const wakeUp of wakeUps) {
       const queue = LANES[wakeUp.lane as Lane]?.queue ?? wakeUp.lane
       const group =
@@ -91,6 +94,7 @@ export class SimQueues {
         visibleAt: this.world.time + delayed,
         receiveCount: 0,
         inFlight: false,
+        ...(origin === undefined ? {} : { origin }),
       })
       this.sent++
     }

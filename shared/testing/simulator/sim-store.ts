@@ -44,6 +44,8 @@ export interface StoreHooks {
   committed(sessionId: string, events: readonly StoredEvent[]): void
   /** An append returned these events to its caller: none may be lost. */
   returned(sessionId: string, events: readonly StoredEvent[]): void
+  /** An append failed as its caller hears it (what landed, the caller cannot know). */
+  failed?(sessionId: string): void
 }
 
 /**
@@ -92,7 +94,7 @@ export function simStore(
         // what a racy freeze of another process on it thaws at.
         const work = workContext.getStore()
         const racing = work?.sessionId === sessionId && READS.has(property)
-        const result = await world.call(
+        const call = world.call(
           owner,
           label,
           ms,
@@ -120,6 +122,12 @@ export function simStore(
           // frozen server is another story: see docs/testing.md).
           { freezable: work !== undefined },
         )
+        const result = await (property === 'append' && hooks.failed
+          ? call.catch((error: unknown) => {
+              hooks.failed?.(sessionId)
+              throw error
+            })
+          : call)
         if (property === 'append') hooks.returned(sessionId, (result as AppendResult).events)
         return result
       }

@@ -29,6 +29,7 @@ import {
   userScript,
   withSummaries,
 } from './user-agent.ts'
+import { WakeUpLedger } from './wake-up-ledger.ts'
 import { planSessions, type TurnKind, USER_AGENT_TURN_KINDS } from './workload.ts'
 import { ToolLedger, workloadAgentOptions, workloadScript } from './workload-agent.ts'
 import { type TraceLine, World, type WorldEnd } from './world.ts'
@@ -124,6 +125,8 @@ export interface SimulationReport {
     compactions: number
     processes: number
     kills: number
+    /** The latest a wake-up a fast path owed came after its commit (simulated ms). */
+    latestWakeUpMs: number
     /** Processes frozen past their claims (the `process.frozen` fault). */
     freezes: number
     /** Sessions erased and started over under the same ID (a life after the first). */
@@ -224,6 +227,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const spans = new ModelSpans()
   const ledger = new ToolLedger()
   const returned = new Map<string, { id: string; index: number; life: string }[]>()
+  const wakeUpLedger = new WakeUpLedger()
   const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
   const effects = new EffectRuns()
   for (const ledger of users?.effects ?? []) ledger.reset()
@@ -259,12 +263,14 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const storeOf = (owner: number): EventStore =>
     simStore(world, owner, instanceOf(), faultsAtPort ? faults : undefined, latency, {
       committed(_sessionId, events) {
+        const owed = router.runtime.wakeUpsFor(events as StoredEvent[])
+        // What the writer owes: its fast path sends them (the ledger checks).
+        wakeUpLedger.owe(owner, owed, world.time, deadLetteredLanes(events))
         // The stream router: every committed append's wake-ups, soon, at the
         // news they are for (the fast path's copies collapse with them).
-        world.after(latency.between(50, 800), undefined, () =>
-          queues.send(router.runtime.wakeUpsFor(events as StoredEvent[])),
-        )
+        world.after(latency.between(50, 800), undefined, () => queues.send(owed, 'router'))
       },
+      failed: () => wakeUpLedger.excuse(owner, world.time),
       returned(sessionId, events) {
         returned.set(sessionId, [
           ...(returned.get(sessionId) ?? []),
@@ -281,12 +287,23 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         () => {
           if (faults.strikes('sqs.send-failed')) {
             world.log(`p${owner}`, 'fault sqs.send-failed')
+            wakeUpLedger.excuse(owner, world.time)
             throw new PipelineError(
               'SEND_FAILED',
               'Could not send 1 wake-up(s): ServiceUnavailable',
             )
           }
-          queues.send(wakeUps)
+          wakeUpLedger.sent(wakeUps, world.time)
+          // A wake-up that names its news is a fast path's; one that names
+          // none, a recovery's (a reader's, or a recovery run's).
+          queues.send(
+            wakeUps.filter((wakeUp) => wakeUp.at !== undefined),
+            'fast',
+          )
+          queues.send(
+            wakeUps.filter((wakeUp) => wakeUp.at === undefined),
+            'recovery',
+          )
         },
       ),
   })
@@ -303,7 +320,9 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     onKill: (owner) => {
       spans.closeAllOf(owner)
       models.delete(owner)
+      wakeUpLedger.excuse(owner, world.time)
     },
+    onRun: (message) => wakeUpLedger.ran(message.wakeUp, message.origin, world.time),
     build: (parts): Agent => {
       clocks.set(parts.owner, parts.clock.now)
       const definition = definitionOf(() => parts.owner)
@@ -402,6 +421,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       ledger,
       end,
       browsers,
+      wakeUps: wakeUpLedger,
       ...(policies ? { policies, effects } : {}),
     })
     return {
@@ -430,6 +450,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         compactions,
         processes: pool.started,
         kills,
+        latestWakeUpMs: wakeUpLedger.latestMs,
         freezes,
         restarts: [...records.values()].reduce((sum, record) => sum + record.lives - 1, 0),
         messages: queues.sent,
@@ -438,4 +459,14 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       },
     }
   }
+}
+
+/** The lanes a batch's dead letters gave up on: that write wakes them on purpose not. */
+function deadLetteredLanes(events: readonly { type: string; payload: unknown }[]): Set<string> {
+  const lanes = new Set<string>()
+  for (const event of events) {
+    const lane = (event.payload as { lane?: unknown } | null)?.lane
+    if (event.type === 'ai.handler.dead-lettered' && typeof lane === 'string') lanes.add(lane)
+  }
+  return lanes
 }
