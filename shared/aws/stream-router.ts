@@ -56,6 +56,7 @@ export async function routeStreamRecords(
   const sessions = new Map<
     string,
     {
+      events: StoredEvent[]
       wakeUps: Map<string, WakeUp & { at: { life: string; index: number } }>
       sequenceNumbers: string[]
     }
@@ -78,11 +79,9 @@ export async function routeStreamRecords(
     )
       continue
     let event: StoredEvent
-    let wakeUps: WakeUp[]
     try {
+      // One record at a time: an unreadable payload costs only its own event.
       event = eventFromImage(image)
-      // One event at a time: an unreadable payload costs only its own event.
-      wakeUps = options.wakeUpsFor([event])
     } catch (error) {
       logger.error(
         `a2 router: skipped unreadable event record ${record.eventID ?? '?'} (${image[SK]?.S}): ${messageOf(error)}`,
@@ -90,18 +89,25 @@ export async function routeStreamRecords(
       continue
     }
     const session = sessions.get(event.sessionId) ?? {
+      events: [],
       wakeUps: new Map<string, WakeUp & { at: { life: string; index: number } }>(),
       sequenceNumbers: [],
     }
-    for (const wakeUp of wakeUps) {
-      const key = `${wakeUp.lane}\u0000${wakeUp.key ?? ''}`
-      const known = session.wakeUps.get(key)
-      const at = { life: event.life, index: event.index }
-      if (!known || known.at.index < event.index) session.wakeUps.set(key, { ...wakeUp, at })
-    }
+    session.events.push(event)
     if (record.dynamodb?.SequenceNumber)
       session.sequenceNumbers.push(record.dynamodb.SequenceNumber)
     sessions.set(event.sessionId, session)
+  }
+  // Each session's events of the batch routed together, as their writer's
+  // fast path routed its append: a command whose decision came in the same
+  // write (the POST's) wakes no admission when both are in the batch.
+  for (const session of sessions.values()) {
+    for (const wakeUp of routeSession(session.events, options, logger)) {
+      const key = `${wakeUp.lane}\u0000${wakeUp.key ?? ''}`
+      const at = wakeUp.at ?? { life: '', index: 0 }
+      const known = session.wakeUps.get(key)
+      if (!known || known.at.index < at.index) session.wakeUps.set(key, { ...wakeUp, at })
+    }
   }
 
   const failed: string[] = []
@@ -158,6 +164,33 @@ function expiredHeadSession(record: DynamoDBRecord): string | undefined {
  * the payload (JSON, or gzipped) is decoded only if routing reads it, which
  * `wakeUpsFor` does for committed controls alone.
  */
+/**
+ * A session's events of the batch, routed together; when a payload routing
+ * reads is unreadable (it is decoded only when read), one event at a time,
+ * so it costs only its own event: logged and skipped, since a retry could
+ * not read it either.
+ */
+function routeSession(
+  events: readonly StoredEvent[],
+  options: StreamRouterOptions,
+  logger: Pick<Console, 'error'>,
+): WakeUp[] {
+  try {
+    return options.wakeUpsFor(events)
+  } catch {
+    return events.flatMap((event) => {
+      try {
+        return options.wakeUpsFor([event])
+      } catch (error) {
+        logger.error(
+          `a2 router: skipped unreadable event record of session ${event.sessionId} at #${event.index} (${event.type}): ${messageOf(error)}`,
+        )
+        return []
+      }
+    })
+  }
+}
+
 function eventFromImage(image: LambdaImage): StoredEvent {
   const sessionId = image.sid?.S
   const index = Number(image.i?.N)

@@ -85,6 +85,25 @@ const route = (
   })
 
 describe('the stream router', () => {
+  it("routes a session's events of a batch together: a command whose decision is in the batch wakes no admission, one whose decision is not does", async () => {
+    const sent: WakeUp[] = []
+    const send = async (wakeUps: readonly WakeUp[]) => void sent.push(...wakeUps)
+    // The POST's append: the command (its event ID e-s1-1), its decision, the model step.
+    await route(
+      [
+        eventRecord('s1', 1, 'ai.control.requested', { action: 'message' }),
+        eventRecord('s1', 2, 'ai.control.decided', { commandId: 'e-s1-1', action: 'message' }),
+        eventRecord('s1', 3, 'ai.generation.requested'),
+      ],
+      send,
+    )
+    expect(sent).toEqual([{ sessionId: 's1', lane: 'generation', at: { life: 'L1', index: 3 } }])
+    sent.length = 0
+    // A batch that has the command without its decision (split by the stream).
+    await route([eventRecord('s2', 1, 'ai.control.requested', { action: 'message' })], send)
+    expect(sent).toEqual([{ sessionId: 's2', lane: 'admission', at: { life: 'L1', index: 1 } }])
+  })
+
   it('wakes the lanes the new events concern, once per session, each with the index of the latest event that wakes it, all sessions in one send', async () => {
     const sent: WakeUp[][] = []
     const result = await route(
