@@ -44,6 +44,23 @@ const REGRESSIONS: { found: string; options: SimulationOptions }[] = [
       "a tool's input request decided after its turn was stopped became a pending input of no turn, waiting forever",
     options: { seed: 2262 },
   },
+  {
+    found:
+      "the simulated user, started over after an erase, skipped an approval whose ID it had answered in the last life (a stalled server's first command started the new life with the same turn): the turn waited forever",
+    options: {
+      seed: 6413,
+      faults: [
+        'store.throttled',
+        'store.transaction-conflict',
+        'store.retried-after-commit',
+        'sqs.send-failed',
+        'sqs.delayed',
+        'model.oversized',
+        'clock.jump',
+        'process.frozen',
+      ],
+    },
+  },
 ]
 
 describe('the simulator', () => {

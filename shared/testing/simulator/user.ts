@@ -432,6 +432,13 @@ class User {
     this.record.lives++
     this.record.accepted = []
     this.record.approvals = []
+    // A new life's approvals, input requests and turns are new, even where
+    // their IDs repeat the last life's (they derive from the command IDs,
+    // and a stalled server may deliver an old first command into this life):
+    // the user answers, stops and retries them again, as a page would.
+    this.answered.clear()
+    this.stopped.clear()
+    this.retries.clear()
     this.say(`starts over (life ${this.record.lives})`)
   }
 }
