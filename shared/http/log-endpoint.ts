@@ -35,7 +35,7 @@ export interface Authorize {
 /** Who is asking, checked before a request's query or body is read. */
 export type Authenticate = (request: Request, principal?: Principal) => void | Promise<void>
 
-export interface LogEndpointOptions {
+export interface LogEndpointOptions<Options extends FetchOptions = FetchOptions> {
   log: EventLog
   /**
    * Refuses events a browser may not push (for an agent: every
@@ -55,9 +55,14 @@ export interface LogEndpointOptions {
    * Appends a push (default: as pushed). It may store more after the pushed
    * events in the same batch (an agent: the controller's decision on them),
    * and returns the whole stored batch, the pushed events first: the POST
-   * answers with those, and `onAppended` gets the batch.
+   * answers with those, and `onAppended` gets the batch. It gets the
+   * request's fetch options (an agent's: where the request's figures go).
    */
-  append?: (sessionId: string, events: readonly EventInput[]) => Promise<StoredEvent[]>
+  append?: (
+    sessionId: string,
+    events: readonly EventInput[],
+    options: Options,
+  ) => Promise<StoredEvent[]>
   /** Runs after a push is stored (an agent wakes its handlers here). */
   onAppended?: (sessionId: string, events: StoredEvent[]) => Promise<void>
   /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
@@ -110,7 +115,9 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  *
  * Errors are JSON: `{ error: { code, message, details? } }`.
  */
-export function logEndpoint(options: LogEndpointOptions) {
+export function logEndpoint<Options extends FetchOptions = FetchOptions>(
+  options: LogEndpointOptions<Options>,
+) {
   const { log, checkPush } = options
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
 
@@ -183,7 +190,7 @@ export function logEndpoint(options: LogEndpointOptions) {
     })
   }
 
-  async function post(request: Request, url: URL, fetchOptions: FetchOptions): Promise<Response> {
+  async function post(request: Request, url: URL, fetchOptions: Options): Promise<Response> {
     const body = await readJsonBody(request, maxBodyBytes)
     if (fetchOptions.openSession && opensSession(body, url)) {
       return opened(await fetchOptions.openSession(request))
@@ -225,7 +232,7 @@ export function logEndpoint(options: LogEndpointOptions) {
       ...principalOf(fetchOptions),
     })
     const stored: StoredEvent[] = options.append
-      ? await options.append(session.sessionId, events)
+      ? await options.append(session.sessionId, events, fetchOptions)
       : await session.append(events)
     await options.onAppended?.(session.sessionId, stored)
     return Response.json(
@@ -236,7 +243,7 @@ export function logEndpoint(options: LogEndpointOptions) {
 
   return async function fetch(
     request: Request,
-    fetchOptions: FetchOptions = {},
+    fetchOptions: Options = {} as Options,
   ): Promise<Response> {
     try {
       const url = new URL(request.url)

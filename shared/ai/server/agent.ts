@@ -13,9 +13,9 @@ import { checkInputIdentity } from '../events/input-identity.ts'
 import { sessionReducer } from '../state/session-state.ts'
 import { resolveAgentConfig } from './agent-config.ts'
 import { agentDelivery } from './agent-delivery.ts'
+import type { AgentMetrics } from './agent-metrics.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { type AgentRuntime, agentRuntime } from './agent-runtime.ts'
-import { appendDecidedPush } from './decided-push.ts'
 import { localWork } from './lanes/local-work.ts'
 import { checkMessages } from './message-check.ts'
 import { browserPushPolicy } from './push-policy.ts'
@@ -37,7 +37,7 @@ export interface Agent<
    * a browser's pushes (user messages and controls, your app's events).
    * Server-authored `ai.*` events are refused with 400.
    */
-  fetch(request: Request, options?: FetchOptions): Promise<Response>
+  fetch(request: Request, options?: AgentFetchOptions): Promise<Response>
   /**
    * A session as trusted server code sees it. With `life` (a `state()`'s or
    * a stored event's), its appends land only in that life of the session:
@@ -50,6 +50,11 @@ export interface Agent<
 }
 
 export type { AgentRuntime, RunOptions } from './agent-runtime.ts'
+
+/** The endpoint's options per request, and where its figures go (the Lambda adapter: its invocation's sink). */
+export interface AgentFetchOptions extends FetchOptions {
+  metrics?: AgentMetrics
+}
 
 /**
  * An agent: the AI protocol, the agent's loop, and A2's store, scheduler and
@@ -123,21 +128,15 @@ export function agent<
   })
 
   // 5. The endpoint: SSE reads and browser pushes over the log.
-  const endpoint = logEndpoint({
+  const endpoint = logEndpoint<AgentFetchOptions>({
     log,
     checkPush: browserPushPolicy(config.name, appEvents),
-    // A plain message decided where it is written: the model step is woken
-    // by the POST itself, not by admission after a queue.
-    async append(sessionId, events) {
-      const { stored, recover } = await appendDecidedPush(
-        { log, state, validate: logOptions.contract.validate, controller: config.controller },
-        sessionId,
-        events,
-      )
-      if (recover) await wake([{ sessionId, lane: 'admission', key: RECOVER_KEY }])
-      return stored
-    },
-    onAppended: async (_sessionId, stored) => wake(runtime.wakeUpsFor(stored)),
+    // A plain message decided where it is written (`runtime.append`, as a
+    // service's on the ingress queue): the POST wakes the model step
+    // itself, not admission after a queue, and its figures go where the
+    // request says.
+    append: (sessionId, events, { metrics }) =>
+      runtime.append(sessionId, events, metrics ? { metrics } : {}),
     // A reader is the sign someone cares about the session: when it may hold
     // work a crashed process left behind (read off the state, no I/O beyond
     // the cached fold), admission runs and wakes the lanes that hold it.

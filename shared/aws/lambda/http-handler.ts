@@ -65,6 +65,9 @@ export function httpHandler(
         response = await agent.fetch(request, {
           ...access,
           ...(principal ? { principal } : {}),
+          // A POST's appends (a message decided where it is written: the
+          // turn starts here) count into this invocation's figures.
+          ...(options.metrics ? { metrics: options.metrics } : {}),
         })
         if (isEventStream(request, response)) {
           streamOf = new URL(request.url).searchParams.get('sessionId') ?? ''

@@ -546,6 +546,47 @@ describe('the HTTP handler', () => {
     )
   })
 
+  it("counts a POST's appends and the turn it starts into the invocation's metrics, not the agent's own", async () => {
+    const own: string[] = []
+    const invocation: string[] = []
+    const assistant = agent({
+      name: 'support-agent',
+      model: scriptedModel([]).model,
+      logger: silent,
+      dispatcher: { wake: async () => {} },
+      metrics: { record: (metric) => void own.push(metric) },
+    })
+    const handlers = pipelineHandlers(
+      { default: assistant },
+      {
+        environment,
+        logger: silent,
+        auth: { type: 'none' },
+        sqs: fakeClient().client,
+        httpResponseStream: { from: (stream) => stream },
+        metrics: { record: (metric) => void invocation.push(metric), flush: () => {} },
+      },
+    )
+    const events = inputs.message({
+      id: 'm-count',
+      role: 'user',
+      parts: [{ type: 'text', text: 'hi' }],
+    })
+    await handlers.http(
+      event({
+        httpMethod: 'POST',
+        queryStringParameters: { sessionId: 's1' },
+        headers: { Host: 'h', 'content-type': 'application/json' },
+        body: JSON.stringify({ events }),
+      }),
+      new PassThrough(),
+      { getRemainingTimeInMillis: () => 60_000 } as never,
+    )
+    // The message decided where it is written: its turn starts in this invocation.
+    expect(invocation).toEqual(['Appends', 'TurnsStarted'])
+    expect(own).toEqual([])
+  })
+
   it("streams the agent's response: status and headers first, then the body", async () => {
     const { handlers, metadata, assistant } = setup()
     const out = new PassThrough()
