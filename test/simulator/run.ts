@@ -35,6 +35,7 @@ interface SeedResult {
   kills: number
   compactions: number
   modelCalls: number
+  latestWakeUpMs: number
 }
 
 if (!isMainThread) {
@@ -50,6 +51,7 @@ if (!isMainThread) {
       kills: report.figures.kills,
       compactions: report.figures.compactions,
       modelCalls: report.figures.modelCalls,
+      latestWakeUpMs: report.figures.latestWakeUpMs,
     }
     parentPort?.postMessage(result)
   }
@@ -134,6 +136,7 @@ async function main(): Promise<void> {
   let kills = 0
   let compactions = 0
   let modelCalls = 0
+  let latestWakeUp = { ms: 0, seed: 0 }
   await Promise.all(
     Array.from({ length: Math.min(workers, count) }, (_, w) => {
       const mine = seeds.filter((_, n) => n % workers === w)
@@ -145,6 +148,8 @@ async function main(): Promise<void> {
           kills += result.kills
           compactions += result.compactions
           modelCalls += result.modelCalls
+          if (result.latestWakeUpMs > latestWakeUp.ms)
+            latestWakeUp = { ms: result.latestWakeUpMs, seed: result.seed }
           for (const [kind, n] of Object.entries(result.faults))
             faults[kind] = (faults[kind] ?? 0) + n
           if (result.failed) {
@@ -165,7 +170,7 @@ async function main(): Promise<void> {
   )
   const seconds = (performance.now() - started) / 1000
   console.log(
-    `${count} seeds (${from}..${from + count - 1}) in ${seconds.toFixed(1)} s on ${workers} workers: ${Math.round((count / seconds) * 60)} seeds/min, ${steps} steps, ${modelCalls} model calls, ${kills} processes killed, ${compactions} compactions; ${failed.length} failing`,
+    `${count} seeds (${from}..${from + count - 1}) in ${seconds.toFixed(1)} s on ${workers} workers: ${Math.round((count / seconds) * 60)} seeds/min, ${steps} steps, ${modelCalls} model calls, ${kills} processes killed, ${compactions} compactions, the latest wake-up ${latestWakeUp.ms} ms after its commit (seed ${latestWakeUp.seed}); ${failed.length} failing`,
   )
   console.log(
     `faults injected: ${Object.entries(faults)
