@@ -177,6 +177,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     types: [
       'Agent',
       'AgentEraseReceipt',
+      'AgentFetchOptions',
       'AgentMetric',
       'AgentMetrics',
       'AgentOptions',

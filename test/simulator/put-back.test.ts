@@ -39,10 +39,14 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
   }, 60_000)
 
   it("a server append that wakes the lanes of what it returns, not of what it stored (issue 33's lost wake-ups): found behind the stream router's backstop", async () => {
-    // Seed 2 finds it; without the wake-up ledger no seed of 1-200 did,
-    // since the router's copy of each wake-up always came.
+    // Seed 1 finds it (a later fast-path send came seconds after the
+    // commit; without the lateness bound, seed 2: never sent); without the
+    // wake-up ledger no seed of 1-200 did, since the router's copy of each
+    // wake-up always came.
     const found = await findPutBackBug('decided-push-wakes-what-it-returns', { seeds: 20 })
-    expect(found?.broken.join('\n')).toMatch(/generation wake-up .* was never sent by a fast path/)
+    expect(found?.broken.join('\n')).toMatch(
+      /generation wake-up .* (was never sent by a fast path|came \d+ ms after its commit)/,
+    )
   }, 60_000)
 
   it("the browsers read through the real client: one that does not rewind when its session's log was erased never catches up", async () => {

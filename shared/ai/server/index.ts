@@ -20,7 +20,13 @@ export type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 export type { Dispatcher, WakeUp } from '../../runtime/wake-up.ts'
 export type { RetryPolicy } from '../../timing/backoff.ts'
 export type { Timers } from '../../timing/timers.ts'
-export { type Agent, type AgentRuntime, agent, type RunOptions } from './agent.ts'
+export {
+  type Agent,
+  type AgentFetchOptions,
+  type AgentRuntime,
+  agent,
+  type RunOptions,
+} from './agent.ts'
 export { AGENT_METRICS, type AgentMetric, type AgentMetrics } from './agent-metrics.ts'
 export type {
   AgentOptions,

@@ -207,6 +207,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   })
   world.racyAfterMs = CLAIM_TTL_MS
   world.onFreeze((owner) => spans.frozen(owner))
+  world.onFreeze((owner) => wakeUpLedger.froze(owner, world.time))
   // The store reads the clock of the process it serves (its adapter's), else the world's.
   const clocks = new Map<number, () => number>()
   const storeNow = () => {

@@ -10,6 +10,9 @@ interface Owed {
   time: number
 }
 
+/** How late a wake-up may come after its commit when its writer neither froze nor heard a failure. */
+const LATE_MS = 2_000
+
 const laneOf = (wakeUp: Pick<WakeUp, 'sessionId' | 'lane' | 'key'>): string =>
   `${wakeUp.sessionId}\u0000${wakeUp.lane}\u0000${wakeUp.key ?? ''}`
 
@@ -25,6 +28,9 @@ const laneOf = (wakeUp: Pick<WakeUp, 'sessionId' | 'lane' | 'key'>): string =>
  * runs they start do not count: they are the backstops this ledger looks
  * behind.
  *
+ * Given more than `LATE_MS` after its commit is a failure too, unless the
+ * writer froze or heard a failure in between.
+ *
  * Excused: the writer died after its commit (it had no chance to send),
  * heard its append or its send fail (it cannot know what landed: the
  * router's case, as designed), or the wake-up is for the lane a dead letter
@@ -38,6 +44,8 @@ export class WakeUpLedger {
   private readonly runs = new Map<string, number[]>()
   /** When each process died, heard an append fail, or a send fail. */
   private readonly excuses = new Map<number, number[]>()
+  /** When each process froze (what it owed comes when it thaws). */
+  private readonly freezes = new Map<number, number[]>()
   /** The latest a given wake-up came after its commit (simulated ms). */
   latestMs = 0
 
@@ -67,18 +75,35 @@ export class WakeUpLedger {
     this.excuses.set(owner, [...(this.excuses.get(owner) ?? []), time])
   }
 
-  /** What the session was owed and never given, in words. */
+  /** The process froze: what it owed since may come as late as its thaw. */
+  froze(owner: number, time: number): void {
+    this.freezes.set(owner, [...(this.freezes.get(owner) ?? []), time])
+  }
+
+  /** What the session was owed and never given, or given late, in words. */
   broken(sessionId: string): string[] {
     const broken: string[] = []
     for (const owed of this.owed) {
       if (owed.wakeUp.sessionId !== sessionId) continue
       const given = this.givenAt(owed)
+      const { lane, key, at } = owed.wakeUp
+      const between = (times: number[] | undefined, until: number) =>
+        (times ?? []).some((time) => time >= owed.time && time <= until)
       if (given !== undefined) {
-        this.latestMs = Math.max(this.latestMs, given - owed.time)
+        const late = given - owed.time
+        this.latestMs = Math.max(this.latestMs, late)
+        // A writer's send follows its commit at once; only a freeze, or a
+        // failure it heard (its retry sends), holds it back.
+        const held =
+          between(this.freezes.get(owed.owner), given) ||
+          between(this.excuses.get(owed.owner), given)
+        if (late > LATE_MS && !held)
+          broken.push(
+            `the ${lane}${key === undefined ? '' : ` (${key})`} wake-up for #${at.index} (life ${at.life}), owed by p${owed.owner}'s append at ${new Date(owed.time).toISOString()}, came ${late} ms after its commit`,
+          )
         continue
       }
       if ((this.excuses.get(owed.owner) ?? []).some((time) => time >= owed.time)) continue
-      const { lane, key, at } = owed.wakeUp
       broken.push(
         `the ${lane}${key === undefined ? '' : ` (${key})`} wake-up for #${at.index} (life ${at.life}), owed by p${owed.owner}'s append at ${new Date(owed.time).toISOString()}, was never sent by a fast path (a backstop may have covered it)`,
       )

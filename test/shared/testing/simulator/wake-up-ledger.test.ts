@@ -66,6 +66,25 @@ describe('the wake-up ledger: every wake-up the routing owed, given by a fast pa
     expect(deadLettered.broken('s')).toEqual([])
   })
 
+  it('fails a wake-up that came more than 2 s after its commit, unless its writer froze or heard a failure in between', () => {
+    const late = new WakeUpLedger()
+    late.owe(1, [generation(5)], 100, none)
+    late.sent([generation(5)], 2_200)
+    expect(late.broken('s')).toEqual([expect.stringMatching(/came 2100 ms after its commit/)])
+    const frozen = new WakeUpLedger()
+    frozen.owe(1, [generation(5)], 100, none)
+    frozen.froze(1, 150)
+    frozen.sent([generation(5)], 60_000)
+    expect(frozen.broken('s')).toEqual([])
+    expect(frozen.latestMs).toBe(59_900)
+    // A freeze after the send holds nothing back.
+    const after = new WakeUpLedger()
+    after.owe(1, [generation(5)], 100, none)
+    after.froze(1, 3_000)
+    after.sent([generation(5)], 2_500)
+    expect(after.broken('s')).toHaveLength(1)
+  })
+
   it("owes nothing for a wake-up that names no news (a recovery's), and reports per session", () => {
     const ledger = new WakeUpLedger()
     ledger.owe(1, [{ sessionId: 's', lane: 'admission', key: 'recover' }], 100, none)
