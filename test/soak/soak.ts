@@ -69,6 +69,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     await Promise.all(workers)
     const seconds = (performance.now() - started) / 1000
     await target.settle()
+    // A turn a session's own timer started after its user's last (a
+    // reminder) ends too before the checks, within a turn's time: its model
+    // step may be recovering from a killed container (a lease, then a
+    // claim's TTL). One that does not end is still a broken invariant.
+    const deadline = Date.now() + (options.turnTimeoutMs ?? 30_000)
+    for (const run of runs) {
+      while (Date.now() < deadline) {
+        const { state } = (await target.session(run.sessionId).state()) as { state: AIState }
+        if (state.active === null) break
+        await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 20))
+      }
+    }
 
     const failures: SoakReport['failures'] = []
     let events = 0
