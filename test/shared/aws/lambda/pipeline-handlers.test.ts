@@ -458,28 +458,34 @@ describe('the timer handler', () => {
   })
 })
 
+/** Handlers whose invocations record into `invocation`, over an agent whose own figures go to `own`. */
+function meteredHandlers() {
+  const own: string[] = []
+  const invocation: string[] = []
+  const assistant = agent({
+    name: 'support-agent',
+    model: scriptedModel([]).model,
+    logger: silent,
+    dispatcher: { wake: async () => {} },
+    metrics: { record: (metric) => void own.push(metric) },
+  })
+  const handlers = pipelineHandlers(
+    { default: assistant },
+    {
+      environment,
+      logger: silent,
+      auth: { type: 'none' },
+      sqs: fakeClient().client,
+      httpResponseStream: { from: (stream) => stream },
+      metrics: { record: (metric) => void invocation.push(metric), flush: () => {} },
+    },
+  )
+  return { own, invocation, assistant, handlers }
+}
+
 describe('the ingress and timer handlers: metrics', () => {
   it("count their appends into the invocation's metrics (the sink the lane handlers use), not the agent's own", async () => {
-    const own: string[] = []
-    const invocation: string[] = []
-    const assistant = agent({
-      name: 'support-agent',
-      model: scriptedModel([]).model,
-      logger: silent,
-      dispatcher: { wake: async () => {} },
-      metrics: { record: (metric) => void own.push(metric) },
-    })
-    const handlers = pipelineHandlers(
-      { default: assistant },
-      {
-        environment,
-        logger: silent,
-        auth: { type: 'none' },
-        sqs: fakeClient().client,
-        httpResponseStream: { from: (stream) => stream },
-        metrics: { record: (metric) => void invocation.push(metric), flush: () => {} },
-      },
-    )
+    const { own, invocation, assistant, handlers } = meteredHandlers()
     const events = inputs.message({
       id: 'msg-m',
       role: 'user',
@@ -547,26 +553,7 @@ describe('the HTTP handler', () => {
   })
 
   it("counts a POST's appends and the turn it starts into the invocation's metrics, not the agent's own", async () => {
-    const own: string[] = []
-    const invocation: string[] = []
-    const assistant = agent({
-      name: 'support-agent',
-      model: scriptedModel([]).model,
-      logger: silent,
-      dispatcher: { wake: async () => {} },
-      metrics: { record: (metric) => void own.push(metric) },
-    })
-    const handlers = pipelineHandlers(
-      { default: assistant },
-      {
-        environment,
-        logger: silent,
-        auth: { type: 'none' },
-        sqs: fakeClient().client,
-        httpResponseStream: { from: (stream) => stream },
-        metrics: { record: (metric) => void invocation.push(metric), flush: () => {} },
-      },
-    )
+    const { own, invocation, handlers } = meteredHandlers()
     const events = inputs.message({
       id: 'm-count',
       role: 'user',
