@@ -11,10 +11,6 @@
  *
  *   npm run bench -- first-model-call
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
-import { SchedulerClient } from '@aws-sdk/client-scheduler'
-import { SQSClient } from '@aws-sdk/client-sqs'
 import { z } from 'zod'
 import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
 import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
@@ -23,6 +19,7 @@ import { agentContract, inputs } from '../../shared/ai/index.ts'
 import { agent } from '../../shared/ai/server/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
+import { pipelineClientsOn } from '../support/pipeline-clients.ts'
 
 const ROUNDS = 10
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
@@ -33,13 +30,7 @@ const contract = agentContract({
 
 const moto = await startMotoServer()
 try {
-  const config = moto.clientConfig
-  const clients = {
-    dynamodb: new DynamoDBClient(config),
-    streams: new DynamoDBStreamsClient(config),
-    sqs: new SQSClient(config),
-    scheduler: new SchedulerClient(config),
-  }
+  const clients = pipelineClientsOn(moto.clientConfig)
   const resources = await createLocalResources(clients, { prefix: 'a2-bench-first' })
   const aws = awsAgentParts({ environment: resources.environment, clients })
   // When the model is called, by the session its message names.

@@ -1,16 +1,13 @@
 /**
  * Wake-up latency on the local pipeline runner (issue 5): from an append
- * returning to the admission lane starting for it, through the fast path
+ * returning to the lane it wakes starting for it (the model step: the append
+ * carries the message's decision, issue 34), through the fast path
  * (the appender sends the wake-up to SQS itself) vs the stream path (only
  * the router, fed by the DynamoDB stream, wakes the lane). One run, on the
  * moto server, interleaved rounds.
  *
  *   npm run bench -- wake-up
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
-import { SchedulerClient } from '@aws-sdk/client-scheduler'
-import { SQSClient } from '@aws-sdk/client-sqs'
 import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
 import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
 import { createLocalResources } from '../../functions/local-runner/resources.ts'
@@ -18,23 +15,18 @@ import { inputs } from '../../shared/ai/index.ts'
 import { type Agent, agent } from '../../shared/ai/server/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import { scriptedModel } from '../../shared/testing/scripted-model.ts'
+import { pipelineClientsOn } from '../support/pipeline-clients.ts'
 
 const ROUNDS = 12
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
 const moto = await startMotoServer()
 try {
-  const config = moto.clientConfig
-  const clients = {
-    dynamodb: new DynamoDBClient(config),
-    streams: new DynamoDBStreamsClient(config),
-    sqs: new SQSClient(config),
-    scheduler: new SchedulerClient(config),
-  }
+  const clients = pipelineClientsOn(moto.clientConfig)
   const resources = await createLocalResources(clients, { prefix: 'a2-bench' })
   const aws = awsAgentParts({ environment: resources.environment, clients })
-  // A session's first admission run, as the runner's lane handler starts it.
+  // A session's first model-step run, as the runner's lane handler starts it.
   const started = new Map<string, number>()
-  // The model is never called: the bench stops at admission.
+  // The model is never called: the bench stops where the generation lane starts.
   const model = scriptedModel([]).model
   const served: Agent = agent({
     name: 'bench',
@@ -49,7 +41,7 @@ try {
     runtime: {
       ...served.runtime,
       run: async (wakeUp: Parameters<Agent['runtime']['run']>[0]) => {
-        if (wakeUp.lane === 'admission' && !started.has(wakeUp.sessionId))
+        if (wakeUp.lane === 'generation' && !started.has(wakeUp.sessionId))
           started.set(wakeUp.sessionId, performance.now())
       },
     },

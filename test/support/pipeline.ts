@@ -1,7 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams'
-import { SchedulerClient } from '@aws-sdk/client-scheduler'
-import { SQSClient } from '@aws-sdk/client-sqs'
+import type { SchedulerClient } from '@aws-sdk/client-scheduler'
+import type { SQSClient } from '@aws-sdk/client-sqs'
 import { afterAll, beforeAll } from 'vitest'
 import {
   type LocalPipeline,
@@ -16,6 +14,7 @@ import type { PipelineAgent } from '../../shared/aws/lambda/pipeline-agent.ts'
 import type { VisibilityLease } from '../../shared/aws/pipeline-functions.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import { awsClientConfig, resetMotoForSuite } from './aws.ts'
+import { pipelineClientsOn } from './pipeline-clients.ts'
 import { silent } from './pipeline-fixture.ts'
 
 export { silent }
@@ -41,13 +40,7 @@ export interface TestPipeline {
 
 /** The four clients a pipeline uses, on this file's endpoint. */
 export function pipelineClients() {
-  const config = awsClientConfig()
-  return {
-    dynamodb: new DynamoDBClient(config),
-    streams: new DynamoDBStreamsClient(config),
-    sqs: new SQSClient(config),
-    scheduler: new SchedulerClient(config),
-  }
+  return pipelineClientsOn(awsClientConfig())
 }
 
 /**

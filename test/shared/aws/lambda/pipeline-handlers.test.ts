@@ -526,6 +526,14 @@ describe('the HTTP handler', () => {
       isBase64Encoded: false,
       ...overrides,
     }) as APIGatewayProxyEvent
+  /** A POST of `events` to session s1, as API Gateway hands it over. */
+  const pushOf = (events: unknown[]): APIGatewayProxyEvent =>
+    event({
+      httpMethod: 'POST',
+      queryStringParameters: { sessionId: 's1' },
+      headers: { Host: 'h', 'content-type': 'application/json' },
+      body: JSON.stringify({ events }),
+    })
 
   it('turns a REST proxy event into a Request: method, URL, repeated query values, headers, base64 body', async () => {
     const request = requestFromApiGatewayEvent(
@@ -559,16 +567,9 @@ describe('the HTTP handler', () => {
       role: 'user',
       parts: [{ type: 'text', text: 'hi' }],
     })
-    await handlers.http(
-      event({
-        httpMethod: 'POST',
-        queryStringParameters: { sessionId: 's1' },
-        headers: { Host: 'h', 'content-type': 'application/json' },
-        body: JSON.stringify({ events }),
-      }),
-      new PassThrough(),
-      { getRemainingTimeInMillis: () => 60_000 } as never,
-    )
+    await handlers.http(pushOf(events), new PassThrough(), {
+      getRemainingTimeInMillis: () => 60_000,
+    } as never)
     // The message decided where it is written: its turn starts in this invocation.
     expect(invocation).toEqual(['Appends', 'TurnsStarted'])
     expect(own).toEqual([])
@@ -584,16 +585,7 @@ describe('the HTTP handler', () => {
       role: 'user',
       parts: [{ type: 'text', text: 'hi' }],
     })
-    await handlers.http(
-      event({
-        httpMethod: 'POST',
-        queryStringParameters: { sessionId: 's1' },
-        headers: { Host: 'h', 'content-type': 'application/json' },
-        body: JSON.stringify({ events }),
-      }),
-      out,
-      { getRemainingTimeInMillis: () => 60_000 } as never,
-    )
+    await handlers.http(pushOf(events), out, { getRemainingTimeInMillis: () => 60_000 } as never)
     expect(metadata[0]?.statusCode).toBe(200)
     expect(metadata[0]?.headers?.['content-type']).toContain('application/json')
     // The POST answers with the pushed event; the log also holds its decision.
@@ -608,16 +600,9 @@ describe('the HTTP handler', () => {
     const out = new PassThrough()
     const chunks: Buffer[] = []
     out.on('data', (chunk: Buffer) => chunks.push(chunk))
-    await handlers.http(
-      event({
-        httpMethod: 'POST',
-        queryStringParameters: { sessionId: 's1' },
-        headers: { Host: 'h', 'content-type': 'application/json' },
-        body: JSON.stringify({ events: [{ type: 'ai.generation.completed', payload: {} }] }),
-      }),
-      out,
-      { getRemainingTimeInMillis: () => 60_000 } as never,
-    )
+    await handlers.http(pushOf([{ type: 'ai.generation.completed', payload: {} }]), out, {
+      getRemainingTimeInMillis: () => 60_000,
+    } as never)
     expect(metadata[0]?.statusCode).toBe(400)
     expect(JSON.parse(Buffer.concat(chunks).toString()).error.code).toBe('SERVER_EVENT_REFUSED')
   })
