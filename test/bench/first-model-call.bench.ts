@@ -20,6 +20,7 @@ import { agent } from '../../shared/ai/server/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import { pipelineClientsOn } from '../support/pipeline-clients.ts'
+import { queueHops } from '../support/queue-hops.ts'
 
 const ROUNDS = 10
 const silent = { info: () => {}, warn: () => {}, error: () => {} }
@@ -54,7 +55,7 @@ try {
     scheduler: aws.scheduler,
     logger: silent,
   })
-  const hops: { name: string; sessions: string[]; at: number }[] = []
+  const hops = queueHops()
   const pipeline = await startLocalPipeline({
     agentModule: { default: served },
     environment: resources.environment,
@@ -62,14 +63,7 @@ try {
     clients,
     logger: silent,
     auth: { type: 'none' },
-    onInvoke: (name, records) =>
-      hops.push({
-        name,
-        at: performance.now(),
-        sessions: records.map(
-          (record) => (JSON.parse(record.body) as { sessionId: string }).sessionId,
-        ),
-      }),
+    onInvoke: hops.onInvoke,
   })
 
   let serial = 0
@@ -107,7 +101,7 @@ try {
     await settled(sessionId)
     await new Promise((resolve) => setTimeout(resolve, 300))
     called.delete(sessionId)
-    const from = hops.length
+    const from = hops.mark()
     const started = performance.now()
     await post(sessionId, [...message(sessionId), ...extra])
     const deadline = Date.now() + 30_000
@@ -116,10 +110,7 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 2))
     }
     const at = called.get(sessionId) as number
-    const path = hops
-      .slice(from)
-      .filter((hop) => hop.at <= at && hop.sessions.includes(sessionId))
-      .map((hop) => hop.name)
+    const path = hops.since(from, sessionId, at)
     await settled(sessionId)
     return { ms: at - started, path }
   }

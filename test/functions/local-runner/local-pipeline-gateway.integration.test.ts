@@ -21,6 +21,7 @@ import {
   THOUGHT_OUT,
 } from '../../support/example-gateway.ts'
 import { pipelineClients, silent } from '../../support/pipeline.ts'
+import { queueHops } from '../../support/queue-hops.ts'
 import { until } from '../../support/until.ts'
 
 // `npm run local` as a user with an AI Gateway key runs it: the example agent
@@ -38,7 +39,7 @@ const CONTEXT_WINDOW = 4_000
 let gateway: GatewayDouble
 let pipeline: LocalPipeline | undefined
 /** Each queue function's invocation, in order, with the sessions its records wake. */
-const hops: { name: string; sessions: string[] }[] = []
+const hops = queueHops()
 let example: Agent
 const providerBefore = globalThis.AI_SDK_DEFAULT_PROVIDER
 
@@ -76,13 +77,7 @@ beforeAll(async () => {
     logger: silent,
     // This file is about the model; who may open a session is pipeline-access's.
     auth: { type: 'none' },
-    onInvoke: (name, records) =>
-      hops.push({
-        name,
-        sessions: records.map(
-          (record) => (JSON.parse(record.body) as { sessionId: string }).sessionId,
-        ),
-      }),
+    onInvoke: hops.onInvoke,
   })
 })
 
@@ -171,14 +166,11 @@ describe('npm run local with a Gateway model ID through the double (A2_GATEWAY_U
     // Wake-ups sent by the first turn's last writes may still be in flight.
     await new Promise((resolve) => setTimeout(resolve, 500))
     const calls = gateway.calls.length
-    const from = hops.length
+    const from = hops.mark()
     await say('hops', 'and again')
     // The model's first byte is asked for once its call arrives.
     await until(() => gateway.calls.length > calls, 10_000)
-    const path = hops
-      .slice(from)
-      .filter((hop) => hop.sessions.includes('hops'))
-      .map((hop) => hop.name)
+    const path = hops.since(from, 'hops')
     // Not admission, then generation: the decision was in the POST's append.
     expect(path).toEqual(['generation'])
     await expectTranscript('hops', [
