@@ -1,7 +1,7 @@
 import type { SQSRecord } from 'aws-lambda'
 
 /** One queue function's invocation on the local runner: when, and the sessions its records wake. */
-export interface QueueHop {
+interface QueueHop {
   name: string
   at: number
   sessions: string[]
