@@ -176,7 +176,26 @@ export async function runGenerationLane(
       firstContent,
     )
     if (signal.aborted) return
-    if (streamed.error !== undefined) return void (await fail(streamed.error))
+    if (streamed.error !== undefined && !streamed.recordedCalls)
+      return void (await fail(streamed.error))
+    if (streamed.error !== undefined) {
+      // The calls it recorded are the step's, as a takeover finds them
+      // (closesReplacedStep): their tools run, or ran, and failing the step
+      // would have Retry ask the model again, for the same intent, under
+      // new calls: an email sent twice. The step ends on its calls; the
+      // next step sees their results.
+      lane.config.logger.warn(
+        `a2: generation ${generationId} of session ${sessionId} failed after recording tool calls (${streamed.error}); its step ends on those calls`,
+      )
+      return void (await close({
+        outcome: 'success',
+        finishReason: 'tool-calls',
+        error: clipped(streamed.error),
+        ...(streamed.usage ? { usage: streamed.usage } : {}),
+        modelId: step.model.modelId,
+        estimatedInputTokens: prompt.estimatedInputTokens,
+      }))
+    }
     await close({
       outcome: 'success',
       ...(streamed.finishReason === undefined ? {} : { finishReason: streamed.finishReason }),
@@ -393,7 +412,13 @@ async function streamStep(
   append: Append,
   writer: AtIndexWriter,
   firstContent: () => void,
-): Promise<{ finishReason?: string; error?: string; usage?: Record<string, unknown> }> {
+): Promise<{
+  finishReason?: string
+  error?: string
+  usage?: Record<string, unknown>
+  /** Whether it recorded a call of one of the agent's tools (not a provider-executed one). */
+  recordedCalls: boolean
+}> {
   const { generationId, signal } = context
   const active = state.active as NonNullable<AIState['active']>
   let sequence = 0
@@ -426,6 +451,7 @@ async function streamStep(
   let writeFailure: { error: unknown } | undefined
   let usage: PromiseLike<unknown> | undefined
   let contentSeen = false
+  let recordedCalls = false
   // A step that stops reading early (its output refused) ends its model call
   // too: the AI SDK would go on streaming it, overlapping the next attempt's.
   const reading = new AbortController()
@@ -458,6 +484,9 @@ async function streamStep(
         if (facts.length === 0) continue
         const pending = await batcher.drain()
         await append([...(pending.length > 0 ? [progress(pending)] : []), ...facts])
+        recordedCalls ||= facts.some(
+          (fact) => fact.type === 'ai.tool.called' && fact.payload.providerExecuted !== true,
+        )
       } catch (caught) {
         writeFailure = { error: caught }
         reading.abort()
@@ -478,7 +507,8 @@ async function streamStep(
   if (writeFailure) {
     // The model's own output, refused by the log, fails the step; anything
     // else (fenced out, the store) ends the attempt for the claim to decide.
-    if (isContentRefusal(writeFailure.error)) return { error: unstorable(writeFailure.error) }
+    if (isContentRefusal(writeFailure.error))
+      return { error: unstorable(writeFailure.error), recordedCalls }
     throw writeFailure.error
   }
   const used = usage
@@ -492,6 +522,7 @@ async function streamStep(
     ...(finishReason === undefined ? {} : { finishReason }),
     ...(error === undefined ? {} : { error }),
     ...(used ? { usage: used } : {}),
+    recordedCalls,
   }
 }
 

@@ -105,9 +105,40 @@ describe('model output that cannot be stored', () => {
     })
   })
 
-  it('a step whose output is too large to store fails the turn at once with the reason; its tool ran once; retry() runs the step again', async () => {
-    const { runs, ship } = countingTool()
+  it('a step whose output is too large to store fails the turn at once with the reason; retry() runs the step again', async () => {
     // Random text: the store compresses what it can, so only what cannot be compressed is too large.
+    const huge = randomBytes(400_000).toString('base64')
+    const scripted = scriptedModel([
+      [
+        { type: 'stream-start', warnings: [] },
+        { type: 'text-start', id: 't1' },
+        { type: 'text-delta', id: 't1', delta: huge },
+        { type: 'text-end', id: 't1' },
+        ...text('').slice(-1),
+      ],
+      text('Done, without the essay.'),
+    ])
+    const a = track(agent({ name: 'big', model: scripted.model, logger: quiet, retry: fast }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'write an essay')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.active?.phase).toBe('failed')
+    expect(state.active?.error).toMatch(/^A2 could not store the model's output/)
+    expect(state.active?.error).toMatch(/bytes after compression; the limit is/)
+    expect(scripted.calls).toHaveLength(1)
+    expect(state.deadLetters).toEqual([])
+
+    const turnId = state.active?.turnId as string
+    await a.session('s').append(...inputs.retry({ turnId, retryId: 'r1' }))
+    await a.runtime.idle()
+    const after = await a.session('s').state()
+    expect(after.state.active).toBeNull()
+    expect(textOf(after.state.messages.at(-1))).toBe('Done, without the essay.')
+    expect(scripted.calls).toHaveLength(2)
+  })
+
+  it('a step whose output is too large to store after it called a tool ends on that call, saying why: the tool runs once and the turn goes on, with no Retry to ask the model for it again', async () => {
+    const { runs, ship } = countingTool()
     const huge = randomBytes(400_000).toString('base64')
     const scripted = scriptedModel([
       [
@@ -120,7 +151,7 @@ describe('model output that cannot be stored', () => {
         { type: 'text-end', id: 't1' },
         ...toolCalls().slice(-1),
       ],
-      text('Done, without the essay.'),
+      text('Shipped, without the essay.'),
     ])
     const a = track(
       agent({ name: 'big', model: scripted.model, tools: { ship }, logger: quiet, retry: fast }),
@@ -128,20 +159,18 @@ describe('model output that cannot be stored', () => {
     await a.session('s').append(...inputs.message(userMessage('m1', 'ship o1 and write an essay')))
     await a.runtime.idle()
     const { state } = await a.session('s').state()
-    expect(state.active?.phase).toBe('failed')
-    expect(state.active?.error).toMatch(/^A2 could not store the model's output/)
-    expect(state.active?.error).toMatch(/bytes after compression; the limit is/)
-    expect(scripted.calls).toHaveLength(1)
+    expect(state.active).toBeNull()
+    expect(textOf(state.messages.at(-1))).toBe('Shipped, without the essay.')
     expect(runs.count).toBe(1)
-    expect(state.deadLetters).toEqual([])
-
-    const turnId = state.active?.turnId as string
-    await a.session('s').append(...inputs.retry({ turnId, retryId: 'r1' }))
-    await a.runtime.idle()
-    const after = await a.session('s').state()
-    expect(after.state.active).toBeNull()
-    expect(textOf(after.state.messages.at(-1))).toBe('Done, without the essay.')
     expect(scripted.calls).toHaveLength(2)
+    const completed = (await eventsOf(a, 's')).filter(
+      (event) => event.type === 'ai.generation.completed',
+    )
+    expect(completed[0]?.payload).toMatchObject({
+      outcome: 'success',
+      finishReason: 'tool-calls',
+      error: expect.stringMatching(/^A2 could not store the model's output/),
+    })
   })
 
   it('a model step whose lane keeps failing is given up after the retry policy attempts: the turn fails with the reason instead of "Starting…" forever, and retry() runs it once the cause is gone', async () => {
