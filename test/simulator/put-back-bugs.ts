@@ -54,8 +54,8 @@ export const PUT_BACK: Record<
     edits: [
       {
         file: 'ai/server/lanes/generation-lane.ts',
-        fixed:
-          'if (isContentRefusal(writeFailure.error)) return { error: unstorable(writeFailure.error) }',
+        fixed: `    if (isContentRefusal(writeFailure.error))
+      return { error: unstorable(writeFailure.error), recordedCalls }`,
         broken: '',
       },
       {
@@ -70,6 +70,41 @@ export const PUT_BACK: Record<
         file: 'ai/controller/dead-letter.ts',
         fixed: "lane === 'generation' ? stepToServe(state)?.requestId : undefined",
         broken: "lane === 'generation' && stepToServe ? undefined : undefined",
+      },
+    ],
+  },
+  'failed-step-retries-recorded-calls': {
+    says: "issue 33's intent oracle: a model stream that failed after it recorded a tool call failed its step, and Retry asked the model again for the same intent under a new call: the email went twice, while each call ran under its own key",
+    edits: [
+      {
+        file: 'ai/server/lanes/generation-lane.ts',
+        fixed: 'if (streamed.error !== undefined && !streamed.recordedCalls)',
+        broken: 'if (streamed.error !== undefined)',
+      },
+    ],
+  },
+  'key-of-provider-call-id': {
+    says: "issue 33's intent oracle: a tool call's idempotency key left out its model step, so every step's call_0 (providers reuse the IDs) shared one: the payment service took a later turn's charge for a retry of the first, and it never happened",
+    edits: [
+      {
+        file: 'ai/ids.ts',
+        fixed: "idempotentId('a2.tool-call', sessionId, life, call.generationId, call.toolCallId)",
+        broken: "idempotentId('a2.tool-call', sessionId, life, call.toolCallId)",
+      },
+    ],
+  },
+  'progress-conflict-dropped': {
+    says: "issue 33's content oracle: the at-index writer dropped a batch of streamed progress that lost the race for its index (it is only progress), and the transcript lost those words while every fold of the log agreed with itself",
+    edits: [
+      {
+        file: 'ai/server/lanes/at-index-writer.ts',
+        fixed: `          if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
+        }
+        await moveOn()`,
+        broken: `          if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
+          if (progress) return []
+        }
+        await moveOn()`,
       },
     ],
   },

@@ -49,6 +49,32 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
     )
   }, 60_000)
 
+  it("a step that failed after recording a tool call, so Retry asked the model again (issue 33's intent oracle): one turn's email sent twice", async () => {
+    // Seeds 151 and 169 of 1-200 find it: a stream that errors after its
+    // tool call, the turn failed, the user retries. Without effects counted
+    // per intent, no seed of 1-200 did: each call ran once, under its key.
+    const found = await findPutBackBug('failed-step-retries-recorded-calls', {
+      from: 150,
+      seeds: 5,
+    })
+    expect(found?.broken.join('\n')).toMatch(
+      /email performed 2 times .* for the one the model asked for/,
+    )
+  }, 60_000)
+
+  it("an idempotency key without its model step (issue 33's intent oracle): a later turn's charge deduplicated away", async () => {
+    // 9 of seeds 1-200 find it, the first 7; without the oracle none did
+    // (an effect existed under the call's key: the first turn's).
+    const found = await findPutBackBug('key-of-provider-call-id', { from: 1, seeds: 10 })
+    expect(found?.broken.join('\n')).toMatch(/its effect was never performed: its key was/)
+  }, 60_000)
+
+  it("streamed progress dropped when it lost the race for its index (issue 33's content oracle): the transcript lost words", async () => {
+    // 48 of seeds 1-200 find it, the first 4; without the oracle none did.
+    const found = await findPutBackBug('progress-conflict-dropped', { from: 1, seeds: 10 })
+    expect(found?.broken.join('\n')).toMatch(/which no model call produced/)
+  }, 60_000)
+
   it("the browsers read through the real client: one that does not rewind when its session's log was erased never catches up", async () => {
     const found = await findPutBackBug('sse-no-rewind', { seeds: 30 })
     // The log at #0 (erased), or at another life's head (erased and started over).

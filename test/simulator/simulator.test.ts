@@ -10,12 +10,13 @@ import {
   type SimulationOptions,
   simulate,
 } from '../../shared/testing/simulator/index.ts'
+import { brokenContent, brokenEffects } from '../../shared/testing/simulator/intent-oracle.ts'
 import { brokenInvariants, type SessionFacts } from '../../shared/testing/simulator/invariants.ts'
 import { seededRandom } from '../../shared/testing/simulator/random.ts'
 import { processClock } from '../../shared/testing/simulator/sim-clock.ts'
 import { simStore, storeCaller } from '../../shared/testing/simulator/sim-store.ts'
 import { THROTTLING_ERRORS, throttlingError } from '../../shared/testing/simulator/store-faults.ts'
-import { ToolLedger } from '../../shared/testing/simulator/workload-agent.ts'
+import { callOf, ToolLedger } from '../../shared/testing/simulator/workload-agent.ts'
 import { World } from '../../shared/testing/simulator/world.ts'
 import type { Timers } from '../../shared/timing/timers.ts'
 import { userMessage } from '../support/agent-log.ts'
@@ -220,8 +221,8 @@ describe('the invariants', () => {
     const broken = brokenInvariants(
       facts({
         spans: [
-          { sessionId: 's0', owner: 1, start: 1, end: 3, how: 'done' },
-          { sessionId: 's0', owner: 2, start: 2, end: 4, how: 'done' },
+          { sessionId: 's0', owner: 1, start: 1, end: 3, how: 'done', produced: [] },
+          { sessionId: 's0', owner: 2, start: 2, end: 4, how: 'done', produced: [] },
         ],
         tools,
       }),
@@ -260,6 +261,77 @@ describe('the invariants', () => {
       'an input request is still pending',
       'the handler of order-1 never ran',
       'the handler of order-2 never shipped its order',
+    ])
+  })
+
+  it("find effects per intent: a charge whose key another call used first, and one turn's charge done twice", () => {
+    const called = (index: number, gen: string, turnId: string) =>
+      event(index, `called-${gen}`, 'ai.tool.called', {
+        toolCallId: 'call_0',
+        toolName: 'charge',
+        generationId: gen,
+        turnId,
+      })
+    const output = (index: number, gen: string) =>
+      event(index, `result-${gen}`, 'ai.tool.result', {
+        toolCallId: 'call_0',
+        generationId: gen,
+        outcome: 'output',
+      })
+    const tools = new ToolLedger()
+    const run = (gen: string, key: string) => {
+      const call = callOf('charge', 's0', `called-${gen}`, '')
+      tools.keys.set(call, new Set([key]))
+      tools.runs.set(call, 1)
+      tools.perform('payments', 's0', key, call)
+    }
+    // Turn 1's call, then turn 2's under the same key (a key of the call ID
+    // alone: call_0 is every step's): the service deduplicates turn 2's away.
+    run('g1', 'k-call_0')
+    run('g2', 'k-call_0')
+    // Turn 3 asked again under a new call (a rerun step): two charges.
+    run('g3', 'k3')
+    run('g4', 'k4')
+    const events = [
+      called(1, 'g1', 't1'),
+      output(2, 'g1'),
+      called(3, 'g2', 't2'),
+      output(4, 'g2'),
+      called(5, 'g3', 't3'),
+      output(6, 'g3'),
+      called(7, 'g4', 't3'),
+      output(8, 'g4'),
+    ]
+    expect(brokenEffects({ sessionId: 's0', events, tools })).toEqual([
+      "charge call called-g2 has its output recorded, but its effect was never performed: its key was charge call called-g1's, whose payments effect it deduplicated to",
+      'turn t3: payments performed 2 times (calls called-g3, called-g4) for the one the model asked for',
+    ])
+  })
+
+  it('find content no model call produced: a step whose progress lost a chunk', () => {
+    const progress = (index: number, delta: string) =>
+      event(index, `progress-${index}`, 'ai.generation.progress', {
+        generationId: 'g1',
+        chunks: [{ type: 'text-delta', id: 't', delta }],
+      })
+    const completed = event(4, 'completed', 'ai.generation.completed', {
+      generationId: 'g1',
+      outcome: 'success',
+    })
+    const spans = [
+      {
+        sessionId: 's0',
+        owner: 1,
+        start: 1,
+        end: 2,
+        produced: [{ text: 'Hello, world.', toolCalls: [] }],
+      },
+    ]
+    const whole = [progress(1, 'Hello'), progress(2, ', '), progress(3, 'world.'), completed]
+    expect(brokenContent('s0', whole, spans)).toEqual([])
+    const lost = [progress(1, 'Hello'), progress(3, 'world.'), completed]
+    expect(brokenContent('s0', lost, spans)).toEqual([
+      'model step g1 recorded "Helloworld.", which no model call produced',
     ])
   })
 

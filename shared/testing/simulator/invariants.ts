@@ -6,6 +6,7 @@ import type { StoredEvent } from '../../log/event.ts'
 import type { StoredSnapshot } from '../../log/event-store.ts'
 import { brokenLogInvariants } from '../log-invariants.ts'
 import type { BrowserRecord } from './browser.ts'
+import { brokenContent, brokenEffects } from './intent-oracle.ts'
 import type { ModelSpan } from './sim-model.ts'
 import type { UserRecord } from './user.ts'
 import type { ToolLedger } from './workload-agent.ts'
@@ -115,34 +116,7 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   // Tools within the seeds: one key per logical call; keyed effects and
   // durable steps once; a 'report' tool at most once; an approval-gated
   // tool never without an approval.
-  const calls = new Map<string, string>()
-  for (const event of events) {
-    if (event.type !== 'ai.tool.called') continue
-    const { toolCallId, generationId } = event.payload as {
-      toolCallId: string
-      generationId: string
-    }
-    calls.set(event.id, `${generationId}\u0000${toolCallId}`)
-  }
-  const outputs = new Set(
-    events
-      .filter((event) => event.type === 'ai.tool.result')
-      .filter((event) => (event.payload as { outcome: string }).outcome === 'output')
-      .map((event) => {
-        const { toolCallId, generationId } = event.payload as {
-          toolCallId: string
-          generationId: string
-        }
-        return `${generationId}\u0000${toolCallId}`
-      }),
-  )
   const policies = facts.policies ?? WORKLOAD_POLICIES
-  const services: Record<string, (key: string) => string> = policies.workload
-    ? {
-        charge: (key) => `payments\u0000${sessionId}\u0000${key}`,
-        email: (key) => `email\u0000${sessionId}\u0000${key}:email`,
-      }
-    : {}
   for (const [call, keys] of facts.tools.keys) {
     const [toolName = '', session, calledId = ''] = call.split('\u0000')
     if (session !== sessionId) continue
@@ -152,15 +126,12 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     if (policies.report.includes(toolName) && runs > 1) {
       broken.push(`${toolName} (toolRecovery: 'report') ran ${runs} times for call ${calledId}`)
     }
-    const service = services[toolName]
-    const identity = calls.get(calledId)
-    if (service && identity && outputs.has(identity)) {
-      for (const key of keys) {
-        if (!facts.tools.effects.has(service(key)))
-          broken.push(`${toolName} call ${calledId} has its output recorded, but no effect`)
-      }
-    }
   }
+  // Per intent, not per call: each recorded charge or email done by its
+  // own call, once a turn, none for a call the log lacks; each successful
+  // step's content what the model produced.
+  if (policies.workload) broken.push(...brokenEffects({ sessionId, events, tools: facts.tools }))
+  broken.push(...brokenContent(sessionId, events, facts.spans))
   const approved = approvalsApplied(events)
   // The log's life's runs: an erased life's approvals are gone with it.
   const life = events[0]?.life

@@ -28,6 +28,18 @@ export interface ModelSpan {
   how?: string
   /** Open while its process was frozen, or opened as it thawed: it may overlap a takeover's. */
   frozen?: boolean
+  /**
+   * What the call streamed to its reader, the content oracle's truth: as
+   * it stood after each tool call (where a takeover may close the step on
+   * the calls recorded so far), and whole once it sent its `finish`.
+   */
+  produced: ModelOutput[]
+}
+
+/** A model call's content: its text (every text delta, in order) and its tool calls. */
+export interface ModelOutput {
+  text: string
+  toolCalls: { toolName: string; input: string }[]
 }
 
 /** The model calls of a run, numbered in the order they start and end. */
@@ -36,7 +48,7 @@ export class ModelSpans {
   private clock = 0
 
   open(sessionId: string, owner: number): ModelSpan {
-    const span = { sessionId, owner, start: ++this.clock }
+    const span: ModelSpan = { sessionId, owner, start: ++this.clock, produced: [] }
     this.spans.push(span)
     return span
   }
@@ -215,7 +227,9 @@ function faulty(
   }
   if (faults.strikes('model.error-mid-stream')) {
     say('model.error-mid-stream')
-    const at = faults.between(1, Math.max(1, planned.length - 2))
+    // Anywhere after the stream's start, its finish too: an error after a
+    // tool call, once the call is recorded and its tool may have run.
+    const at = faults.between(1, Math.max(1, planned.length - 1))
     planned.splice(at, planned.length - at, {
       type: 'error',
       error: new Error('The stream ended early: connection reset by peer'),
@@ -242,6 +256,7 @@ function partStream(
   spans: ModelSpans,
 ): ReadableStream<LanguageModelV4StreamPart> {
   let next = 0
+  const output: ModelOutput = { text: '', toolCalls: [] }
   // An aborted call is over when it aborts, as a fetch's connection closes then.
   if (signal?.aborted) spans.close(span, 'aborted')
   signal?.addEventListener('abort', () => spans.close(span, 'aborted'), { once: true })
@@ -270,6 +285,11 @@ function partStream(
         await world.call(owner, `model read(${part.type})`, random.between(1, 20), () => undefined)
         if (signal?.aborted) continue
         controller.enqueue(part)
+        if (part.type === 'text-delta') output.text += part.delta
+        if (part.type === 'tool-call')
+          output.toolCalls.push({ toolName: part.toolName, input: part.input })
+        if (part.type === 'tool-call' || part.type === 'finish')
+          span.produced.push({ text: output.text, toolCalls: [...output.toolCalls] })
         // The provider has sent all it will: the call is over, whenever its reader looks again.
         if (part.type === 'finish' || part.type === 'error')
           spans.close(span, part.type === 'finish' ? 'done' : 'error part')

@@ -22,26 +22,39 @@ export class ToolLedger {
   readonly keys = new Map<string, Set<string>>()
   /** Effects performed by a service that deduplicates: `service \0 session \0 key` -> times. */
   readonly effects = new Map<string, number>()
+  /**
+   * Who performed each effect: the logical call (`tool \0 session \0 call ID \0 life`)
+   * or handled event whose run got there first. Another call under the
+   * same key is deduplicated away: its intent was never carried out.
+   */
+  readonly performedBy = new Map<string, string>()
   /** Raw runs of a `ctx.step` body: `session \0 key` -> times. */
   readonly stepBodies = new Map<string, number>()
   /** The app handler's runs: `session \0 handled event ID \0 life` -> the idempotency keys they saw. */
   readonly handled = new Map<string, Set<string>>()
 
-  ran(toolName: string): { sessionId: string; key: string } {
+  ran(toolName: string): { sessionId: string; key: string; call: string } {
     const ctx = handlerContext()
-    const call = `${toolName}\u0000${ctx.session.id}\u0000${ctx.event.id}\u0000${ctx.event.life}`
+    const call = callOf(toolName, ctx.session.id, ctx.event.id, ctx.event.life)
     this.runs.set(call, (this.runs.get(call) ?? 0) + 1)
     const keys = this.keys.get(call) ?? new Set()
     keys.add(ctx.idempotencyKey)
     this.keys.set(call, keys)
-    return { sessionId: ctx.session.id, key: ctx.idempotencyKey }
+    return { sessionId: ctx.session.id, key: ctx.idempotencyKey, call }
   }
 
-  /** A service that, like Stripe's, performs once per idempotency key. */
-  perform(service: string, sessionId: string, key: string): void {
+  /** A service that, like Stripe's, performs once per idempotency key (for `by`, a logical call). */
+  perform(service: string, sessionId: string, key: string, by: string): void {
     const effect = `${service}\u0000${sessionId}\u0000${key}`
-    if (!this.effects.has(effect)) this.effects.set(effect, 1)
+    if (this.effects.has(effect)) return
+    this.effects.set(effect, 1)
+    this.performedBy.set(effect, by)
   }
+}
+
+/** A logical tool call's name in the ledger: its tool, session, `ai.tool.called` ID and life. */
+export function callOf(toolName: string, sessionId: string, callId: string, life: string): string {
+  return `${toolName}\u0000${sessionId}\u0000${callId}\u0000${life}`
 }
 
 /**
@@ -69,8 +82,8 @@ export function workloadAgentOptions(
       description: 'Charge the customer',
       inputSchema: z.object({ amount: z.number() }),
       execute: async ({ amount }) => {
-        const { sessionId, key } = ledger.ran('charge')
-        ledger.perform('payments', sessionId, key)
+        const { sessionId, key, call } = ledger.ran('charge')
+        ledger.perform('payments', sessionId, key, call)
         return { chargeId: `ch_${amount}` }
       },
     }),
@@ -78,12 +91,12 @@ export function workloadAgentOptions(
       description: 'Email the customer',
       inputSchema: z.object({ to: z.string() }),
       execute: async ({ to }) => {
-        const { sessionId, key } = ledger.ran('email')
+        const { sessionId, key, call } = ledger.ran('email')
         const ctx = handlerContext()
         const sent = await ctx.step('send', () => {
           const body = `${sessionId}\u0000${key}`
           ledger.stepBodies.set(body, (ledger.stepBodies.get(body) ?? 0) + 1)
-          ledger.perform('email', sessionId, `${key}:email`)
+          ledger.perform('email', sessionId, `${key}:email`, call)
           return { messageId: `mail-${to}` }
         })
         return sent
@@ -163,7 +176,7 @@ export function workloadAgentOptions(
       keys.add(idempotencyKey)
       ledger.handled.set(handled, keys)
       await world.sleep(owner(), 30)
-      ledger.perform('shipping', session.id, idempotencyKey)
+      ledger.perform('shipping', session.id, idempotencyKey, handled)
     },
   }
   return {
