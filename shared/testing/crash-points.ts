@@ -25,6 +25,13 @@ export interface CrashPointsOptions<Tools extends ToolSet = ToolSet> {
   store?: (now: () => number) => EventStore | Promise<EventStore>
   /** Which points to crash at: all (default), a number of them spread evenly, or a list. */
   points?: 'all' | { sample: number } | readonly number[]
+  /**
+   * Also freeze the process at each point rather than kill it: its claims
+   * run out and its message comes back, a second process takes its work
+   * over and settles, then the first thaws and goes on with what it knew
+   * (a takeover while the first still writes). Doubles the runs.
+   */
+  freeze?: boolean
   sessionId?: string
   /** Called after each crashed run (`run` of `of`), e.g. to print progress of a long matrix. */
   onRun?: (progress: { run: number; of: number; point: number; failures: number }) => void
@@ -35,6 +42,8 @@ export interface CrashFailure {
   point: number
   /** What the process was doing: e.g. `after store.append(tool.called)`. */
   label: string
+  /** Frozen there while a second process took over, not killed. */
+  frozen?: true
   invariant: string
   detail: string
 }
@@ -102,17 +111,20 @@ export async function crashPoints<Tools extends ToolSet>(
     return report
   }
   const chosen = pointsToRun(options.points, baseline.labels.length)
-  for (const [position, point] of chosen.entries()) {
-    const crashed = await runConversation(run, point)
+  const modes = options.freeze ? [false, true] : [false]
+  const runs = chosen.flatMap((point) => modes.map((freeze) => ({ point, freeze })))
+  for (const [position, { point, freeze }] of runs.entries()) {
+    const crashed = await runConversation(run, point, { freeze })
     report.runs++
-    const label = crashed.crash ? (baseline.labels[point - 1] ?? '') : 'not reached'
+    const reached = crashed.crash !== undefined || crashed.frozen !== undefined
+    const label = reached ? (baseline.labels[point - 1] ?? '') : 'not reached'
     for (const broken of brokenInvariants(baseline, crashed)) {
-      failures.push({ point, label, ...broken })
+      failures.push({ point, label, ...(freeze ? { frozen: true as const } : {}), ...broken })
       if (broken.invariant === 'no effect duplicated') report.duplicatedEffects++
       if (broken.invariant === 'no event lost') report.lostEvents++
       if (broken.invariant === 'the conversation completes') report.stuckSessions++
     }
-    options.onRun?.({ run: position + 1, of: chosen.length, point, failures: failures.length })
+    options.onRun?.({ run: position + 1, of: runs.length, point, failures: failures.length })
   }
   return report
 }
@@ -127,7 +139,7 @@ export async function expectCrashSafe<Tools extends ToolSet>(
       .slice(0, 20)
       .map(
         (failure) =>
-          `- crash point ${failure.point} (${failure.label}): ${failure.invariant}: ${failure.detail}`,
+          `- ${failure.frozen ? 'frozen' : 'crash'} point ${failure.point} (${failure.label}): ${failure.invariant}: ${failure.detail}`,
       )
     const more = report.failures.length > 20 ? [`- and ${report.failures.length - 20} more`] : []
     throw new Error(

@@ -22,32 +22,68 @@ export class CrashError extends Error {
 /**
  * One process's crash points, counted in the order it reaches them. With
  * `crashAt`, the process dies at that point: the point throws `CrashError`,
- * and so does every later port call.
+ * and so does every later port call. With `freeze` too, it does not die
+ * there: it stops (a long GC pause, a starved VM) until `thaw()`, then goes
+ * on with what it knew, while another process may have taken its work over.
  */
 export class CrashPoints {
   readonly labels: string[] = []
   crashed: CrashError | undefined
   readonly crashAt: number | undefined
+  /** Where the process froze, once it did. */
+  frozenAt: string | undefined
+  /** Resolves as the process freezes. */
+  readonly froze: Promise<void>
+  private readonly freeze: boolean
+  private heard: () => void = () => {}
+  private release: () => void = () => {}
+  private readonly thawed: Promise<void>
+  private thawedYet = false
 
-  constructor(crashAt?: number) {
+  constructor(crashAt?: number, { freeze = false }: { freeze?: boolean } = {}) {
     this.crashAt = crashAt
+    this.freeze = freeze
+    this.froze = new Promise((resolve) => {
+      this.heard = resolve
+    })
+    this.thawed = new Promise((resolve) => {
+      this.release = resolve
+    })
   }
 
-  /** A durable boundary: throws when the process dies here or died before. */
-  point(label: string): void {
+  /**
+   * A durable boundary: throws when the process dies here or died before;
+   * a promise to wait on when it freezes here (until `thaw()`).
+   */
+  point(label: string): Promise<void> | undefined {
     if (this.crashed) throw this.crashed
     this.labels.push(label)
-    if (this.labels.length === this.crashAt) {
-      this.crashed = new CrashError(this.labels.length, label)
-      throw this.crashed
+    if (this.labels.length !== this.crashAt) return undefined
+    if (this.freeze) {
+      this.frozenAt = label
+      this.heard()
+      return this.thawed
     }
+    this.crashed = new CrashError(this.labels.length, label)
+    throw this.crashed
+  }
+
+  /** The frozen process goes on. */
+  thaw(): void {
+    this.thawedYet = true
+    this.release()
+  }
+
+  /** While frozen, anything else the process would do waits too: a frozen process runs nothing. */
+  stillFrozen(): Promise<void> | undefined {
+    return this.frozenAt !== undefined && !this.thawedYet ? this.thawed : undefined
   }
 
   /** A call with a point before it and after it (the call's effect is durable, the process dies). */
   async around<T>(label: string, call: () => Promise<T>): Promise<T> {
-    this.point(`before ${label}`)
+    await this.point(`before ${label}`)
     const result = await call()
-    this.point(`after ${label}`)
+    await this.point(`after ${label}`)
     return result
   }
 }
@@ -141,13 +177,16 @@ export function crashingTools<Tools extends ToolSet>(tools: Tools, points: Crash
     wrapped[name] = {
       ...definition,
       execute: (input: unknown, options: unknown) => {
-        points.point(`${name}.execute start`)
-        const output = (execute as (input: unknown, options: unknown) => unknown)(input, options)
-        if (!(output instanceof Promise)) return output
-        return output.then((value) => {
-          points.point(`${name}.execute return`)
-          return value
-        })
+        const run = () => {
+          const output = (execute as (input: unknown, options: unknown) => unknown)(input, options)
+          if (!(output instanceof Promise)) return output
+          return output.then(async (value) => {
+            await points.point(`${name}.execute return`)
+            return value
+          })
+        }
+        const frozen = points.point(`${name}.execute start`)
+        return frozen ? frozen.then(run) : run()
       },
     } as Tool
   }
@@ -164,15 +203,16 @@ export function crashingModel(model: LanguageModelV4, points: CrashPoints): Lang
     supportedUrls: model.supportedUrls,
     doGenerate: (options) => model.doGenerate(options),
     async doStream(options) {
-      points.point('model.doStream')
+      await points.point('model.doStream')
       const result = await model.doStream(options)
       return {
         ...result,
         stream: result.stream.pipeThrough(
           new TransformStream<LanguageModelV4StreamPart, LanguageModelV4StreamPart>({
             transform(part, controller) {
-              points.point(`model read(${part.type})`)
-              controller.enqueue(part)
+              const frozen = points.point(`model read(${part.type})`)
+              if (!frozen) return controller.enqueue(part)
+              return frozen.then(() => controller.enqueue(part))
             },
           }),
         ),

@@ -97,6 +97,8 @@ export interface CrashRun {
   /** The points the run's processes reached, in order; the crash is the last of the first process. */
   labels: string[]
   crash: CrashError | undefined
+  /** Where the first process froze (with `freeze`): a second one took over beside it. */
+  frozen: string | undefined
   events: StoredEvent[]
   state: AIState
   /** Every event an append returned, as it returned it: none may be lost. */
@@ -128,6 +130,8 @@ interface Process {
   waiting: { wakeUp: WakeUp; running: Promise<RunResult> }[]
   /** Wake-ups held by this process's own waiting runs: run again after them. */
   heldBehind: WakeUp[]
+  /** The wake-up it runs now: the queue delivers it again once its lease runs out. */
+  current?: WakeUp
 }
 
 /**
@@ -161,10 +165,17 @@ export function positionalModel(
   }
 }
 
-/** Runs the conversation once; with `crashAt`, the first process dies at that point and a fresh one recovers. */
+/**
+ * Runs the conversation once; with `crashAt`, the first process dies at
+ * that point and a fresh one recovers. With `freeze`, it does not die: it
+ * stops there while its claims run out, a fresh one takes its work over
+ * and settles, and then it thaws and goes on with what it knew beside the
+ * new one (a takeover while the first still writes).
+ */
 export async function runConversation<Tools extends ToolSet>(
   options: CrashRunOptions<Tools>,
   crashAt?: number,
+  { freeze = false }: { freeze?: boolean } = {},
 ): Promise<CrashRun> {
   let time = Date.UTC(2026, 0, 1)
   const now = () => time
@@ -179,7 +190,6 @@ export async function runConversation<Tools extends ToolSet>(
   const stuck: string[] = []
   for (const ledger of options.effects) ledger.reset()
   const sessionId = options.sessionId
-  const model = positionalModel(options.model, store, sessionId)
 
   const dispatcher = {
     async wake(wakeUps: readonly WakeUp[]) {
@@ -203,13 +213,14 @@ export async function runConversation<Tools extends ToolSet>(
     },
   }
 
-  function start(crashPoint?: number): Process {
-    const points = new CrashPoints(crashPoint)
+  function start(crashPoint?: number, freezing = false): Process {
+    const points = new CrashPoints(crashPoint, { freeze: freezing })
     const definition = options.agent
     const generation = definition.harness?.generation
     const a = agent({
       ...definition,
-      model: crashingModel(model, points),
+      // Each process its own provider connection: a frozen one's open stream holds no other's.
+      model: crashingModel(positionalModel(options.model, store, sessionId), points),
       ...(definition.tools ? { tools: crashingTools(definition.tools, points) } : {}),
       store: crashingStore(store, points, (_sessionId, events) => appended.push(...events)),
       dispatcher: crashingDispatcher(dispatcher, points),
@@ -237,6 +248,7 @@ export async function runConversation<Tools extends ToolSet>(
   async function settle(process: Process): Promise<void> {
     const failures = new Map<string, number>()
     for (let runs = 0; ; runs++) {
+      await process.points.stillFrozen()
       if (process.points.crashed) throw process.points.crashed
       if (runs > MAX_WAKE_UPS) {
         stuck.push(`more than ${MAX_WAKE_UPS} wake-ups: a livelock`)
@@ -244,6 +256,7 @@ export async function runConversation<Tools extends ToolSet>(
       }
       let wakeUp = queue.shift()
       let running: Promise<RunResult>
+      process.current = wakeUp
       if (wakeUp) running = runOf(process, wakeUp)
       else {
         const due = timers.findIndex((timer) => timer.at <= time)
@@ -354,15 +367,69 @@ export async function runConversation<Tools extends ToolSet>(
     if (batch.length > 0) await session.append(...batch)
   }
 
-  let process = start(crashAt)
   const dead: Agent[] = []
+  let frozen: string | undefined
+
+  /**
+   * Waits for `work` of `first` (its settling, or a user's request it
+   * serves); should it freeze meanwhile, its claims run out and the message
+   * it holds comes back, a second process takes over (`redo`: it settles,
+   * or serves the user's request sent again) and settles, then the first
+   * thaws and goes on beside it with what it knew. Resolves to the process
+   * the conversation goes on with.
+   */
+  async function beside(
+    first: Process,
+    work: Promise<void>,
+    redo: (second: Process) => Promise<void>,
+  ): Promise<Process> {
+    if (!freeze || frozen !== undefined) {
+      await work
+      return first
+    }
+    const working = work.then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    )
+    const result = await Promise.race([working, first.points.froze.then(() => 'frozen' as const)])
+    if (result !== 'frozen') {
+      if (result) throw result.error
+      return first
+    }
+    frozen = first.points.frozenAt
+    time += CLAIM_TTL_MS + 1
+    if (first.current) queue.unshift(first.current)
+    // It thaws once the takeover has settled, and writes on with what it
+    // knew. (Thawing it mid-takeover needs live claims beside the kit's
+    // time jumps: a held claim's owner is taken for dead, its claim expired.)
+    const second = start()
+    queue.push({ sessionId, lane: 'admission', key: RECOVER_KEY })
+    await redo(second)
+    await settle(second)
+    first.points.thaw()
+    // What the thawed process does is its own: its writes may fail (fenced
+    // out, a life it no longer knows), as a real container's would.
+    await working
+    labels.push(...first.points.labels)
+    dead.push(first.a)
+    await settle(second)
+    return second
+  }
+
+  let process = start(crashAt, freeze)
   let crash: CrashError | undefined
   let position = 0
   for (;;) {
     try {
-      await settle(process)
+      process = await beside(process, settle(process), (second) => settle(second))
       if (position === options.conversation.length) break
-      await perform(process.a, options.conversation[position] as ConversationAction, position)
+      const action = options.conversation[position] as ConversationAction
+      const serving = process
+      serving.current = undefined
+      process = await beside(serving, perform(serving.a, action, position), (second) =>
+        // The user's request hangs on a frozen server: they send it again.
+        perform(second.a, action, position),
+      )
       if (process.points.crashed) throw process.points.crashed
       position++
     } catch (error) {
@@ -387,6 +454,7 @@ export async function runConversation<Tools extends ToolSet>(
   return {
     labels,
     crash,
+    frozen,
     events,
     state,
     appended,

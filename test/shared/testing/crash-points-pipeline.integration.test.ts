@@ -84,11 +84,8 @@ class LabelledPoints extends CrashPoints {
     this.onDeath = onDeath
   }
 
-  override point(label: string): void {
-    if (this.crashed || label !== this.crashLabel) {
-      super.point(label)
-      return
-    }
+  override point(label: string): Promise<void> | undefined {
+    if (this.crashed || label !== this.crashLabel) return super.point(label)
     this.labels.push(label)
     this.crashed = new CrashError(this.labels.length, label)
     this.onDeath()
@@ -256,6 +253,7 @@ async function runInPipeline(
   return {
     labels: run.points.labels,
     crash: run.points.crashed,
+    frozen: undefined,
     events,
     state,
     appended: run.appended,

@@ -62,6 +62,30 @@ describe("the crash kit's conversation", () => {
   })
 })
 
+describe('a process frozen at a crash point', () => {
+  it('stops there while a second process takes its step over, then thaws and writes on: the step is taken over once, nothing is stuck, the charge as without the freeze', async () => {
+    const run = {
+      agent: agentDefinition,
+      effects,
+      ...approvedCharge,
+      sessionId: 'frozen',
+      store: (now: () => number) => memoryEventStore({ now }),
+    }
+    const baseline = await runConversation(run)
+    const point = baseline.labels.indexOf('model read(finish)') + 1
+    expect(point).toBeGreaterThan(0)
+    const frozen = await runConversation(run, point, { freeze: true })
+    expect(frozen.frozen).toBe('model read(finish)')
+    expect(frozen.crash).toBeUndefined()
+    const superseded = frozen.events.filter((event) => event.type === 'ai.generation.superseded')
+    expect(superseded.map((event) => (event.payload as { reason: string }).reason)).toEqual([
+      'attempt 2 took over',
+    ])
+    expect(frozen.stuck).toEqual([])
+    expect(frozen.effects.payments).toEqual(baseline.effects.payments)
+  })
+})
+
 describe('every crash point of a conversation (memory store)', () => {
   it('Given a charge that needs approval, When the process dies at any point, Then the card is charged exactly once and the transcript is the uncrashed one', async () => {
     const report = await crashPoints({ agent: agentDefinition, effects, ...approvedCharge })
@@ -94,6 +118,27 @@ describe('every crash point of a conversation (memory store)', () => {
     const report = await crashPoints({ agent: compactingAgent, effects, ...compactedTurns })
     expectSafe(report)
     expect(report.labels).toContain('before store.append(compaction.completed)')
+  }, 120_000)
+
+  it('Given a charge that needs approval, When the process freezes at any point instead (a takeover settles beside it, then it thaws and writes on), Then the card is charged exactly once and the transcript is the uncrashed one', async () => {
+    const report = await crashPoints({
+      agent: agentDefinition,
+      effects,
+      ...approvedCharge,
+      freeze: true,
+    })
+    expect(report.failures).toEqual([])
+    expect(report.runs).toBe(2 * report.points + 1)
+  }, 120_000)
+
+  it("Given a 'report' tool, When the process freezes at any point, Then its command ran at most once", async () => {
+    const report = await crashPoints({
+      agent: agentDefinition,
+      effects,
+      ...reportedCommand,
+      freeze: true,
+    })
+    expect(report.failures).toEqual([])
   }, 120_000)
 
   it('totals the runs (the figures in docs/runtime.md)', () => {
