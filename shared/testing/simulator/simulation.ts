@@ -133,6 +133,10 @@ export interface SimulationReport {
     restarts: number
     messages: number
     timersFired: number
+    /** Reducer snapshots the run's processes wrote (a cold read folded 100 events or more past the last). */
+    snapshotsWritten: number
+    /** The run's cold reads by processes that started from a stored snapshot (the snapshot read path). */
+    snapshotsRead: number
     faults: Partial<Record<FaultKind, number>>
   }
 }
@@ -228,6 +232,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const spans = new ModelSpans()
   const ledger = new ToolLedger()
   const returned = new Map<string, { id: string; index: number; life: string }[]>()
+  const snapshots = { read: 0, written: 0 }
   const wakeUpLedger = new WakeUpLedger()
   const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
   const effects = new EffectRuns()
@@ -272,6 +277,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         world.after(latency.between(50, 800), undefined, () => queues.send(owed, 'router'))
       },
       failed: () => wakeUpLedger.excuse(owner, world.time),
+      snapshot: (_sessionId, how) => snapshots[how]++,
       returned(sessionId, events) {
         returned.set(sessionId, [
           ...(returned.get(sessionId) ?? []),
@@ -408,6 +414,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       )
     }
     const end = await world.run()
+    // What the run's processes did (the checks' own reads of the sessions come after).
+    const snapshotsInRun = { ...snapshots }
 
     // The checks: no more faults or crashes; what the processes say is read through the world.
     faults.calm = true
@@ -456,6 +464,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         restarts: [...records.values()].reduce((sum, record) => sum + record.lives - 1, 0),
         messages: queues.sent,
         timersFired: timers.fired,
+        snapshotsWritten: snapshotsInRun.written,
+        snapshotsRead: snapshotsInRun.read,
         faults: { ...faults.injected },
       },
     }
