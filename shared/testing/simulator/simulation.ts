@@ -383,14 +383,21 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   async function runAndCheck(): Promise<SimulationReport> {
     const records = new Map<string, UserRecord>()
     const browsers = new Map<string, BrowserRecord>()
-    const context = { world, pool, random: schedule.fork('users'), ...(say ? { say } : {}) }
+    const away = new Map<string, Promise<void>>()
+    const context = {
+      world,
+      pool,
+      random: schedule.fork('users'),
+      away,
+      ...(say ? { say } : {}),
+    }
     for (const plan of plans) {
       const played = playSession(context, plan)
       // Each session's browser from its own stream (a replay of one session keeps it).
       const browsing = random.fork(`browser ${plan.sessionId}`)
       // Browsers on the memory store only: another store's tail may poll on real time.
       if (options.store === undefined && browsing.chance(0.6)) {
-        void browse({ world, pool, random: browsing, store }, plan.sessionId, played).then(
+        void browse({ world, pool, random: browsing, store, away }, plan.sessionId, played).then(
           (record) => browsers.set(plan.sessionId, record),
           (error: unknown) =>
             browsers.set(plan.sessionId, {

@@ -3,6 +3,7 @@ import { inputs } from '../../ai/inputs/inputs.ts'
 import type { Agent } from '../../ai/server/agent.ts'
 import type { AIState, PendingApproval, PendingInput } from '../../ai/state/ai-state.ts'
 import type { EventInput } from '../../log/event.ts'
+import { DEFAULT_SNAPSHOT_EVERY as SNAPSHOT_EVERY } from '../../log/event-log.ts'
 import { messageOf } from '../../log/message-of.ts'
 import type { StateSnapshot } from '../../log/reducer.ts'
 import type { Random } from './random.ts'
@@ -16,6 +17,8 @@ const REQUEST_TIMEOUT_MS = 15_000
 const REQUEST_ATTEMPTS = 6
 /** How long a turn may take before the user (and the run) calls it stuck. */
 const TURN_TIMEOUT_MS = 45 * 60_000
+/** How long a sandbox serves nothing before Lambda reclaims it (at a long session's break). */
+const IDLE_RECLAIM_MS = 10 * 60_000
 
 /** What a user saw of their session: for the checks. */
 export interface UserRecord {
@@ -46,6 +49,8 @@ export interface UserContext {
   random: Random
   /** What the user says to start a turn (default: `turnText()`, what the workload's model reads). */
   say?: (sessionId: string, turn: number, kind: string) => string
+  /** Sessions whose user stepped away, until they are back: their page is closed meanwhile. */
+  away?: Map<string, Promise<void>>
 }
 
 /**
@@ -61,6 +66,8 @@ export async function playSession(context: UserContext, plan: SessionPlan): Prom
   const record = emptyRecord(plan.sessionId)
   const user = new User(context, plan.sessionId, record)
   await context.world.sleep(undefined, plan.startMs)
+  let played: TurnPlan | undefined
+  let away = false
   for (const [index, turn] of plan.turns.entries()) {
     if (index === plan.restartAt) {
       if (!(await user.settle(plan.turns[index - 1]))) {
@@ -70,13 +77,30 @@ export async function playSession(context: UserContext, plan: SessionPlan): Prom
       // Starting over: what the user knew of the old life is gone with it.
       if (await user.erase()) user.startOver()
     }
+    if (plan.long && index >= plan.long.from) {
+      // A long session: one turn after its breaks, it is done.
+      if (away) break
+      if (user.head >= SNAPSHOT_EVERY) {
+        away = true
+        for (const ms of plan.long.awayMs) {
+          if (!(await user.settle(played))) {
+            record.problems.push(
+              `the session did not settle within ${TURN_TIMEOUT_MS} ms, to leave`,
+            )
+            return record
+          }
+          await user.stepAway(ms, IDLE_RECLAIM_MS)
+        }
+      }
+    }
     const ended = await user.playTurn(index, turn)
+    played = turn
     if (!ended) {
       record.problems.push(`turn ${index} (${turn.kind}) did not end within ${TURN_TIMEOUT_MS} ms`)
       return record
     }
   }
-  if (!(await user.settle(plan.turns.at(-1)))) {
+  if (!(await user.settle(played))) {
     record.problems.push(`the session did not settle within ${TURN_TIMEOUT_MS} ms of its last turn`)
     return record
   }
@@ -145,6 +169,7 @@ class User {
       agent.session(this.sessionId).state(),
     )) as StateSnapshot<AIState> | undefined
     if (snapshot?.life !== undefined) this.life ??= snapshot.life
+    if (snapshot) this.head = snapshot.index
     return snapshot
   }
 
@@ -172,6 +197,8 @@ class User {
   /** Answers on their way (late, or a second one): the user is not done before they land. */
   private answering = 0
   private readonly stopped = new Set<string>()
+  /** The log's index as the user last saw it. */
+  head = 0
   /** The session's life as the user last saw it (undefined before the first event, and after an erase). */
   private life: string | undefined
   private readonly answered = new Set<string>()
@@ -425,6 +452,18 @@ class User {
       }
     }
     return false
+  }
+
+  /** The user stays away `ms`; meanwhile the pool reclaims the sandboxes idle for `idleMs`. */
+  async stepAway(ms: number, idleMs: number): Promise<void> {
+    const { world, pool, away } = this.context
+    this.say(`steps away for ${ms} ms`)
+    const back = world.sleep(undefined, ms)
+    away?.set(this.sessionId, back)
+    await back
+    away?.delete(this.sessionId)
+    const reclaimed = pool.reclaimIdle(idleMs)
+    this.say(`is back (${reclaimed} idle processes reclaimed)`)
   }
 
   /** The session's next life: what the checks hold the user to is what they do from here. */

@@ -78,7 +78,21 @@ export interface SessionPlan {
    * one live on with what they remember of it.
    */
   restartAt?: number
+  /**
+   * A long session: its turns from `from` on are played only until the log
+   * passes the snapshot interval (then one more). There the user steps
+   * away twice (`awayMs`), once the session is quiet, long enough that the
+   * pool reclaims its idle sandboxes: the cold ones that replace them read
+   * the session anew, the first writing a reducer snapshot, the next
+   * reading it.
+   */
+  long?: { from: number; awayMs: [number, number] }
 }
+
+/** The share of sessions that are long: played past the log's snapshot interval, with breaks. */
+export const LONG_SESSION_SHARE = 0.1
+/** A long session's turns beyond its drawn ones, at most. */
+const LONG_SESSION_TURNS = 12
 
 export interface WorkloadOptions {
   sessions: number
@@ -95,23 +109,37 @@ export function planSessions(random: Random, options: WorkloadOptions): SessionP
   return Array.from({ length: options.sessions }, (_, index) => {
     const next = random.fork(`session ${index}`)
     const count = next.between(1, options.turns)
-    const plan = {
+    const plan: SessionPlan = {
       sessionId: `s${index}`,
       startMs: next.between(0, options.spreadMs ?? 3_000),
-      turns: Array.from({ length: count }, () => ({
-        kind: next.pick(kinds),
-        lateMs: next.between(50, 4_000),
-        approve: next.chance(0.7),
-        answerTwice: next.chance(0.3),
-        retry: next.chance(0.7),
-        queueEdit: next.pick(['none', 'edit', 'remove'] as const),
-        delayMs: next.between(1_000, 90_000),
-      })),
+      turns: Array.from({ length: count }, () => drawTurn(next, kinds)),
       erase: next.chance(0.15),
     }
     // Drawn after the rest, so the sessions' other draws stay as they were.
     const restarts = next.chance(0.3)
     const restartAt = next.between(1, Math.max(1, count - 1))
-    return restarts && count >= 2 ? { ...plan, restartAt } : plan
+    if (restarts && count >= 2) plan.restartAt = restartAt
+    // A long session: more turns, played until the log passes the snapshot interval.
+    if (next.chance(LONG_SESSION_SHARE)) {
+      for (let n = 0; n < LONG_SESSION_TURNS; n++) plan.turns.push(drawTurn(next, kinds))
+      plan.long = {
+        from: count,
+        awayMs: [next.between(15, 40) * 60_000, next.between(15, 40) * 60_000],
+      }
+    }
+    return plan
   })
+}
+
+/** One turn's plan (its draws in this order: a seed's plan depends on it). */
+function drawTurn(next: Random, kinds: readonly TurnKind[]): TurnPlan {
+  return {
+    kind: next.pick(kinds),
+    lateMs: next.between(50, 4_000),
+    approve: next.chance(0.7),
+    answerTwice: next.chance(0.3),
+    retry: next.chance(0.7),
+    queueEdit: next.pick(['none', 'edit', 'remove'] as const),
+    delayMs: next.between(1_000, 90_000),
+  }
 }
