@@ -100,6 +100,42 @@ export function brokenInvariants(facts: SessionFacts): string[] {
     if (!logged.has(id)) broken.push(`command ${id} was accepted but is not in the log`)
   }
 
+  // Queue controls did what they say: inputs moved run in the new order, a
+  // steer runs before what was queued when it steered; an input sent now
+  // runs (where the turns before it ended, not failed).
+  const applied = new Set(
+    events
+      .filter((event) => event.type === 'ai.control.decided')
+      .filter((event) => (event.payload as { outcome: string }).outcome === 'applied')
+      .map((event) => (event.payload as { commandId: string }).commandId),
+  )
+  // Steering that found its turn still running (it went into the turn's steering slot).
+  const steered = new Set(
+    events
+      .filter((event) => event.type === 'ai.control.committed')
+      .filter((event) =>
+        (event.payload as { changes: { op: string; afterStepOf?: string | null }[] }).changes.some(
+          (change) => change.op === 'inbox.add' && typeof change.afterStepOf === 'string',
+        ),
+      )
+      .map((event) => (event.payload as { commandId?: string }).commandId),
+  )
+  const ran = fresh.messages.map((message) => message.id)
+  for (const order of user.orders) {
+    if (!applied.has(order.commandId)) continue
+    if (order.steers && !steered.has(order.commandId)) continue
+    const first = ran.indexOf(order.first)
+    const before = ran.indexOf(order.before)
+    if (first >= 0 && before >= 0 && before < first)
+      broken.push(
+        `${order.first} was put before ${order.before} (${order.commandId}), but ran after it`,
+      )
+  }
+  for (const sent of user.sentNow) {
+    if (applied.has(sent.commandId) && !failed && !ran.includes(sent.inputId))
+      broken.push(`${sent.inputId} was sent now (${sent.commandId}), but never ran`)
+  }
+
   // The session quiesced: nothing waits on nothing.
   if (fresh.active !== null && !failed)
     broken.push(`turn ${fresh.active.turnId} is still ${fresh.active.phase}`)

@@ -41,6 +41,14 @@ export interface UserRecord {
    * life against; see docs/testing.md).
    */
   unnamed: string[]
+  /**
+   * Inputs the user put before others (`queue.move`; a steer while others
+   * wait, which goes first when it steers): once applied, `first` runs
+   * before `before`.
+   */
+  orders: { commandId: string; first: string; before: string; steers?: boolean }[]
+  /** Inputs the user sent now (`queue.sendNow`): once applied, each runs. */
+  sentNow: { commandId: string; inputId: string }[]
 }
 
 export interface UserContext {
@@ -303,9 +311,13 @@ class User {
       ),
     )
     const sentAt = world.time
+    const { twist } = turn
+    const movedId = `${id}-q2`
     let acted = false
     let queued = false
     let edited = false
+    let moved = false
+    const interrupted = new Set<string>()
     while (world.time - sentAt < TURN_TIMEOUT_MS) {
       await world.sleep(undefined, random.between(100, 1_500))
       const snapshot = await this.state()
@@ -314,15 +326,34 @@ class User {
       const active = state.active
       const late = world.time - sentAt >= turn.lateMs
       const mine = active?.inputId === id && active.phase !== 'failed'
-      if (turn.kind === 'queue' && !queued && mine) {
+      const waiting = (inputId: string) => state.inbox.items.some((item) => item.id === inputId)
+      // The turn's tool, while it runs (not the model).
+      const running = state.tools.find(
+        (call) =>
+          call.status === 'running' &&
+          call.turnId === active?.turnId &&
+          call.toolName === (turn.kind === 'report' ? 'runCommand' : 'lookup'),
+      )
+      const queues =
+        turn.kind === 'queue' ||
+        ((twist === 'queue-then-steer' || twist === 'send-now') && running !== undefined)
+      if (queues && !queued && mine) {
         queued = true
-        await this.append(
-          'queued message',
-          inputs.message(this.message(queuedId, turnText(this.sessionId, index, 'queued'))),
-        )
+        await this.append(twist === 'move' ? 'queued messages' : 'queued message', [
+          ...inputs.message(this.message(queuedId, turnText(this.sessionId, index, 'queued'))),
+          ...(twist === 'move'
+            ? inputs.message(this.message(movedId, turnText(this.sessionId, index, 'moved')))
+            : []),
+        ])
       }
-      if (turn.kind === 'queue' && queued && !edited && turn.queueEdit !== 'none') {
-        if (state.inbox.items.some((item) => item.id === queuedId)) {
+      if (
+        turn.kind === 'queue' &&
+        twist !== 'send-now' &&
+        queued &&
+        !edited &&
+        turn.queueEdit !== 'none'
+      ) {
+        if (waiting(queuedId)) {
           edited = true
           await this.append(
             `queue ${turn.queueEdit}`,
@@ -337,8 +368,39 @@ class User {
           )
         }
       }
+      if (twist === 'move' && queued && !moved && waiting(queuedId) && waiting(movedId)) {
+        // The second before the first: they run in that order.
+        moved = true
+        const moveId = `${id}-move`
+        await this.append(
+          'move the second queued message first',
+          inputs.queue.move({ inputId: movedId, beforeId: queuedId, id: moveId }),
+        )
+        this.record.orders.push({ commandId: moveId, first: movedId, before: queuedId })
+      }
       if (!acted && mine && active) {
-        if (turn.kind === 'stop' && late) {
+        if (turn.kind === 'stop' && late && twist === 'interrupt') {
+          // One owner: the hanging generation, or its request before it
+          // starts. An owner gone stale (an attempt took over) is rejected,
+          // and the step hangs on: the user interrupts again what they see.
+          const generation = state.activeGeneration
+          const owner = generation
+            ? {
+                generationId: generation.generationId,
+                responseMessageId: generation.responseMessageId,
+              }
+            : state.activeRequestId && state.activeResponseMessageId
+              ? { requestId: state.activeRequestId, messageId: state.activeResponseMessageId }
+              : undefined
+          const key = JSON.stringify(owner)
+          if (owner && !interrupted.has(key)) {
+            interrupted.add(key)
+            await this.append(
+              'interrupt the step',
+              inputs.interrupt(owner, { id: `${id}-interrupt-${interrupted.size}` }),
+            )
+          }
+        } else if (turn.kind === 'stop' && late) {
           acted = true
           await this.append(
             'stop',
@@ -355,17 +417,52 @@ class User {
             inputs.pause({ when: 'after-turn', id: `${id}-pause` }),
             'pause after turn',
           )
+        } else if (running && twist === 'pause-in-tool') {
+          acted = true
+          this.pausedAt = { id, lateMs: turn.lateMs }
+          await this.pause(
+            inputs.pause({ when: 'now', id: `${id}-pause` }),
+            `pause now, while ${running.toolName} runs`,
+          )
+        } else if (running && twist === 'stop-in-tool') {
+          acted = true
+          await this.append(
+            `stop, while ${running.toolName} runs`,
+            inputs.stop({ turnId: active.turnId, frontier: snapshot.index, id: `${id}-stop` }),
+          )
+        } else if (running && twist === 'interrupt-tool') {
+          acted = true
+          await this.append(
+            `interrupt ${running.toolName}`,
+            inputs.interrupt({ toolCallId: running.toolCallId }, { id: `${id}-interrupt` }),
+          )
+        } else if (twist === 'send-now' && queued && waiting(queuedId)) {
+          acted = true
+          const sendNowId = `${id}-send-now`
+          await this.append(
+            'send the queued message now',
+            inputs.queue.sendNow(queuedId, { afterStepOf: active.turnId, id: sendNowId }),
+          )
+          this.record.sentNow.push({ commandId: sendNowId, inputId: queuedId })
         } else if (
           turn.kind === 'steer' &&
-          state.tools.some((call) => call.status === 'running' && call.toolName === 'lookup')
+          running &&
+          (twist === undefined || (twist === 'queue-then-steer' && waiting(queuedId)))
         ) {
           acted = true
           await this.append(
-            'steer',
+            twist === undefined ? 'steer' : 'steer, a message queued',
             inputs.steer(this.message(steerId, turnText(this.sessionId, index, 'steered')), {
               afterStepOf: active.turnId,
             }),
           )
+          if (twist === 'queue-then-steer')
+            this.record.orders.push({
+              commandId: steerId,
+              first: steerId,
+              before: queuedId,
+              steers: true,
+            })
         }
       }
       const quiet = await this.tend(snapshot, turn, id, true)
@@ -471,6 +568,8 @@ class User {
     this.record.lives++
     this.record.accepted = []
     this.record.approvals = []
+    this.record.orders = []
+    this.record.sentNow = []
     // A new life's approvals, input requests and turns are new, even where
     // their IDs repeat the last life's (they derive from the command IDs,
     // and a stalled server may deliver an old first command into this life):
@@ -502,5 +601,7 @@ export function emptyRecord(sessionId: string): UserRecord {
     abandoned: 0,
     lives: 1,
     unnamed: [],
+    orders: [],
+    sentNow: [],
   }
 }

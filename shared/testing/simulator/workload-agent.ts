@@ -91,9 +91,11 @@ export function workloadAgentOptions(
     }),
     runCommand: tool({
       description: 'Run a shell command',
-      inputSchema: z.object({ command: z.string() }),
-      execute: async ({ command }) => {
+      // A command may take a while (`ms`): what a control played while it runs meets.
+      inputSchema: z.object({ command: z.string(), ms: z.number().optional() }),
+      execute: async ({ command, ms }, { abortSignal }) => {
         ledger.ran('runCommand')
+        if (ms !== undefined) await world.sleep(owner(), ms, abortSignal)
         return { command, exitCode: 0 }
       },
     }),
@@ -214,9 +216,17 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
     if (step > 0) return text(`Turn ${asked[2]} done.`, { chunks: 4 })
     const position = `${asked[1]}:${asked[2]}`
     switch (turn.kind) {
+      case 'queue':
+        // Queued inputs to move or send now: the turn runs a while (a slow lookup).
+        if (turn.twist !== undefined)
+          return toolCalls({
+            toolCallId: 'call_0',
+            toolName: 'lookup',
+            input: { ticketId: 'T-4', ms: 6_000 },
+          })
+        return text(`Answer to turn ${asked[2]}, in several chunks.`, { chunks: 6 })
       case 'text':
       case 'pause-after-turn':
-      case 'queue':
       case 'passive':
         return text(`Answer to turn ${asked[2]}, in several chunks.`, { chunks: 6 })
       case 'tools':
@@ -229,7 +239,12 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
       case 'email':
         return toolCalls({ toolCallId: 'call_0', toolName: 'email', input: { to: 'ann' } })
       case 'report':
-        return toolCalls({ toolCallId: 'call_0', toolName: 'runCommand', input: { command: 'ls' } })
+        // A slow command for a control played while it runs.
+        return toolCalls({
+          toolCallId: 'call_0',
+          toolName: 'runCommand',
+          input: turn.twist === undefined ? { command: 'ls' } : { command: 'make', ms: 6_000 },
+        })
       case 'approve':
         return toolCalls({
           toolCallId: 'call_0',

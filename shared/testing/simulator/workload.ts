@@ -63,7 +63,42 @@ export interface TurnPlan {
   queueEdit: 'none' | 'edit' | 'remove'
   /** A reminder's delay (ms). */
   delayMs: number
+  /** What the turn combines with its kind (drawn after the rest of the session's plan). */
+  twist?: Twist
 }
+
+/**
+ * What a turn combines with its kind: a control played while a tool (not
+ * the model) runs, queued inputs reordered or sent now, an interruption
+ * of one owner.
+ */
+export const TWISTS = {
+  /** The user queues a message while the lookup runs, then steers: the steer goes before it. */
+  'queue-then-steer': ['steer'],
+  /** Pause now while the tool runs (the lookup; the 'report' command, made slow), then Resume. */
+  'pause-in-tool': ['steer', 'report'],
+  /** Stop while the tool runs. */
+  'stop-in-tool': ['steer', 'report'],
+  /** `inputs.interrupt()` of the running tool call (its owner: the `toolCallId`). */
+  'interrupt-tool': ['steer', 'report'],
+  /** A message queued while the turn runs, then Send now (`queue.sendNow`): it hands the turn off. */
+  'send-now': ['steer', 'queue'],
+  /** Two messages queued, the second moved before the first (`queue.move`): they run in that order. */
+  move: ['queue'],
+  /** `inputs.interrupt()` of the hanging step (its generation, or its request before it starts), in place of Stop. */
+  interrupt: ['stop'],
+} as const satisfies Record<string, readonly TurnKind[]>
+
+export type Twist = keyof typeof TWISTS
+
+/** The twists a kind of turn may have. */
+const twistsOf = (kind: TurnKind): Twist[] =>
+  (Object.keys(TWISTS) as Twist[]).filter((twist) =>
+    (TWISTS[twist] as readonly TurnKind[]).includes(kind),
+  )
+
+/** A turn of a kind that has twists gets one this often. */
+const TWIST_SHARE = 0.5
 
 export interface SessionPlan {
   sessionId: string
@@ -126,6 +161,11 @@ export function planSessions(random: Random, options: WorkloadOptions): SessionP
         from: count,
         awayMs: [next.between(15, 40) * 60_000, next.between(15, 40) * 60_000],
       }
+    }
+    // Twists, last of all: each turn of a kind that has some may get one.
+    for (const turn of plan.turns) {
+      const twists = twistsOf(turn.kind)
+      if (twists.length > 0 && next.chance(TWIST_SHARE)) turn.twist = next.pick(twists)
     }
     return plan
   })
