@@ -8,7 +8,7 @@ import { brokenLogInvariants } from '../log-invariants.ts'
 import type { BrowserRecord } from './browser.ts'
 import type { ModelSpan } from './sim-model.ts'
 import type { UserRecord } from './user.ts'
-import type { ToolLedger } from './workload-agent.ts'
+import { type ToolLedger, WORKLOAD_MAX_STEPS } from './workload-agent.ts'
 
 /** Attempts of one model step or tool call beyond which work is looping (5 receives, 8 crashes at most). */
 const MAX_ATTEMPTS = 13
@@ -34,7 +34,13 @@ export interface SessionFacts {
    * `toolRecovery: 'report'`, tools that need approval, and whether its
    * effect services (charge, email) are the workload's.
    */
-  policies?: { report: readonly string[]; approval: readonly string[]; workload: boolean }
+  policies?: {
+    report: readonly string[]
+    approval: readonly string[]
+    workload: boolean
+    /** Model steps per response, at most (the workload's `WORKLOAD_MAX_STEPS`). */
+    maxSteps?: number
+  }
   /** What your effect ledgers saw broken (see `EffectRuns`). */
   effects?: readonly string[]
   /** Wake-ups the routing owed that no fast path gave (see `WakeUpLedger`). */
@@ -45,7 +51,12 @@ export interface SessionFacts {
   fold?: (events: readonly StoredEvent[]) => unknown
 }
 
-const WORKLOAD_POLICIES = { report: ['runCommand'], approval: ['closeTicket'], workload: true }
+const WORKLOAD_POLICIES = {
+  report: ['runCommand'],
+  approval: ['closeTicket'],
+  workload: true,
+  maxSteps: WORKLOAD_MAX_STEPS,
+}
 
 /** The invariants, each a sentence; what broke, in those words. */
 export function brokenInvariants(facts: SessionFacts): string[] {
@@ -229,6 +240,17 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   }
 
   broken.push(...brokenStepReruns(events))
+
+  // A response takes at most maxSteps model steps (one whose model calls a
+  // tool at every step ends there, 'max-steps').
+  if (policies.maxSteps !== undefined) {
+    for (const event of events) {
+      if (event.type !== 'ai.generation.requested') continue
+      const { step, requestId } = event.payload as { step: number; requestId: string }
+      if (step > policies.maxSteps)
+        broken.push(`model step ${requestId} is step ${step}, past maxSteps ${policies.maxSteps}`)
+    }
+  }
 
   // Work that cannot be done ends, not loops: a model step, or one logical
   // tool call, is attempted a bounded number of times (the queue's receives,

@@ -106,6 +106,8 @@ export interface SimulationReport {
     kinds?: readonly TurnKind[]
     /** A day of one pool (`day: true`). */
     day?: boolean
+    /** The workload's agent runs its local tools one at a time (`toolLane: 'tools'`; drawn from the seed). */
+    serialTools?: boolean
     /** Your agent, when the run was of it (a replay passes it again). */
     // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
     agent?: SimulatedAgent<any>
@@ -164,6 +166,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     model: shape.chance(0.7)
       ? { kind: 'gateway' as const, contextWindow: shape.pick([1_500, 4_000, 400_000]) }
       : { kind: 'object' as const },
+    // Drawn after the rest, so the seed's other draws stay as they were.
+    serialTools: shape.chance(0.25),
   }
   const day = options.day === true
   const sessions = options.sessions ?? (day ? 8 + (drawn.sessions % 5) : drawn.sessions)
@@ -251,7 +255,10 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
           ...users.options,
           tools: countedTools(users.options.tools ?? {}, ledger),
         } as ReturnType<typeof workloadAgentOptions>)
-      : workloadAgentOptions(world, ledger, owner, { handlers: ordering })
+      : workloadAgentOptions(world, ledger, owner, {
+          handlers: ordering,
+          serialTools: drawn.serialTools,
+        })
   const policies = users ? { ...toolPolicies(users.options), workload: false } : undefined
   const latency = schedule.fork('latency')
   const models = new Map<number, LanguageModelV4>()
@@ -452,6 +459,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         ...(options.kinds ? { kinds: options.kinds } : {}),
         ...(users ? { agent: users } : {}),
         ...(day ? { day } : {}),
+        ...(!users && drawn.serialTools ? { serialTools: true } : {}),
       },
       end,
       failures,

@@ -52,8 +52,15 @@ export function workloadAgentOptions(
   world: World,
   ledger: ToolLedger,
   owner: () => number | undefined,
-  /** With the app handler (only runs that place orders: every handler adds a lane to each append's work). */
-  { handlers = true }: { handlers?: boolean } = {},
+  {
+    handlers = true,
+    serialTools = false,
+  }: {
+    /** With the app handler (only runs that place orders: every handler adds a lane to each append's work). */
+    handlers?: boolean
+    /** Local tools one at a time (`toolLane: 'tools'`), not concurrently. */
+    serialTools?: boolean
+  } = {},
 ) {
   const tools = {
     lookup: tool({
@@ -173,12 +180,20 @@ export function workloadAgentOptions(
     tools,
     handlers: handlers ? shipping : {},
     toolRecovery: { runCommand: 'report' },
+    ...(serialTools ? { toolLane: 'tools' as const } : {}),
     harness: {
       type: 'ai-sdk',
+      maxSteps: WORKLOAD_MAX_STEPS,
       generation: { toolApproval: { closeTicket: 'user-approval' } },
     },
   } satisfies Omit<AgentOptions<typeof tools>, 'model'>
 }
+
+/**
+ * Model steps per response: above every turn's but the one whose model
+ * calls a tool at every step (a `max-steps` twist), which ends there.
+ */
+export const WORKLOAD_MAX_STEPS = 4
 
 /** A step that streams a little, then waits to be stopped or paused. */
 const hanging: Step = {
@@ -213,6 +228,13 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
     if (said2 !== turn.kind) return text(`Done: ${said2}`, { chunks: 3 })
     const since = call.messages.slice(call.messages.findLastIndex((m) => m.role === 'user') + 1)
     const step = since.filter((message) => message.role === 'assistant').length
+    // A model that calls a tool at every step: the response ends at maxSteps.
+    if (turn.twist === 'max-steps')
+      return toolCalls({
+        toolCallId: 'call_0',
+        toolName: 'lookup',
+        input: { ticketId: `T-${step}`, ms: 20 },
+      })
     if (step > 0) return text(`Turn ${asked[2]} done.`, { chunks: 4 })
     const position = `${asked[1]}:${asked[2]}`
     switch (turn.kind) {

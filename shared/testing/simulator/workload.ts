@@ -87,6 +87,8 @@ export const TWISTS = {
   move: ['queue'],
   /** `inputs.interrupt()` of the hanging step (its generation, or its request before it starts), in place of Stop. */
   interrupt: ['stop'],
+  /** The model calls a tool at every step: the response ends at the agent's `maxSteps`. */
+  'max-steps': ['tools'],
 } as const satisfies Record<string, readonly TurnKind[]>
 
 export type Twist = keyof typeof TWISTS
