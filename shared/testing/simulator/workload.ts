@@ -72,7 +72,7 @@ export interface TurnPlan {
  * the model) runs, queued inputs reordered or sent now, an interruption
  * of one owner.
  */
-export const TWISTS = {
+const TWISTS = {
   /** The user queues a message while the lookup runs, then steers: the steer goes before it. */
   'queue-then-steer': ['steer'],
   /** Pause now while the tool runs (the lookup; the 'report' command, made slow), then Resume. */
@@ -91,7 +91,7 @@ export const TWISTS = {
   'max-steps': ['tools'],
 } as const satisfies Record<string, readonly TurnKind[]>
 
-export type Twist = keyof typeof TWISTS
+type Twist = keyof typeof TWISTS
 
 /** The twists a kind of turn may have. */
 const twistsOf = (kind: TurnKind): Twist[] =>
@@ -127,7 +127,7 @@ export interface SessionPlan {
 }
 
 /** The share of sessions that are long: played past the log's snapshot interval, with breaks. */
-export const LONG_SESSION_SHARE = 0.1
+const LONG_SESSION_SHARE = 0.1
 /** A long session's turns beyond its drawn ones, at most. */
 const LONG_SESSION_TURNS = 12
 
