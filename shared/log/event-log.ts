@@ -67,7 +67,7 @@ export interface EventLog {
   session(sessionId: string): SessionLog
 }
 
-const DEFAULT_SNAPSHOT_EVERY = 100
+export const DEFAULT_SNAPSHOT_EVERY = 100
 
 /**
  * The log as applications use it: envelope and contract validation, the

@@ -229,5 +229,5 @@ async function reportFailure(report: SimulationReport, shrinking: boolean): Prom
 
 function summaryOf(report: SimulationReport): string {
   const { figures } = report
-  return `${figures.sessions} sessions, ${figures.events} events, ${figures.modelCalls} model calls, ${figures.compactions} compactions, ${figures.processes} processes, ${figures.kills} kills, ${figures.steps} steps`
+  return `${figures.sessions} sessions, ${figures.events} events, ${figures.modelCalls} model calls, ${figures.compactions} compactions, ${figures.processes} processes, ${figures.kills} kills, ${figures.snapshotsWritten} snapshots written and ${figures.snapshotsRead} read, ${figures.steps} steps`
 }

@@ -16,5 +16,7 @@ describe('the simulator, seeds 1 to 100', () => {
     // that served them live on, and processes frozen past their claims.
     expect(reports.reduce((sum, report) => sum + report.figures.restarts, 0)).toBeGreaterThan(10)
     expect(reports.reduce((sum, report) => sum + report.figures.freezes, 0)).toBeGreaterThan(10)
+    // Long sessions: cold processes read them from a stored reducer snapshot.
+    expect(reports.filter((report) => report.figures.snapshotsRead > 0).length).toBeGreaterThan(10)
   }, 120_000)
 })

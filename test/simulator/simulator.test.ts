@@ -179,6 +179,8 @@ describe('the invariants', () => {
       abandoned: 0,
       lives: 1,
       unnamed: [],
+      orders: [],
+      sentNow: [],
     },
     now: 0,
     ...over,
@@ -373,6 +375,8 @@ describe('the invariants', () => {
       abandoned: 0,
       lives: 1,
       unnamed: [],
+      orders: [],
+      sentNow: [],
     }
     expect(
       brokenInvariants(facts({ user, events: [event(1, 'x', 'ai.model.metadata.resolved')] })),

@@ -31,6 +31,8 @@ export interface BrowserContext {
   random: Random
   /** The shared store, read as the checks do (not through a process): the head a browser catches up to. */
   store: EventStore
+  /** Sessions whose user stepped away, until they are back: the page is closed meanwhile. */
+  away?: ReadonlyMap<string, Promise<void>>
 }
 
 /**
@@ -59,6 +61,7 @@ export async function browse(
     const live = pool.live()
     if (live.length === 0) throw new TypeError('fetch failed: no process is up')
     const process = random.pick(live)
+    process.lastActive = world.time
     const response = await withTimeout(
       world,
       process.agent.fetch(new Request(String(input), init)),
@@ -139,6 +142,15 @@ export async function browse(
   let subscription = open()
   while (!done) {
     await world.sleep(undefined, random.between(3_000, 40_000))
+    const back = context.away?.get(sessionId)
+    if (back && !done) {
+      // The user closed the page while away; they open it again when back.
+      subscription.close()
+      say(`closed at #${lastIndex()} (the user is away)`)
+      await back
+      subscription = open()
+      continue
+    }
     if (done || !random.chance(0.3)) continue
     subscription.close()
     record.reloads++

@@ -17,7 +17,7 @@ export function describeFailure(report: SimulationReport, { traceLines = 80 } = 
   const { figures, options } = report
   const lines = [
     `seed ${report.seed} broke ${report.failures.length} session(s); replay: ${replayCommand(report)}`,
-    `  ${figures.sessions} sessions, ${options.processes.min}-${options.processes.max} processes x ${options.processes.slots} slots, model ${options.model.kind === 'gateway' ? `gateway (context ${options.model.contextWindow})` : 'object'}; ${figures.steps} steps, ${(figures.simulatedMs / 1000).toFixed(1)} s simulated, ${figures.kills} kills, ${figures.freezes} freezes`,
+    `  ${figures.sessions} sessions, ${options.processes.min}-${options.processes.max} processes x ${options.processes.slots} slots, model ${options.model.kind === 'gateway' ? `gateway (context ${options.model.contextWindow})` : 'object'}${options.serialTools ? ', serial tools' : ''}; ${figures.steps} steps, ${(figures.simulatedMs / 1000).toFixed(1)} s simulated, ${figures.kills} kills, ${figures.freezes} freezes`,
     `  faults injected: ${
       Object.entries(figures.faults)
         .map(([kind, n]) => `${kind} ${n}`)

@@ -9,7 +9,7 @@ import type { BrowserRecord } from './browser.ts'
 import { brokenContent, brokenEffects } from './intent-oracle.ts'
 import type { ModelSpan } from './sim-model.ts'
 import type { UserRecord } from './user.ts'
-import type { ToolLedger } from './workload-agent.ts'
+import { type ToolLedger, WORKLOAD_MAX_STEPS } from './workload-agent.ts'
 
 /** Attempts of one model step or tool call beyond which work is looping (5 receives, 8 crashes at most). */
 const MAX_ATTEMPTS = 13
@@ -35,7 +35,13 @@ export interface SessionFacts {
    * `toolRecovery: 'report'`, tools that need approval, and whether its
    * effect services (charge, email) are the workload's.
    */
-  policies?: { report: readonly string[]; approval: readonly string[]; workload: boolean }
+  policies?: {
+    report: readonly string[]
+    approval: readonly string[]
+    workload: boolean
+    /** Model steps per response, at most (the workload's `WORKLOAD_MAX_STEPS`). */
+    maxSteps?: number
+  }
   /** What your effect ledgers saw broken (see `EffectRuns`). */
   effects?: readonly string[]
   /** Wake-ups the routing owed that no fast path gave (see `WakeUpLedger`). */
@@ -46,7 +52,12 @@ export interface SessionFacts {
   fold?: (events: readonly StoredEvent[]) => unknown
 }
 
-const WORKLOAD_POLICIES = { report: ['runCommand'], approval: ['closeTicket'], workload: true }
+const WORKLOAD_POLICIES = {
+  report: ['runCommand'],
+  approval: ['closeTicket'],
+  workload: true,
+  maxSteps: WORKLOAD_MAX_STEPS,
+}
 
 /** The invariants, each a sentence; what broke, in those words. */
 export function brokenInvariants(facts: SessionFacts): string[] {
@@ -99,6 +110,42 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   const logged = new Set(events.map((event) => event.id))
   for (const id of user.accepted) {
     if (!logged.has(id)) broken.push(`command ${id} was accepted but is not in the log`)
+  }
+
+  // Queue controls did what they say: inputs moved run in the new order, a
+  // steer runs before what was queued when it steered; an input sent now
+  // runs (where the turns before it ended, not failed).
+  const applied = new Set(
+    events
+      .filter((event) => event.type === 'ai.control.decided')
+      .filter((event) => (event.payload as { outcome: string }).outcome === 'applied')
+      .map((event) => (event.payload as { commandId: string }).commandId),
+  )
+  // Steering that found its turn still running (it went into the turn's steering slot).
+  const steered = new Set(
+    events
+      .filter((event) => event.type === 'ai.control.committed')
+      .filter((event) =>
+        (event.payload as { changes: { op: string; afterStepOf?: string | null }[] }).changes.some(
+          (change) => change.op === 'inbox.add' && typeof change.afterStepOf === 'string',
+        ),
+      )
+      .map((event) => (event.payload as { commandId?: string }).commandId),
+  )
+  const ran = fresh.messages.map((message) => message.id)
+  for (const order of user.orders) {
+    if (!applied.has(order.commandId)) continue
+    if (order.steers && !steered.has(order.commandId)) continue
+    const first = ran.indexOf(order.first)
+    const before = ran.indexOf(order.before)
+    if (first >= 0 && before >= 0 && before < first)
+      broken.push(
+        `${order.first} was put before ${order.before} (${order.commandId}), but ran after it`,
+      )
+  }
+  for (const sent of user.sentNow) {
+    if (applied.has(sent.commandId) && !failed && !ran.includes(sent.inputId))
+      broken.push(`${sent.inputId} was sent now (${sent.commandId}), but never ran`)
   }
 
   // The session quiesced: nothing waits on nothing.
@@ -164,6 +211,17 @@ export function brokenInvariants(facts: SessionFacts): string[] {
   }
 
   broken.push(...brokenStepReruns(events))
+
+  // A response takes at most maxSteps model steps (one whose model calls a
+  // tool at every step ends there, 'max-steps').
+  if (policies.maxSteps !== undefined) {
+    for (const event of events) {
+      if (event.type !== 'ai.generation.requested') continue
+      const { step, requestId } = event.payload as { step: number; requestId: string }
+      if (step > policies.maxSteps)
+        broken.push(`model step ${requestId} is step ${step}, past maxSteps ${policies.maxSteps}`)
+    }
+  }
 
   // Work that cannot be done ends, not loops: a model step, or one logical
   // tool call, is attempted a bounded number of times (the queue's receives,

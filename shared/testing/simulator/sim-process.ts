@@ -73,6 +73,8 @@ export interface SimProcess {
   clock: ProcessClock
   busy: number
   inFlight: Set<QueueMessage>
+  /** When it last took a request, a message or a timer (simulated ms): what an idle reclaim looks at. */
+  lastActive: number
 }
 
 /**
@@ -135,7 +137,14 @@ export class ProcessPool {
       scheduler: this.options.timers.port(owner),
       clock,
     })
-    const process: SimProcess = { owner, agent, clock, busy: 0, inFlight: new Set() }
+    const process: SimProcess = {
+      owner,
+      agent,
+      clock,
+      busy: 0,
+      inFlight: new Set(),
+      lastActive: world.time,
+    }
     if (faults.strikes('clock.jump')) {
       const ms = faults.pick([-1, 1]) * faults.between(1_000, 10_000)
       world.after(faults.between(500, 90_000), owner, () => {
@@ -175,7 +184,32 @@ export class ProcessPool {
   /** A random live process, for a request or a timer (undefined while none lives). */
   any(): SimProcess | undefined {
     const live = this.live()
-    return live.length === 0 ? undefined : this.options.random.pick(live)
+    if (live.length === 0) return undefined
+    const process = this.options.random.pick(live)
+    process.lastActive = this.options.world.time
+    return process
+  }
+
+  /**
+   * Lambda reclaims the sandboxes that served nothing for `idleMs` (no
+   * invocation, request or timer): each dies, and those kept warm are
+   * replaced by cold ones, which read their sessions anew (from a stored
+   * snapshot, where one is). Returns how many it reclaimed.
+   */
+  reclaimIdle(idleMs: number): number {
+    const { world } = this.options
+    const idle = this.live().filter(
+      (process) =>
+        process.busy === 0 &&
+        process.inFlight.size === 0 &&
+        !world.isFrozen(process.owner) &&
+        world.time - process.lastActive >= idleMs,
+    )
+    for (const process of idle) {
+      world.log(`p${process.owner}`, `reclaimed, idle since ${process.lastActive}`)
+      world.kill(process.owner, 'reclaimed (idle)')
+    }
+    return idle.length
   }
 
   private take(message: QueueMessage): boolean {
@@ -204,6 +238,7 @@ export class ProcessPool {
     const { owner, agent } = process
     const { wakeUp } = message
     process.busy++
+    process.lastActive = world.time
     process.inFlight.add(message)
     const queue = LANES[wakeUp.lane as Lane]?.queue ?? wakeUp.lane
     const deadline = world.time + (TIMEOUT_MS[queue] ?? 60_000)
@@ -252,6 +287,7 @@ export class ProcessPool {
       }
     } finally {
       process.busy--
+      process.lastActive = world.time
       queues.pump()
     }
   }

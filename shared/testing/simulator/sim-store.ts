@@ -46,6 +46,8 @@ export interface StoreHooks {
   returned(sessionId: string, events: readonly StoredEvent[]): void
   /** An append failed as its caller hears it (what landed, the caller cannot know). */
   failed?(sessionId: string): void
+  /** A process read a stored reducer snapshot (a cold read of a long session), or wrote one. */
+  snapshot?(sessionId: string, how: 'read' | 'written'): void
 }
 
 /**
@@ -73,6 +75,9 @@ export function simStore(
       const { events, replayed } = result as AppendResult
       if (!replayed && events.length > 0) hooks.committed(args[0] as string, events)
     }
+    if (method === 'readSnapshot' && result !== undefined)
+      hooks.snapshot?.(args[0] as string, 'read')
+    if (method === 'writeSnapshot') hooks.snapshot?.(args[0] as string, 'written')
     return result
   }
   return new Proxy(store, {

@@ -106,6 +106,8 @@ export interface SimulationReport {
     kinds?: readonly TurnKind[]
     /** A day of one pool (`day: true`). */
     day?: boolean
+    /** The workload's agent runs its local tools one at a time (`toolLane: 'tools'`; drawn from the seed). */
+    serialTools?: boolean
     /** Your agent, when the run was of it (a replay passes it again). */
     // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
     agent?: SimulatedAgent<any>
@@ -133,6 +135,10 @@ export interface SimulationReport {
     restarts: number
     messages: number
     timersFired: number
+    /** Reducer snapshots the run's processes wrote (a cold read folded 100 events or more past the last). */
+    snapshotsWritten: number
+    /** The run's cold reads by processes that started from a stored snapshot (the snapshot read path). */
+    snapshotsRead: number
     faults: Partial<Record<FaultKind, number>>
   }
 }
@@ -160,6 +166,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
     model: shape.chance(0.7)
       ? { kind: 'gateway' as const, contextWindow: shape.pick([1_500, 4_000, 400_000]) }
       : { kind: 'object' as const },
+    // Drawn after the rest, so the seed's other draws stay as they were.
+    serialTools: shape.chance(0.25),
   }
   const day = options.day === true
   const sessions = options.sessions ?? (day ? 8 + (drawn.sessions % 5) : drawn.sessions)
@@ -228,6 +236,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   const spans = new ModelSpans()
   const ledger = new ToolLedger()
   const returned = new Map<string, { id: string; index: number; life: string }[]>()
+  const snapshots = { read: 0, written: 0 }
   const wakeUpLedger = new WakeUpLedger()
   const script = withSummaries(users ? userScript(users.model) : workloadScript(plans))
   const effects = new EffectRuns()
@@ -246,7 +255,10 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
           ...users.options,
           tools: countedTools(users.options.tools ?? {}, ledger),
         } as ReturnType<typeof workloadAgentOptions>)
-      : workloadAgentOptions(world, ledger, owner, { handlers: ordering })
+      : workloadAgentOptions(world, ledger, owner, {
+          handlers: ordering,
+          serialTools: drawn.serialTools,
+        })
   const policies = users ? { ...toolPolicies(users.options), workload: false } : undefined
   const latency = schedule.fork('latency')
   const models = new Map<number, LanguageModelV4>()
@@ -272,6 +284,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         world.after(latency.between(50, 800), undefined, () => queues.send(owed, 'router'))
       },
       failed: () => wakeUpLedger.excuse(owner, world.time),
+      snapshot: (_sessionId, how) => snapshots[how]++,
       returned(sessionId, events) {
         returned.set(sessionId, [
           ...(returned.get(sessionId) ?? []),
@@ -377,14 +390,21 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
   async function runAndCheck(): Promise<SimulationReport> {
     const records = new Map<string, UserRecord>()
     const browsers = new Map<string, BrowserRecord>()
-    const context = { world, pool, random: schedule.fork('users'), ...(say ? { say } : {}) }
+    const away = new Map<string, Promise<void>>()
+    const context = {
+      world,
+      pool,
+      random: schedule.fork('users'),
+      away,
+      ...(say ? { say } : {}),
+    }
     for (const plan of plans) {
       const played = playSession(context, plan)
       // Each session's browser from its own stream (a replay of one session keeps it).
       const browsing = random.fork(`browser ${plan.sessionId}`)
       // Browsers on the memory store only: another store's tail may poll on real time.
       if (options.store === undefined && browsing.chance(0.6)) {
-        void browse({ world, pool, random: browsing, store }, plan.sessionId, played).then(
+        void browse({ world, pool, random: browsing, store, away }, plan.sessionId, played).then(
           (record) => browsers.set(plan.sessionId, record),
           (error: unknown) =>
             browsers.set(plan.sessionId, {
@@ -408,6 +428,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
       )
     }
     const end = await world.run()
+    // What the run's processes did (the checks' own reads of the sessions come after).
+    const snapshotsInRun = { ...snapshots }
 
     // The checks: no more faults or crashes; what the processes say is read through the world.
     faults.calm = true
@@ -437,6 +459,7 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         ...(options.kinds ? { kinds: options.kinds } : {}),
         ...(users ? { agent: users } : {}),
         ...(day ? { day } : {}),
+        ...(!users && drawn.serialTools ? { serialTools: true } : {}),
       },
       end,
       failures,
@@ -456,6 +479,8 @@ export async function simulate(options: SimulationOptions): Promise<SimulationRe
         restarts: [...records.values()].reduce((sum, record) => sum + record.lives - 1, 0),
         messages: queues.sent,
         timersFired: timers.fired,
+        snapshotsWritten: snapshotsInRun.written,
+        snapshotsRead: snapshotsInRun.read,
         faults: { ...faults.injected },
       },
     }

@@ -3,6 +3,7 @@ import { inputs } from '../../ai/inputs/inputs.ts'
 import type { Agent } from '../../ai/server/agent.ts'
 import type { AIState, PendingApproval, PendingInput } from '../../ai/state/ai-state.ts'
 import type { EventInput } from '../../log/event.ts'
+import { DEFAULT_SNAPSHOT_EVERY as SNAPSHOT_EVERY } from '../../log/event-log.ts'
 import { messageOf } from '../../log/message-of.ts'
 import type { StateSnapshot } from '../../log/reducer.ts'
 import type { Random } from './random.ts'
@@ -16,6 +17,8 @@ const REQUEST_TIMEOUT_MS = 15_000
 const REQUEST_ATTEMPTS = 6
 /** How long a turn may take before the user (and the run) calls it stuck. */
 const TURN_TIMEOUT_MS = 45 * 60_000
+/** How long a sandbox serves nothing before Lambda reclaims it (at a long session's break). */
+const IDLE_RECLAIM_MS = 10 * 60_000
 
 /** What a user saw of their session: for the checks. */
 export interface UserRecord {
@@ -38,6 +41,14 @@ export interface UserRecord {
    * life against; see docs/testing.md).
    */
   unnamed: string[]
+  /**
+   * Inputs the user put before others (`queue.move`; a steer while others
+   * wait, which goes first when it steers): once applied, `first` runs
+   * before `before`.
+   */
+  orders: { commandId: string; first: string; before: string; steers?: boolean }[]
+  /** Inputs the user sent now (`queue.sendNow`): once applied, each runs. */
+  sentNow: { commandId: string; inputId: string }[]
 }
 
 export interface UserContext {
@@ -46,6 +57,8 @@ export interface UserContext {
   random: Random
   /** What the user says to start a turn (default: `turnText()`, what the workload's model reads). */
   say?: (sessionId: string, turn: number, kind: string) => string
+  /** Sessions whose user stepped away, until they are back: their page is closed meanwhile. */
+  away?: Map<string, Promise<void>>
 }
 
 /**
@@ -61,6 +74,8 @@ export async function playSession(context: UserContext, plan: SessionPlan): Prom
   const record = emptyRecord(plan.sessionId)
   const user = new User(context, plan.sessionId, record)
   await context.world.sleep(undefined, plan.startMs)
+  let played: TurnPlan | undefined
+  let away = false
   for (const [index, turn] of plan.turns.entries()) {
     if (index === plan.restartAt) {
       if (!(await user.settle(plan.turns[index - 1]))) {
@@ -70,13 +85,30 @@ export async function playSession(context: UserContext, plan: SessionPlan): Prom
       // Starting over: what the user knew of the old life is gone with it.
       if (await user.erase()) user.startOver()
     }
+    if (plan.long && index >= plan.long.from) {
+      // A long session: one turn after its breaks, it is done.
+      if (away) break
+      if (user.head >= SNAPSHOT_EVERY) {
+        away = true
+        for (const ms of plan.long.awayMs) {
+          if (!(await user.settle(played))) {
+            record.problems.push(
+              `the session did not settle within ${TURN_TIMEOUT_MS} ms, to leave`,
+            )
+            return record
+          }
+          await user.stepAway(ms, IDLE_RECLAIM_MS)
+        }
+      }
+    }
     const ended = await user.playTurn(index, turn)
+    played = turn
     if (!ended) {
       record.problems.push(`turn ${index} (${turn.kind}) did not end within ${TURN_TIMEOUT_MS} ms`)
       return record
     }
   }
-  if (!(await user.settle(plan.turns.at(-1)))) {
+  if (!(await user.settle(played))) {
     record.problems.push(`the session did not settle within ${TURN_TIMEOUT_MS} ms of its last turn`)
     return record
   }
@@ -145,6 +177,7 @@ class User {
       agent.session(this.sessionId).state(),
     )) as StateSnapshot<AIState> | undefined
     if (snapshot?.life !== undefined) this.life ??= snapshot.life
+    if (snapshot) this.head = snapshot.index
     return snapshot
   }
 
@@ -172,6 +205,8 @@ class User {
   /** Answers on their way (late, or a second one): the user is not done before they land. */
   private answering = 0
   private readonly stopped = new Set<string>()
+  /** The log's index as the user last saw it. */
+  head = 0
   /** The session's life as the user last saw it (undefined before the first event, and after an erase). */
   private life: string | undefined
   private readonly answered = new Set<string>()
@@ -276,9 +311,13 @@ class User {
       ),
     )
     const sentAt = world.time
+    const { twist } = turn
+    const movedId = `${id}-q2`
     let acted = false
     let queued = false
     let edited = false
+    let moved = false
+    const interrupted = new Set<string>()
     while (world.time - sentAt < TURN_TIMEOUT_MS) {
       await world.sleep(undefined, random.between(100, 1_500))
       const snapshot = await this.state()
@@ -287,15 +326,34 @@ class User {
       const active = state.active
       const late = world.time - sentAt >= turn.lateMs
       const mine = active?.inputId === id && active.phase !== 'failed'
-      if (turn.kind === 'queue' && !queued && mine) {
+      const waiting = (inputId: string) => state.inbox.items.some((item) => item.id === inputId)
+      // The turn's tool, while it runs (not the model).
+      const running = state.tools.find(
+        (call) =>
+          call.status === 'running' &&
+          call.turnId === active?.turnId &&
+          call.toolName === (turn.kind === 'report' ? 'runCommand' : 'lookup'),
+      )
+      const queues =
+        turn.kind === 'queue' ||
+        ((twist === 'queue-then-steer' || twist === 'send-now') && running !== undefined)
+      if (queues && !queued && mine) {
         queued = true
-        await this.append(
-          'queued message',
-          inputs.message(this.message(queuedId, turnText(this.sessionId, index, 'queued'))),
-        )
+        await this.append(twist === 'move' ? 'queued messages' : 'queued message', [
+          ...inputs.message(this.message(queuedId, turnText(this.sessionId, index, 'queued'))),
+          ...(twist === 'move'
+            ? inputs.message(this.message(movedId, turnText(this.sessionId, index, 'moved')))
+            : []),
+        ])
       }
-      if (turn.kind === 'queue' && queued && !edited && turn.queueEdit !== 'none') {
-        if (state.inbox.items.some((item) => item.id === queuedId)) {
+      if (
+        turn.kind === 'queue' &&
+        twist !== 'send-now' &&
+        queued &&
+        !edited &&
+        turn.queueEdit !== 'none'
+      ) {
+        if (waiting(queuedId)) {
           edited = true
           await this.append(
             `queue ${turn.queueEdit}`,
@@ -310,8 +368,39 @@ class User {
           )
         }
       }
+      if (twist === 'move' && queued && !moved && waiting(queuedId) && waiting(movedId)) {
+        // The second before the first: they run in that order.
+        moved = true
+        const moveId = `${id}-move`
+        await this.append(
+          'move the second queued message first',
+          inputs.queue.move({ inputId: movedId, beforeId: queuedId, id: moveId }),
+        )
+        this.record.orders.push({ commandId: moveId, first: movedId, before: queuedId })
+      }
       if (!acted && mine && active) {
-        if (turn.kind === 'stop' && late) {
+        if (turn.kind === 'stop' && late && twist === 'interrupt') {
+          // One owner: the hanging generation, or its request before it
+          // starts. An owner gone stale (an attempt took over) is rejected,
+          // and the step hangs on: the user interrupts again what they see.
+          const generation = state.activeGeneration
+          const owner = generation
+            ? {
+                generationId: generation.generationId,
+                responseMessageId: generation.responseMessageId,
+              }
+            : state.activeRequestId && state.activeResponseMessageId
+              ? { requestId: state.activeRequestId, messageId: state.activeResponseMessageId }
+              : undefined
+          const key = JSON.stringify(owner)
+          if (owner && !interrupted.has(key)) {
+            interrupted.add(key)
+            await this.append(
+              'interrupt the step',
+              inputs.interrupt(owner, { id: `${id}-interrupt-${interrupted.size}` }),
+            )
+          }
+        } else if (turn.kind === 'stop' && late) {
           acted = true
           await this.append(
             'stop',
@@ -328,17 +417,52 @@ class User {
             inputs.pause({ when: 'after-turn', id: `${id}-pause` }),
             'pause after turn',
           )
+        } else if (running && twist === 'pause-in-tool') {
+          acted = true
+          this.pausedAt = { id, lateMs: turn.lateMs }
+          await this.pause(
+            inputs.pause({ when: 'now', id: `${id}-pause` }),
+            `pause now, while ${running.toolName} runs`,
+          )
+        } else if (running && twist === 'stop-in-tool') {
+          acted = true
+          await this.append(
+            `stop, while ${running.toolName} runs`,
+            inputs.stop({ turnId: active.turnId, frontier: snapshot.index, id: `${id}-stop` }),
+          )
+        } else if (running && twist === 'interrupt-tool') {
+          acted = true
+          await this.append(
+            `interrupt ${running.toolName}`,
+            inputs.interrupt({ toolCallId: running.toolCallId }, { id: `${id}-interrupt` }),
+          )
+        } else if (twist === 'send-now' && queued && waiting(queuedId)) {
+          acted = true
+          const sendNowId = `${id}-send-now`
+          await this.append(
+            'send the queued message now',
+            inputs.queue.sendNow(queuedId, { afterStepOf: active.turnId, id: sendNowId }),
+          )
+          this.record.sentNow.push({ commandId: sendNowId, inputId: queuedId })
         } else if (
           turn.kind === 'steer' &&
-          state.tools.some((call) => call.status === 'running' && call.toolName === 'lookup')
+          running &&
+          (twist === undefined || (twist === 'queue-then-steer' && waiting(queuedId)))
         ) {
           acted = true
           await this.append(
-            'steer',
+            twist === undefined ? 'steer' : 'steer, a message queued',
             inputs.steer(this.message(steerId, turnText(this.sessionId, index, 'steered')), {
               afterStepOf: active.turnId,
             }),
           )
+          if (twist === 'queue-then-steer')
+            this.record.orders.push({
+              commandId: steerId,
+              first: steerId,
+              before: queuedId,
+              steers: true,
+            })
         }
       }
       const quiet = await this.tend(snapshot, turn, id, true)
@@ -427,11 +551,25 @@ class User {
     return false
   }
 
+  /** The user stays away `ms`; meanwhile the pool reclaims the sandboxes idle for `idleMs`. */
+  async stepAway(ms: number, idleMs: number): Promise<void> {
+    const { world, pool, away } = this.context
+    this.say(`steps away for ${ms} ms`)
+    const back = world.sleep(undefined, ms)
+    away?.set(this.sessionId, back)
+    await back
+    away?.delete(this.sessionId)
+    const reclaimed = pool.reclaimIdle(idleMs)
+    this.say(`is back (${reclaimed} idle processes reclaimed)`)
+  }
+
   /** The session's next life: what the checks hold the user to is what they do from here. */
   startOver(): void {
     this.record.lives++
     this.record.accepted = []
     this.record.approvals = []
+    this.record.orders = []
+    this.record.sentNow = []
     // A new life's approvals, input requests and turns are new, even where
     // their IDs repeat the last life's (they derive from the command IDs,
     // and a stalled server may deliver an old first command into this life):
@@ -463,5 +601,7 @@ export function emptyRecord(sessionId: string): UserRecord {
     abandoned: 0,
     lives: 1,
     unnamed: [],
+    orders: [],
+    sentNow: [],
   }
 }

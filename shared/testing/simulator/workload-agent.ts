@@ -65,8 +65,15 @@ export function workloadAgentOptions(
   world: World,
   ledger: ToolLedger,
   owner: () => number | undefined,
-  /** With the app handler (only runs that place orders: every handler adds a lane to each append's work). */
-  { handlers = true }: { handlers?: boolean } = {},
+  {
+    handlers = true,
+    serialTools = false,
+  }: {
+    /** With the app handler (only runs that place orders: every handler adds a lane to each append's work). */
+    handlers?: boolean
+    /** Local tools one at a time (`toolLane: 'tools'`), not concurrently. */
+    serialTools?: boolean
+  } = {},
 ) {
   const tools = {
     lookup: tool({
@@ -104,9 +111,11 @@ export function workloadAgentOptions(
     }),
     runCommand: tool({
       description: 'Run a shell command',
-      inputSchema: z.object({ command: z.string() }),
-      execute: async ({ command }) => {
+      // A command may take a while (`ms`): what a control played while it runs meets.
+      inputSchema: z.object({ command: z.string(), ms: z.number().optional() }),
+      execute: async ({ command, ms }, { abortSignal }) => {
         ledger.ran('runCommand')
+        if (ms !== undefined) await world.sleep(owner(), ms, abortSignal)
         return { command, exitCode: 0 }
       },
     }),
@@ -184,12 +193,20 @@ export function workloadAgentOptions(
     tools,
     handlers: handlers ? shipping : {},
     toolRecovery: { runCommand: 'report' },
+    ...(serialTools ? { toolLane: 'tools' as const } : {}),
     harness: {
       type: 'ai-sdk',
+      maxSteps: WORKLOAD_MAX_STEPS,
       generation: { toolApproval: { closeTicket: 'user-approval' } },
     },
   } satisfies Omit<AgentOptions<typeof tools>, 'model'>
 }
+
+/**
+ * Model steps per response: above every turn's but the one whose model
+ * calls a tool at every step (a `max-steps` twist), which ends there.
+ */
+export const WORKLOAD_MAX_STEPS = 4
 
 /** A step that streams a little, then waits to be stopped or paused. */
 const hanging: Step = {
@@ -224,12 +241,27 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
     if (said2 !== turn.kind) return text(`Done: ${said2}`, { chunks: 3 })
     const since = call.messages.slice(call.messages.findLastIndex((m) => m.role === 'user') + 1)
     const step = since.filter((message) => message.role === 'assistant').length
+    // A model that calls a tool at every step: the response ends at maxSteps.
+    if (turn.twist === 'max-steps')
+      return toolCalls({
+        toolCallId: 'call_0',
+        toolName: 'lookup',
+        input: { ticketId: `T-${step}`, ms: 20 },
+      })
     if (step > 0) return text(`Turn ${asked[2]} done.`, { chunks: 4 })
     const position = `${asked[1]}:${asked[2]}`
     switch (turn.kind) {
+      case 'queue':
+        // Queued inputs to move or send now: the turn runs a while (a slow lookup).
+        if (turn.twist !== undefined)
+          return toolCalls({
+            toolCallId: 'call_0',
+            toolName: 'lookup',
+            input: { ticketId: 'T-4', ms: 6_000 },
+          })
+        return text(`Answer to turn ${asked[2]}, in several chunks.`, { chunks: 6 })
       case 'text':
       case 'pause-after-turn':
-      case 'queue':
       case 'passive':
         return text(`Answer to turn ${asked[2]}, in several chunks.`, { chunks: 6 })
       case 'tools':
@@ -242,7 +274,12 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
       case 'email':
         return toolCalls({ toolCallId: 'call_0', toolName: 'email', input: { to: 'ann' } })
       case 'report':
-        return toolCalls({ toolCallId: 'call_0', toolName: 'runCommand', input: { command: 'ls' } })
+        // A slow command for a control played while it runs.
+        return toolCalls({
+          toolCallId: 'call_0',
+          toolName: 'runCommand',
+          input: turn.twist === undefined ? { command: 'ls' } : { command: 'make', ms: 6_000 },
+        })
       case 'approve':
         return toolCalls({
           toolCallId: 'call_0',

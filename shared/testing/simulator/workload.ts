@@ -63,7 +63,44 @@ export interface TurnPlan {
   queueEdit: 'none' | 'edit' | 'remove'
   /** A reminder's delay (ms). */
   delayMs: number
+  /** What the turn combines with its kind (drawn after the rest of the session's plan). */
+  twist?: Twist
 }
+
+/**
+ * What a turn combines with its kind: a control played while a tool (not
+ * the model) runs, queued inputs reordered or sent now, an interruption
+ * of one owner.
+ */
+const TWISTS = {
+  /** The user queues a message while the lookup runs, then steers: the steer goes before it. */
+  'queue-then-steer': ['steer'],
+  /** Pause now while the tool runs (the lookup; the 'report' command, made slow), then Resume. */
+  'pause-in-tool': ['steer', 'report'],
+  /** Stop while the tool runs. */
+  'stop-in-tool': ['steer', 'report'],
+  /** `inputs.interrupt()` of the running tool call (its owner: the `toolCallId`). */
+  'interrupt-tool': ['steer', 'report'],
+  /** A message queued while the turn runs, then Send now (`queue.sendNow`): it hands the turn off. */
+  'send-now': ['steer', 'queue'],
+  /** Two messages queued, the second moved before the first (`queue.move`): they run in that order. */
+  move: ['queue'],
+  /** `inputs.interrupt()` of the hanging step (its generation, or its request before it starts), in place of Stop. */
+  interrupt: ['stop'],
+  /** The model calls a tool at every step: the response ends at the agent's `maxSteps`. */
+  'max-steps': ['tools'],
+} as const satisfies Record<string, readonly TurnKind[]>
+
+type Twist = keyof typeof TWISTS
+
+/** The twists a kind of turn may have. */
+const twistsOf = (kind: TurnKind): Twist[] =>
+  (Object.keys(TWISTS) as Twist[]).filter((twist) =>
+    (TWISTS[twist] as readonly TurnKind[]).includes(kind),
+  )
+
+/** A turn of a kind that has twists gets one this often. */
+const TWIST_SHARE = 0.5
 
 export interface SessionPlan {
   sessionId: string
@@ -78,7 +115,21 @@ export interface SessionPlan {
    * one live on with what they remember of it.
    */
   restartAt?: number
+  /**
+   * A long session: its turns from `from` on are played only until the log
+   * passes the snapshot interval (then one more). There the user steps
+   * away twice (`awayMs`), once the session is quiet, long enough that the
+   * pool reclaims its idle sandboxes: the cold ones that replace them read
+   * the session anew, the first writing a reducer snapshot, the next
+   * reading it.
+   */
+  long?: { from: number; awayMs: [number, number] }
 }
+
+/** The share of sessions that are long: played past the log's snapshot interval, with breaks. */
+const LONG_SESSION_SHARE = 0.1
+/** A long session's turns beyond its drawn ones, at most. */
+const LONG_SESSION_TURNS = 12
 
 export interface WorkloadOptions {
   sessions: number
@@ -95,23 +146,42 @@ export function planSessions(random: Random, options: WorkloadOptions): SessionP
   return Array.from({ length: options.sessions }, (_, index) => {
     const next = random.fork(`session ${index}`)
     const count = next.between(1, options.turns)
-    const plan = {
+    const plan: SessionPlan = {
       sessionId: `s${index}`,
       startMs: next.between(0, options.spreadMs ?? 3_000),
-      turns: Array.from({ length: count }, () => ({
-        kind: next.pick(kinds),
-        lateMs: next.between(50, 4_000),
-        approve: next.chance(0.7),
-        answerTwice: next.chance(0.3),
-        retry: next.chance(0.7),
-        queueEdit: next.pick(['none', 'edit', 'remove'] as const),
-        delayMs: next.between(1_000, 90_000),
-      })),
+      turns: Array.from({ length: count }, () => drawTurn(next, kinds)),
       erase: next.chance(0.15),
     }
     // Drawn after the rest, so the sessions' other draws stay as they were.
     const restarts = next.chance(0.3)
     const restartAt = next.between(1, Math.max(1, count - 1))
-    return restarts && count >= 2 ? { ...plan, restartAt } : plan
+    if (restarts && count >= 2) plan.restartAt = restartAt
+    // A long session: more turns, played until the log passes the snapshot interval.
+    if (next.chance(LONG_SESSION_SHARE)) {
+      for (let n = 0; n < LONG_SESSION_TURNS; n++) plan.turns.push(drawTurn(next, kinds))
+      plan.long = {
+        from: count,
+        awayMs: [next.between(15, 40) * 60_000, next.between(15, 40) * 60_000],
+      }
+    }
+    // Twists, last of all: each turn of a kind that has some may get one.
+    for (const turn of plan.turns) {
+      const twists = twistsOf(turn.kind)
+      if (twists.length > 0 && next.chance(TWIST_SHARE)) turn.twist = next.pick(twists)
+    }
+    return plan
   })
+}
+
+/** One turn's plan (its draws in this order: a seed's plan depends on it). */
+function drawTurn(next: Random, kinds: readonly TurnKind[]): TurnPlan {
+  return {
+    kind: next.pick(kinds),
+    lateMs: next.between(50, 4_000),
+    approve: next.chance(0.7),
+    answerTwice: next.chance(0.3),
+    retry: next.chance(0.7),
+    queueEdit: next.pick(['none', 'edit', 'remove'] as const),
+    delayMs: next.between(1_000, 90_000),
+  }
 }
