@@ -51,7 +51,7 @@ export async function browse(
   const { world, pool, random, store } = context
   const record: BrowserRecord = { sessionId, applied: [], problems: [], drops: 0, reloads: 0 }
   const say = (what: string) => world.log(`browser ${sessionId}`, what)
-  const clock = processClock(world, undefined)
+  const clock = processClock(world, undefined, 0, `browser ${sessionId}`)
   const lastIndex = () => record.applied.at(-1)?.index ?? 0
 
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
