@@ -10,9 +10,11 @@
  *   npm run simulate -- --seed 42 --only 1 --turns 2 --faults store.throttled,process.killed
  *   npm run simulate -- --store dynamodb --seeds 5  # on the DynamoDB store over moto (sampled: slow)
  *   npm run simulate -- --day --seeds 20            # a day of one pool: 8-12 sessions over 3 hours
+ *   npm run simulate -- --seeds 1000 --digests /tmp/d  # and each seed's `seed digest steps events`
  *
  * Exits non-zero when any seed broke an invariant.
  */
+import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import {
@@ -36,7 +38,13 @@ interface SeedResult {
   compactions: number
   modelCalls: number
   latestWakeUpMs: number
+  digest: number
+  events: number
 }
+
+/** A seed's line in a `--digests` file: what two replays of it must agree on. */
+const digestLine = (seed: number, digest: number, steps: number, events: number): string =>
+  `${seed} ${digest} ${steps} ${events}`
 
 if (!isMainThread) {
   const { seeds, base } = workerData as { seeds: number[]; base: Omit<SimulationOptions, 'seed'> }
@@ -52,6 +60,8 @@ if (!isMainThread) {
       compactions: report.figures.compactions,
       modelCalls: report.figures.modelCalls,
       latestWakeUpMs: report.figures.latestWakeUpMs,
+      digest: report.digest,
+      events: report.figures.events,
     }
     parentPort?.postMessage(result)
   }
@@ -73,6 +83,7 @@ async function main(): Promise<void> {
       day: { type: 'boolean', default: false },
       store: { type: 'string', default: 'memory' },
       'no-shrink': { type: 'boolean', default: false },
+      digests: { type: 'string' },
     },
     allowPositionals: false,
   })
@@ -112,6 +123,11 @@ async function main(): Promise<void> {
         ? Math.floor(Math.random() * 1_000_000)
         : number('seed', values.seed)
     const report = await simulate({ ...base, seed })
+    if (values.digests)
+      writeFileSync(
+        values.digests,
+        `${digestLine(seed, report.digest, report.figures.steps, report.figures.events)}\n`,
+      )
     if (values.trace)
       for (const line of report.trace) console.log(traceLine(line, Date.UTC(2026, 0, 1)))
     if (report.failures.length === 0) {
@@ -130,6 +146,7 @@ async function main(): Promise<void> {
   const seeds = Array.from({ length: count }, (_, n) => from + n)
   const started = performance.now()
   const failed: SeedResult[] = []
+  const results: SeedResult[] = []
   const faults: Record<string, number> = {}
   let done = 0
   let steps = 0
@@ -144,6 +161,7 @@ async function main(): Promise<void> {
         const worker = new Worker(new URL(import.meta.url), { workerData: { seeds: mine, base } })
         worker.on('message', (result: SeedResult) => {
           done++
+          results.push(result)
           steps += result.steps
           kills += result.kills
           compactions += result.compactions
@@ -169,6 +187,12 @@ async function main(): Promise<void> {
     }),
   )
   const seconds = (performance.now() - started) / 1000
+  if (values.digests) {
+    const lines = results
+      .sort((a, b) => a.seed - b.seed)
+      .map((result) => `${digestLine(result.seed, result.digest, result.steps, result.events)}\n`)
+    writeFileSync(values.digests, lines.join(''))
+  }
   console.log(
     `${count} seeds (${from}..${from + count - 1}) in ${seconds.toFixed(1)} s on ${workers} workers: ${Math.round((count / seconds) * 60)} seeds/min, ${steps} steps, ${modelCalls} model calls, ${kills} processes killed, ${compactions} compactions, the latest wake-up ${latestWakeUp.ms} ms after its commit (seed ${latestWakeUp.seed}); ${failed.length} failing`,
   )

@@ -53,7 +53,7 @@ export async function browse(
   const { world, pool, random, store } = context
   const record: BrowserRecord = { sessionId, applied: [], problems: [], drops: 0, reloads: 0 }
   const say = (what: string) => world.log(`browser ${sessionId}`, what)
-  const clock = processClock(world, undefined)
+  const clock = processClock(world, undefined, 0, `browser ${sessionId}`)
   const lastIndex = () => record.applied.at(-1)?.index ?? 0
 
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -62,11 +62,15 @@ export async function browse(
     if (live.length === 0) throw new TypeError('fetch failed: no process is up')
     const process = random.pick(live)
     process.lastActive = world.time
-    const response = await withTimeout(
-      world,
-      process.agent.fetch(new Request(String(input), init)),
-      15_000,
-    )
+    const request = new Request(String(input), init)
+    // undici's Request follows init's signal through a weak reference to a
+    // controller of its own that only the request holds: once the server has
+    // let go of the request (its stream keeps just `request.signal`), a
+    // garbage collection cuts the link, and the stream never hears the
+    // browser leave. When the collector runs is the machine's, not the
+    // seed's: held by the signal it follows, the link stays until it aborts.
+    init?.signal?.addEventListener('abort', () => request.signal, { once: true })
+    const response = await withTimeout(world, process.agent.fetch(request), 15_000)
     if (!response.body) return response
     return new Response(network(response.body, process.owner), {
       status: response.status,

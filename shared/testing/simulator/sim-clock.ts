@@ -13,9 +13,16 @@ export interface ProcessClock {
 /**
  * The clock seam of `agent()` (`now`, `timers`) on simulated time: a timer is
  * an agenda entry of the process, so it fires in simulated time, in a
- * reproducible order, and never after the process died.
+ * reproducible order, and never after the process died. Each firing is a
+ * trace line of `who` (the process's, by default): a run that forks at a
+ * timer (one cleared in one run and not in another) shows where.
  */
-export function processClock(world: World, owner: number | undefined, skewMs = 0): ProcessClock {
+export function processClock(
+  world: World,
+  owner: number | undefined,
+  skewMs = 0,
+  who = owner === undefined ? 'world' : `p${owner}`,
+): ProcessClock {
   const handles = new Map<object, AgendaEntry>()
   const cancel = (handle: unknown): void => {
     const entry = handles.get(handle as object)
@@ -29,6 +36,7 @@ export function processClock(world: World, owner: number | undefined, skewMs = 0
         handle,
         world.after(ms, owner, () => {
           handles.delete(handle)
+          world.log(who, `timer (${ms} ms)`)
           callback()
         }),
       )
@@ -42,6 +50,7 @@ export function processClock(world: World, owner: number | undefined, skewMs = 0
           handle,
           world.after(Math.max(1, ms), owner, () => {
             arm()
+            world.log(who, `interval (${ms} ms)`)
             callback()
           }),
         )
