@@ -76,7 +76,7 @@ describe('the simulator', () => {
     expect(again.trace).toEqual(first.trace)
     expect(again.digest).toBe(first.digest)
     expect((await simulate({ seed: 8 })).digest).not.toBe(first.digest)
-  })
+  }, 60_000)
 
   it("keeps the seed's other choices when a replay narrows it (one session, no faults)", async () => {
     const full = await simulate({ seed: 11 })
