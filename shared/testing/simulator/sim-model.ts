@@ -37,7 +37,7 @@ export interface ModelSpan {
 }
 
 /** A model call's content: its text (every text delta, in order) and its tool calls. */
-export interface ModelOutput {
+interface ModelOutput {
   text: string
   toolCalls: { toolName: string; input: string }[]
 }
