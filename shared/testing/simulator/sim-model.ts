@@ -259,17 +259,19 @@ function partStream(
   const output: ModelOutput = { text: '', toolCalls: [] }
   // An aborted call is over when it aborts, as a fetch's connection closes then.
   if (signal?.aborted) spans.close(span, 'aborted')
-  signal?.addEventListener('abort', () => spans.close(span, 'aborted'), { once: true })
+  const stopWatching = closeOnAbort(signal, spans, span)
   return new ReadableStream<LanguageModelV4StreamPart>({
     async pull(controller) {
       for (;;) {
         if (signal?.aborted) {
           spans.close(span, 'aborted')
+          stopWatching()
           return controller.error(signal.reason ?? new Error('aborted'))
         }
         const part = planned[next++]
         if (part === undefined) {
           spans.close(span, 'done')
+          stopWatching()
           return controller.close()
         }
         if (part === HANG || 'stall' in part) {
@@ -278,6 +280,7 @@ function partStream(
           if (signal?.aborted) continue
           if (part === HANG || part.after === 'time-out') {
             spans.close(span, 'timed out')
+            stopWatching()
             return controller.error(new Error(`The model stream stalled: no part for ${ms} ms`))
           }
           continue
@@ -298,6 +301,22 @@ function partStream(
     },
     cancel() {
       spans.close(span, 'cancelled')
+      stopWatching()
     },
   })
+}
+
+/**
+ * Closes the span when `signal` aborts, until the stream is over (then the
+ * listener goes). Apart from the stream's scope, so a listener left on a
+ * signal that never aborts (a dead process's) holds the span, not the world.
+ */
+function closeOnAbort(
+  signal: AbortSignal | undefined,
+  spans: ModelSpans,
+  span: ModelSpan,
+): () => void {
+  const aborted = (): void => spans.close(span, 'aborted')
+  signal?.addEventListener('abort', aborted, { once: true })
+  return () => signal?.removeEventListener('abort', aborted)
 }
