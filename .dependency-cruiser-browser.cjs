@@ -10,9 +10,9 @@ const { builtinModules } = require('node:module')
  * `a2-aws/ai`, isomorphic) and the example chat page built on them.
  */
 const BROWSER_ENTRIES = [
-  'shared/ai/index.ts',
-  'shared/ai/client/index.ts',
-  'shared/ai/react/index.ts',
+  'shared/ai.ts',
+  'shared/client/index.ts',
+  'shared/react/index.ts',
   'functions/example/web/main.tsx',
 ]
 

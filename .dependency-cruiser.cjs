@@ -8,40 +8,38 @@
 /**
  * The layers, lowest first, and the layers each may import besides its own
  * files. `types`: layers it may know the types of, never load. Anything
- * else in shared/, functions/ or infra/ is out of bounds.
+ * else in shared/, functions/ or infra/ is out of bounds. The folders are
+ * this table (docs/architecture.md draws it).
  */
 const LAYERS = {
   log: { path: '^shared/log/', may: [] },
   timing: { path: '^shared/timing/', may: [] },
+  model: { path: '^shared/model/', may: ['log'] },
   http: { path: '^shared/http/', may: ['log'] },
   runtime: { path: '^shared/runtime/', may: ['log', 'timing'] },
   stores: { path: '^shared/stores/', may: ['log', 'timing'] },
-  'ai-core': {
-    path: '^shared/ai/(events|state|controller|inputs|contract|optimistic|inspect)/|^shared/ai/ids[.]ts$',
-    may: ['log'],
+  agent: {
+    path: '^shared/(agent|harness)/',
+    may: ['log', 'timing', 'http', 'runtime', 'stores', 'model'],
   },
-  'ai-server': {
-    path: '^shared/ai/server/',
-    may: ['log', 'timing', 'http', 'runtime', 'stores', 'ai-core'],
-  },
-  'ai-client': {
-    path: '^shared/ai/client/',
-    may: ['log', 'timing', 'ai-core'],
+  client: {
+    path: '^shared/client/',
+    may: ['log', 'timing', 'model'],
     // A client infers its messages from an agent's type and reads the
     // server's error codes; it loads none of their code.
-    types: ['http', 'ai-server'],
+    types: ['http', 'agent'],
   },
-  'ai-react': { path: '^shared/ai/react/', may: ['log', 'ai-core', 'ai-client'] },
+  react: { path: '^shared/react/', may: ['log', 'model', 'client'] },
   aws: {
     path: '^shared/aws/',
-    may: ['log', 'timing', 'http', 'runtime', 'stores', 'ai-core', 'ai-server'],
+    may: ['log', 'timing', 'http', 'runtime', 'stores', 'model', 'agent'],
   },
   node: { path: '^shared/node/', may: ['log', 'http'] },
   // The root and isomorphic entries re-export from the layers below them;
   // what they load is pinned by test/package/exports.test.ts.
   entries: {
-    path: '^shared/index[.]ts$|^shared/ai/index[.]ts$',
-    may: ['log', 'http', 'runtime', 'stores', 'ai-core', 'ai-server'],
+    path: '^shared/index[.]ts$|^shared/ai[.]ts$',
+    may: ['log', 'http', 'runtime', 'stores', 'model', 'agent'],
   },
   testing: {
     path: '^shared/testing/',
@@ -51,10 +49,10 @@ const LAYERS = {
       'http',
       'runtime',
       'stores',
-      'ai-core',
-      'ai-server',
+      'model',
+      'agent',
       // The simulator's browsers run the client's SSE subscription.
-      'ai-client',
+      'client',
       'aws',
       'node',
       'entries',
@@ -68,10 +66,10 @@ const LAYERS = {
       'http',
       'runtime',
       'stores',
-      'ai-core',
-      'ai-server',
-      'ai-client',
-      'ai-react',
+      'model',
+      'agent',
+      'client',
+      'react',
       'aws',
       'node',
       'entries',
@@ -79,9 +77,25 @@ const LAYERS = {
   },
   infra: {
     path: '^infra/',
-    may: ['log', 'runtime', 'stores', 'ai-core', 'ai-server', 'aws'],
+    may: ['log', 'runtime', 'stores', 'model', 'agent', 'aws'],
   },
 }
+
+/**
+ * The model's own order, lowest first: each folder imports only the ones
+ * before it (the IDs name events, the state folds events, the controller
+ * decides on the state, and so on up to the inspector, which reads them all).
+ */
+const MODEL_ORDER = [
+  'ids',
+  'events',
+  'state',
+  'contract',
+  'controller',
+  'inputs',
+  'optimistic',
+  'inspect',
+]
 
 const pathsOf = (names) => names.map((name) => LAYERS[name].path)
 const PROJECT = '^(shared|functions|infra)/'
@@ -95,6 +109,18 @@ const layerRules = Object.entries(LAYERS).map(([name, layer]) => ({
   to: {
     path: PROJECT,
     pathNot: [layer.path, ...pathsOf(layer.may), ...pathsOf(layer.types ?? [])],
+  },
+}))
+
+/** One rule per folder of the model: it imports only the folders before it. */
+const modelOrderRules = MODEL_ORDER.map((name, rank) => ({
+  name: `model-${name}-imports-only-${rank === 0 ? 'itself' : MODEL_ORDER.slice(0, rank).join('+')}`,
+  comment: `shared/model/${name}/ comes after ${MODEL_ORDER.slice(0, rank).join(', ') || 'nothing'} in the model's order`,
+  severity: 'error',
+  from: { path: `^shared/model/${name}/` },
+  to: {
+    path: '^shared/model/',
+    pathNot: `^shared/model/(${MODEL_ORDER.slice(0, rank + 1).join('|')})/`,
   },
 }))
 
@@ -112,11 +138,12 @@ const typeOnlyRules = Object.entries(LAYERS)
 const IO_PACKAGES = 'node_modules/(@aws-sdk|@aws-lambda-powertools|@smithy|hono|@hono)/'
 
 /** The pure layers: the log and the conversation model. */
-const PURE = [LAYERS.log.path, LAYERS['ai-core'].path]
+const PURE = [LAYERS.log.path, LAYERS.model.path]
 
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...modelOrderRules,
     ...typeOnlyRules,
     {
       name: 'pure-core-no-io',

@@ -3,7 +3,7 @@
 // dispatcher and scheduler the A2Agent construct configures. Your own agent
 // module looks the same: export the value agent() returns.
 
-import { agent } from '../shared/ai/server/index.ts'
+import { agent } from '../shared/agent/index.ts'
 import { awsAgentParts } from '../shared/aws/agent-environment.ts'
 import { gatewaySettings } from './example/gateway-origin.ts'
 import { supportAgentOptions } from './example/support-agent.ts'

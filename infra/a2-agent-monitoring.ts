@@ -5,7 +5,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda'
 import type * as sns from 'aws-cdk-lib/aws-sns'
 import type * as sqs from 'aws-cdk-lib/aws-sqs'
 import { Construct } from 'constructs'
-import { AGENT_METRICS, type AgentMetric } from '../shared/ai/server/agent-metrics.ts'
+import { AGENT_METRICS, type AgentMetric } from '../shared/agent/wiring/agent-metrics.ts'
 import type { MetricsTarget } from '../shared/aws/lambda/cloudwatch-metrics.ts'
 
 export interface A2AgentAlarmsProps {

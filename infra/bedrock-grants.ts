@@ -1,7 +1,7 @@
 import { Stack } from 'aws-cdk-lib'
 import * as iam from 'aws-cdk-lib/aws-iam'
 import type { Construct } from 'constructs'
-import { BEDROCK_PREFIX } from '../shared/ai/server/bedrock-model-id.ts'
+import { BEDROCK_PREFIX } from '../shared/agent/model-step/bedrock-model-id.ts'
 
 /**
  * A model an agent invokes on Amazon Bedrock: a foundation model ID

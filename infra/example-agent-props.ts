@@ -1,7 +1,7 @@
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager'
 import * as ssm from 'aws-cdk-lib/aws-ssm'
 import type { Construct } from 'constructs'
-import { BEDROCK_PREFIX } from '../shared/ai/server/bedrock-model-id.ts'
+import { BEDROCK_PREFIX } from '../shared/agent/model-step/bedrock-model-id.ts'
 import type { A2AgentProps } from './a2-agent.ts'
 
 /**

@@ -12,7 +12,7 @@
 // measures payloads gzipped (`node:zlib`); browser code imports
 // `a2-aws/ai/client`, which exports `hasA2Code` too.
 
-export { SessionActiveError } from './ai/server/session-active-error.ts'
+export { SessionActiveError } from './agent/session/session-active-error.ts'
 export { allOf } from './http/all-of.ts'
 export { HttpError, type HttpErrorCode } from './http/http-error.ts'
 export {

@@ -1,9 +1,9 @@
 import { tool } from 'ai'
 import { z } from 'zod'
-import { handlerContext, inputs } from '../../shared/ai/index.ts'
-import { BEDROCK_PREFIX } from '../../shared/ai/server/bedrock-model-id.ts'
-import type { AgentOptions } from '../../shared/ai/server/index.ts'
-import { OFFLINE_MODEL_ID } from '../../shared/ai/server/offline-model.ts'
+import type { AgentOptions } from '../../shared/agent/index.ts'
+import { BEDROCK_PREFIX } from '../../shared/agent/model-step/bedrock-model-id.ts'
+import { OFFLINE_MODEL_ID } from '../../shared/agent/model-step/offline-model.ts'
+import { handlerContext, inputs } from '../../shared/ai.ts'
 import { type GatewayEnv, gatewaySettings } from './gateway-origin.ts'
 import { REMINDER_METADATA } from './message-metadata.ts'
 

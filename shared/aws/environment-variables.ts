@@ -1,5 +1,5 @@
 // No SDK imports (types aside, which load nothing): the CDK construct reads these at synth time.
-import { QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
+import { QUEUE_LANES, type QueueLane } from '../runtime/lane-table.ts'
 import type { LaneQueueUrls } from './sqs-dispatcher.ts'
 
 /** The pipeline's configuration, as its functions' environment holds it (`readAwsEnvironment`). */

@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs'
 import { z } from 'zod'
-import { checkMessages } from '../ai/server/message-check.ts'
+import { checkMessages } from '../agent/session/message-check.ts'
 import type { EventInput, NewEvent } from '../log/event.ts'
 import { idHash } from '../log/id-hash.ts'
 import { MAX_EVENTS_PER_APPEND } from '../log/limits.ts'

@@ -4,7 +4,7 @@ import { backoff, type RetryPolicy } from '../timing/backoff.ts'
 // local runner plays it, and the Lambda handlers take their lease settings
 // from it, so what runs locally is what deploys.
 
-import { QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
+import { QUEUE_LANES, type QueueLane } from '../runtime/lane-table.ts'
 
 /** How a queue-fed function is deployed and fed. Times are in seconds. */
 export interface QueueFunctionSpec {
@@ -39,7 +39,7 @@ export interface QueueFunctionSpec {
 
 /**
  * Every function that reads a queue. Each queue lane has one (see
- * shared/runtime/lanes.ts: the rare model metadata lookup rides on the
+ * shared/runtime/lane-table.ts: the rare model metadata lookup rides on the
  * handlers queue); internal services write to the ingress queue; due
  * timers arrive on the timer queue, a standard queue because FIFO queues
  * have no per-message delay.

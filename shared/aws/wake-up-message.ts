@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { idHash } from '../log/id-hash.ts'
-import { isLane, LANES, QUEUE_LANES, type QueueLane } from '../runtime/lanes.ts'
+import { isLane, LANES, QUEUE_LANES, type QueueLane } from '../runtime/lane-table.ts'
 import type { WakeUp } from '../runtime/wake-up.ts'
 import { PipelineError } from './errors.ts'
 import { parseQueueMessage } from './queue-message.ts'
@@ -89,7 +89,7 @@ export function parseWakeUpMessage(body: string): WakeUp {
   )
 }
 
-/** The queue a lane's wake-ups travel on, from the lane table (shared/runtime/lanes.ts). */
+/** The queue a lane's wake-ups travel on, from the lane table (shared/runtime/lane-table.ts). */
 function queueOfLaneOrUndefined(lane: string): QueueLane | undefined {
   return isLane(lane) ? LANES[lane].queue : undefined
 }

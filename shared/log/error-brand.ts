@@ -4,7 +4,7 @@
  * that throws them, by augmenting this interface (a key per code):
  *
  * @example
- * declare module '../log/error-brand.ts' {
+ * declare module './error-brand.ts' {
  *   interface A2Codes {
  *     TIMER_CONFLICT: true
  *   }

@@ -1,6 +1,6 @@
 import type { ToolSet } from 'ai'
-import type { AIState } from '../ai/state/ai-state.ts'
 import type { EventStore } from '../log/event-store.ts'
+import type { AIState } from '../model/state/ai-state.ts'
 import { memoryEventStore } from '../stores/memory/memory-event-store.ts'
 import {
   type ConversationAction,

@@ -2,11 +2,12 @@
 // transcript grows. Run with Node 22 (type stripping):
 //   node_modules/.bin/node test/bench/ai-fold.bench.ts
 // Not part of `npm test`: timings depend on the machine.
-import { advance } from '../../shared/ai/controller/advance.ts'
-import { decide } from '../../shared/ai/controller/decide.ts'
-import { dueGeneration } from '../../shared/ai/controller/due-work.ts'
-import { type AIState, initialAIState, inputs, reduceAIState } from '../../shared/ai/index.ts'
+
+import { type AIState, initialAIState, inputs, reduceAIState } from '../../shared/ai.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { advance } from '../../shared/model/controller/advance.ts'
+import { decide } from '../../shared/model/controller/decide.ts'
+import { dueGeneration } from '../../shared/model/controller/due-work.ts'
 import { CHUNKS_PER_PROGRESS, recordSession } from '../support/recorded-session.ts'
 
 function fold(events: readonly StoredEvent[], from: AIState = initialAIState()): AIState {

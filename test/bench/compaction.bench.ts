@@ -9,8 +9,8 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { simulateReadableStream } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
-import { inputs } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
+import { agent } from '../../shared/agent/index.ts'
+import { inputs } from '../../shared/ai.ts'
 
 const TURNS = 200
 const ANSWER =

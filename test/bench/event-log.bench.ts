@@ -28,7 +28,7 @@ import {
   PutItemCommand,
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb'
-import { type MotoServer, startMotoServer } from '../../functions/local-runner/moto-server.ts'
+import { type MotoServer, startMotoServer } from '../../functions/local/runner/moto-server.ts'
 import type { NewEvent, StoredEvent } from '../../shared/log/event.ts'
 import { eventLog } from '../../shared/log/event-log.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'

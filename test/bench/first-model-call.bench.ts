@@ -12,11 +12,11 @@
  *   npm run bench -- first-model-call
  */
 import { z } from 'zod'
-import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
-import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
-import { createLocalResources } from '../../functions/local-runner/resources.ts'
-import { agentContract, inputs } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
+import { startLocalPipeline } from '../../functions/local/runner/local-pipeline.ts'
+import { startMotoServer } from '../../functions/local/runner/moto-server.ts'
+import { createLocalResources } from '../../functions/local/runner/resources.ts'
+import { agent } from '../../shared/agent/index.ts'
+import { agentContract, inputs } from '../../shared/ai.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import { pipelineClientsOn } from '../support/pipeline-clients.ts'

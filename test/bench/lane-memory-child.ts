@@ -35,8 +35,8 @@ if (values.bare) {
 
 const [{ createGateway }, { agent }, { inputs }] = await Promise.all([
   import('@ai-sdk/gateway'),
-  import('../../shared/ai/server/index.ts'),
-  import('../../shared/ai/index.ts'),
+  import('../../shared/agent/index.ts'),
+  import('../../shared/ai.ts'),
   import('../../shared/aws/lambda/pipeline-handlers.ts'),
   import('@aws-sdk/client-dynamodb'),
   import('@aws-sdk/client-sqs'),

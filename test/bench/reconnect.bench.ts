@@ -6,8 +6,9 @@
  *
  *   npm run bench -- reconnect
  */
-import { createAgentClient } from '../../shared/ai/client/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
+
+import { agent } from '../../shared/agent/index.ts'
+import { createAgentClient } from '../../shared/client/index.ts'
 import { type LocalServer, serveFetch } from '../../shared/node/serve.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { recordSession } from '../support/recorded-session.ts'

@@ -15,8 +15,8 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { streamText } from 'ai'
 import { MockLanguageModelV4 } from 'ai/test'
-import { inputs } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
+import { agent } from '../../shared/agent/index.ts'
+import { inputs } from '../../shared/ai.ts'
 import type { EventStore, StoredEvent } from '../../shared/index.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 

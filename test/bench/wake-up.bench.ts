@@ -8,11 +8,11 @@
  *
  *   npm run bench -- wake-up
  */
-import { startLocalPipeline } from '../../functions/local-runner/local-pipeline.ts'
-import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
-import { createLocalResources } from '../../functions/local-runner/resources.ts'
-import { inputs } from '../../shared/ai/index.ts'
-import { type Agent, agent } from '../../shared/ai/server/index.ts'
+import { startLocalPipeline } from '../../functions/local/runner/local-pipeline.ts'
+import { startMotoServer } from '../../functions/local/runner/moto-server.ts'
+import { createLocalResources } from '../../functions/local/runner/resources.ts'
+import { type Agent, agent } from '../../shared/agent/index.ts'
+import { inputs } from '../../shared/ai.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import { scriptedModel } from '../../shared/testing/scripted-model.ts'
 import { pipelineClientsOn } from '../support/pipeline-clients.ts'

@@ -25,7 +25,7 @@ describe("docs/http.md's error table", () => {
       'shared/http/read-body.ts',
       'shared/http/session-capability.ts',
       'shared/aws/lambda/http-access.ts',
-      'shared/ai/server/push-policy.ts',
+      'shared/agent/session/push-policy.ts',
     ]) {
       for (const match of read(file).matchAll(/new HttpError\(\s*(\d{3}),\s*'([A-Z_]+)'/g)) {
         thrown.set(match[2] as string, Number(match[1]))

@@ -48,7 +48,7 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
     onTestFinished,
   }) => {
     const port = await busyPort(onTestFinished)
-    const run = await runCommand('functions/local-server.ts', { PORT: String(port) })
+    const run = await runCommand('functions/local/local-server.ts', { PORT: String(port) })
     expect(run.code).toBe(1)
     expect(run.stderr.trim()).toBe(
       `npm start: Port ${port} on 127.0.0.1 is in use: stop what is listening there, or pick another port with PORT=<port> (PORT=0 picks a free one).`,
@@ -77,14 +77,14 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
   for (const [env, line] of badAddresses) {
     const [name, value] = Object.entries(env)[0] as [string, string]
     it(`npm start with ${name}=${value}: one line saying what to pick, exit code 1`, async () => {
-      const run = await runCommand('functions/local-server.ts', { PORT: '0', ...env })
+      const run = await runCommand('functions/local/local-server.ts', { PORT: '0', ...env })
       expect(run.code).toBe(1)
       expect(run.stderr.trim()).toBe(`npm start: ${line}`)
     }, 60_000)
 
     it(`npm run local with ${name}=${value}: the same line, before it starts a moto server`, async () => {
       // A Python that is not there: a run that got as far as moto would say so instead.
-      const run = await runCommand('functions/local-aws-server.ts', {
+      const run = await runCommand('functions/local/local-aws-server.ts', {
         PORT: '0',
         ...env,
         A2_PYTHON: '/nonexistent/python3',
@@ -96,7 +96,7 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
   }
 
   it('npm run local without Python: says the moto server needs it and how to install moto', async () => {
-    const run = await runCommand('functions/local-aws-server.ts', {
+    const run = await runCommand('functions/local/local-aws-server.ts', {
       A2_PYTHON: '/nonexistent/python3',
       A2_AWS_ENDPOINT: '',
     })
@@ -112,7 +112,7 @@ describe.concurrent('the commands say what went wrong in one line, without a sta
     const python = join(dir, 'python-without-moto')
     writeFileSync(python, '#!/bin/sh\nexec python3 -S "$@"\n')
     chmodSync(python, 0o755)
-    const run = await runCommand('functions/local-aws-server.ts', {
+    const run = await runCommand('functions/local/local-aws-server.ts', {
       A2_PYTHON: python,
       A2_AWS_ENDPOINT: '',
     })

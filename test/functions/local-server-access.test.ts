@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startLocalServer } from '../../functions/local-server.ts'
-import { inputs } from '../../shared/ai/index.ts'
+import { startLocalServer } from '../../functions/local/local-server.ts'
+import { inputs } from '../../shared/ai.ts'
 import type { OpenedSession } from '../../shared/http/log-endpoint.ts'
 import { sessionCapability } from '../../shared/http/session-capability.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'

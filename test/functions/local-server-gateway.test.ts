@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { inputs } from '../../shared/ai/index.ts'
-import type { AIState } from '../../shared/ai/state/ai-state.ts'
+import { inputs } from '../../shared/ai.ts'
 import type { OpenedSession } from '../../shared/http/log-endpoint.ts'
+import type { AIState } from '../../shared/model/state/ai-state.ts'
 import type { GatewayDouble } from '../../shared/testing/gateway-double.ts'
 import { lastUserText } from '../../shared/testing/model-script.ts'
 import { textOf } from '../support/conversation.ts'
@@ -15,7 +15,7 @@ import {
 import { type StartedCommand, startNpmStart } from '../support/npm-start.ts'
 
 // `npm start` as a user with an AI Gateway key runs it: the real
-// functions/local-server.ts in its own process, its model a model ID string,
+// functions/local/local-server.ts in its own process, its model a model ID string,
 // pointed at the Gateway double by A2_GATEWAY_URL. Only the demo model ran
 // here before, so a second session that hung went unseen.
 

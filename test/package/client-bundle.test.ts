@@ -21,11 +21,11 @@ const DOCUMENTED_WITHIN = 0.2
 
 // The modules of zod schemas: the server's, never a browser's.
 const SCHEMA_MODULES = [
-  'shared/ai/events/ai-events.ts',
-  'shared/ai/events/control.ts',
-  'shared/ai/events/controller-events.ts',
-  'shared/ai/events/message-schema.ts',
-  'shared/ai/events/runtime-events.ts',
+  'shared/model/events/ai-events.ts',
+  'shared/model/events/control.ts',
+  'shared/model/events/controller-events.ts',
+  'shared/model/events/message-schema.ts',
+  'shared/model/events/runtime-events.ts',
   'shared/log/event-envelope.ts',
 ]
 
@@ -49,7 +49,7 @@ describe('the browser bundle of the client entry points (esbuild, minified, Reac
       expect(size.contributors.map(({ from }) => from)).not.toContain('zod')
       expect(size.inputs.filter((input) => SCHEMA_MODULES.includes(input))).toEqual([])
       // It did bundle the client: the hook or the client and the state fold.
-      expect(size.contributors.map(({ from }) => from)).toContain('shared/ai/state/')
+      expect(size.contributors.map(({ from }) => from)).toContain('shared/model/state/')
     })
   }
 

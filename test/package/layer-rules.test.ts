@@ -69,15 +69,15 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
       'shared/log/a.ts': "import type { B } from './b.ts'\nexport type A = B\n",
       'shared/log/b.ts': "import type { A } from './a.ts'\nexport type B = A | 1\n",
       'shared/log/size.ts': "import { gzipSync } from 'node:zlib'\nexport const size = gzipSync\n",
-      'shared/ai/controller/decide.ts':
+      'shared/model/controller/decide.ts':
         "import { readFileSync } from 'node:fs'\nimport { put } from '../../stores/put.ts'\nexport const decide = () => [readFileSync, put]\n",
       'shared/stores/put.ts': 'export const put = 1\n',
-      'shared/ai/state/fold.ts':
+      'shared/model/state/fold.ts':
         "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'\nexport const fold = DynamoDBClient\n",
-      'shared/ai/client/session.ts':
-        "import type { Agent } from '../server/agent.ts'\nimport { run } from '../server/run.ts'\nexport const session = (agent: Agent) => [agent, run]\n",
-      'shared/ai/server/agent.ts': 'export interface Agent { name: string }\n',
-      'shared/ai/server/run.ts': "import { gone } from './gone.ts'\nexport const run = gone\n",
+      'shared/client/session.ts':
+        "import type { Agent } from '../agent/wiring/agent.ts'\nimport { run } from '../agent/run.ts'\nexport const session = (agent: Agent) => [agent, run]\n",
+      'shared/agent/wiring/agent.ts': 'export interface Agent { name: string }\n',
+      'shared/agent/run.ts': "import { gone } from './gone.ts'\nexport const run = gone\n",
     })
     expect(exitCode).not.toBe(0)
     expect(violations).toEqual(
@@ -85,30 +85,30 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
         'log-imports-only-itself: shared/log/errors.ts → shared/http/codes.ts',
         'no-cycles: shared/log/a.ts → shared/log/b.ts',
         'pure-core-no-io: shared/log/size.ts → zlib',
-        'pure-core-no-io: shared/ai/controller/decide.ts → fs',
-        'ai-core-imports-only-log: shared/ai/controller/decide.ts → shared/stores/put.ts',
+        'pure-core-no-io: shared/model/controller/decide.ts → fs',
+        'model-imports-only-log: shared/model/controller/decide.ts → shared/stores/put.ts',
         // The scratch folder's node_modules is a link to the repository's.
         expect.stringMatching(
-          /^pure-core-no-io-packages: shared\/ai\/state\/fold\.ts → .*node_modules\/@aws-sdk\/client-dynamodb\//,
+          /^pure-core-no-io-packages: shared\/model\/state\/fold\.ts → .*node_modules\/@aws-sdk\/client-dynamodb\//,
         ),
-        'ai-client-imports-only-types-of-http+ai-server: shared/ai/client/session.ts → shared/ai/server/run.ts',
-        'resolvable: shared/ai/server/run.ts → ./gone.ts',
+        'client-imports-only-types-of-http+agent: shared/client/session.ts → shared/agent/run.ts',
+        'resolvable: shared/agent/run.ts → ./gone.ts',
       ]),
     )
     // The client may name the server's types: that import loads nothing.
-    expect(violations.filter((line) => line.endsWith('shared/ai/server/agent.ts'))).toEqual([])
+    expect(violations.filter((line) => line.endsWith('shared/agent/wiring/agent.ts'))).toEqual([])
   }, 60_000)
 
   it('pass a tree that keeps them: the core on the log, the server on both and a store, the client on the server’s types', async () => {
     const { exitCode, violations } = await cruise('.dependency-cruiser.cjs', {
       'shared/log/event.ts': 'export interface StoredEvent { type: string }\n',
-      'shared/ai/state/fold.ts':
+      'shared/model/state/fold.ts':
         "import type { StoredEvent } from '../../log/event.ts'\nexport const fold = (event: StoredEvent) => event.type\n",
       'shared/stores/memory.ts': 'export const memory = 1\n',
-      'shared/ai/server/agent.ts':
-        "import { fold } from '../state/fold.ts'\nimport { memory } from '../../stores/memory.ts'\nexport const agent = [fold, memory]\n",
-      'shared/ai/client/session.ts':
-        "import type { agent } from '../server/agent.ts'\nexport type Agent = typeof agent\n",
+      'shared/agent/wiring/agent.ts':
+        "import { fold } from '../../model/state/fold.ts'\nimport { memory } from '../../stores/memory.ts'\nexport const agent = [fold, memory]\n",
+      'shared/client/session.ts':
+        "import type { agent } from '../agent/wiring/agent.ts'\nexport type Agent = typeof agent\n",
     })
     expect(violations).toEqual([])
     expect(exitCode).toBe(0)
@@ -118,23 +118,23 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
 describe('the browser rules (.dependency-cruiser-browser.cjs)', () => {
   it('refuse a browser entry that reaches node:* or the AWS SDK, but not a type-only import of them', async () => {
     const { exitCode, violations } = await cruise('.dependency-cruiser-browser.cjs', {
-      'shared/ai/client/index.ts':
+      'shared/client/index.ts':
         "export { read } from './read.ts'\nexport type { Hash } from './hash.ts'\n",
-      'shared/ai/client/read.ts':
+      'shared/client/read.ts':
         "import { readFileSync } from 'node:fs'\nimport { SQSClient } from '@aws-sdk/client-sqs'\nexport const read = [readFileSync, SQSClient]\n",
-      'shared/ai/client/hash.ts': "import type { Hash } from 'node:crypto'\nexport type { Hash }\n",
-      'shared/ai/react/index.ts': "export const useAgent = () => 'fine'\n",
+      'shared/client/hash.ts': "import type { Hash } from 'node:crypto'\nexport type { Hash }\n",
+      'shared/react/index.ts': "export const useAgent = () => 'fine'\n",
     })
     expect(exitCode).not.toBe(0)
     expect(violations).toEqual(
       expect.arrayContaining([
-        'browser-loads-no-node: shared/ai/client/index.ts → fs',
+        'browser-loads-no-node: shared/client/index.ts → fs',
         expect.stringMatching(
-          /^browser-loads-no-aws-or-server: shared\/ai\/client\/index\.ts → .*node_modules\/@aws-sdk\/client-sqs\//,
+          /^browser-loads-no-aws-or-server: shared\/client\/index\.ts → .*node_modules\/@aws-sdk\/client-sqs\//,
         ),
       ]),
     )
     expect(violations.filter((line) => line.includes('crypto'))).toEqual([])
-    expect(violations.filter((line) => line.includes('shared/ai/react/'))).toEqual([])
+    expect(violations.filter((line) => line.includes('shared/react/'))).toEqual([])
   }, 60_000)
 })

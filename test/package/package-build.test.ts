@@ -50,19 +50,19 @@ describe('the published build (npm run build)', () => {
   })
 
   it('ships the a2-aws command (npx a2-aws verify, inspect): its entry point and the modules it imports', () => {
-    expect(packageJson.bin).toEqual({ 'a2-aws': 'dist/functions/cli.js' })
-    expect(built).toContain('functions/cli.ts')
+    expect(packageJson.bin).toEqual({ 'a2-aws': 'dist/functions/cli/cli.js' })
+    expect(built).toContain('functions/cli/cli.ts')
     for (const file of ['run-verify.ts', 'verify-command.ts', 'judge-streaming.ts']) {
-      expect(built).toContain(`functions/verify/${file}`)
+      expect(built).toContain(`functions/cli/verify/${file}`)
     }
     for (const file of ['inspect-command.ts', 'session-source.ts', 'render-text.ts']) {
-      expect(built).toContain(`functions/inspect/${file}`)
+      expect(built).toContain(`functions/cli/inspect/${file}`)
     }
     // npm links the bin as an executable script: it needs its interpreter line.
-    expect(readFileSync(join(root, 'functions/cli.ts'), 'utf8').split('\n')[0]).toBe(
+    expect(readFileSync(join(root, 'functions/cli/cli.ts'), 'utf8').split('\n')[0]).toBe(
       '#!/usr/bin/env node',
     )
-    expect(packageJson.scripts.verify).toBe('node functions/cli.ts verify')
+    expect(packageJson.scripts.verify).toBe('node functions/cli/cli.ts verify')
   })
 
   it("ships no dev tool: every package the built code loads is one of the package's dependencies or peers", () => {

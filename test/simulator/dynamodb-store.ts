@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
-import { resetMoto, startMotoServer } from '../../functions/local-runner/moto-server.ts'
+import { resetMoto, startMotoServer } from '../../functions/local/runner/moto-server.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 import { dynamoDBEventStore } from '../../shared/stores/dynamodb/dynamodb-event-store.ts'

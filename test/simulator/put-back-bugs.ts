@@ -38,12 +38,12 @@ export const PUT_BACK: Record<
     says: "a model's metadata request and answer had one ID per model in the whole store: the second session with a Gateway model hung (29d24e4)",
     edits: [
       {
-        file: 'ai/controller/generation-attempt.ts',
+        file: 'model/controller/generation-attempt.ts',
         fixed: "sessionScopedId('model-metadata', attempt.sessionId, modelId)",
         broken: "derivedId('model-metadata', modelId)",
       },
       {
-        file: 'ai/server/lanes/metadata-lane.ts',
+        file: 'agent/lanes/metadata-lane.ts',
         fixed: "sessionScopedId('model-metadata-resolved', sessionId, modelId)",
         broken: "sessionScopedId('model-metadata-resolved', modelId, '')",
       },
@@ -53,13 +53,13 @@ export const PUT_BACK: Record<
     says: 'model output the log refused (too large) ended the attempt instead of failing the step: the step, and the tools it had called, ran again and again (376805a; a tool ran 388 times)',
     edits: [
       {
-        file: 'ai/server/lanes/generation-lane.ts',
+        file: 'agent/lanes/generation-lane.ts',
         fixed: `    if (isContentRefusal(writeFailure.error))
       return { error: unstorable(writeFailure.error), recordedCalls }`,
         broken: '',
       },
       {
-        file: 'ai/server/lanes/generation-lane.ts',
+        file: 'agent/lanes/generation-lane.ts',
         fixed: `      if (!isContentRefusal(error)) throw error
       return fail(unstorable(error))`,
         broken: `      if (error) throw error
@@ -67,7 +67,7 @@ export const PUT_BACK: Record<
       },
       {
         // And a step given up on after its attempts did not fail its turn: it was tried again.
-        file: 'ai/controller/dead-letter.ts',
+        file: 'model/controller/dead-letter.ts',
         fixed: "lane === 'generation' ? stepToServe(state)?.requestId : undefined",
         broken: "lane === 'generation' && stepToServe ? undefined : undefined",
       },
@@ -77,7 +77,7 @@ export const PUT_BACK: Record<
     says: "issue 33's intent oracle: a model stream that failed after it recorded a tool call failed its step, and Retry asked the model again for the same intent under a new call: the email went twice, while each call ran under its own key",
     edits: [
       {
-        file: 'ai/server/lanes/generation-lane.ts',
+        file: 'agent/lanes/generation-lane.ts',
         fixed: 'if (streamed.error !== undefined && !streamed.recordedCalls)',
         broken: 'if (streamed.error !== undefined)',
       },
@@ -87,7 +87,7 @@ export const PUT_BACK: Record<
     says: "issue 33's intent oracle: a tool call's idempotency key left out its model step, so every step's call_0 (providers reuse the IDs) shared one: the payment service took a later turn's charge for a retry of the first, and it never happened",
     edits: [
       {
-        file: 'ai/ids.ts',
+        file: 'model/ids/ids.ts',
         fixed: "idempotentId('a2.tool-call', sessionId, life, call.generationId, call.toolCallId)",
         broken: "idempotentId('a2.tool-call', sessionId, life, call.toolCallId)",
       },
@@ -97,7 +97,7 @@ export const PUT_BACK: Record<
     says: "issue 33's content oracle: the at-index writer dropped a batch of streamed progress that lost the race for its index (it is only progress), and the transcript lost those words while every fold of the log agreed with itself",
     edits: [
       {
-        file: 'ai/server/lanes/at-index-writer.ts',
+        file: 'agent/lanes/at-index-writer.ts',
         fixed: `          if (!hasA2Code(error, 'APPEND_CONFLICT')) throw error
         }
         await moveOn()`,
@@ -112,7 +112,7 @@ export const PUT_BACK: Record<
     says: "issue 37's second case: a takeover chose between closing a step and running it again on a state it read before it took the claim; an attempt still alive whose claim ran out (a frozen container) recorded a tool call in that window, and the takeover asked the model again: the tool ran twice while the transcript shows one call",
     edits: [
       {
-        file: 'ai/server/lanes/generation-lane.ts',
+        file: 'agent/lanes/generation-lane.ts',
         fixed: 'if (claim.previous === undefined) return read',
         broken: 'if (claim.previous === undefined || claim.attempt > 0) return read',
       },
@@ -122,7 +122,7 @@ export const PUT_BACK: Record<
     says: "issue 33's lost wake-ups: a server append that decided a message where it wrote it woke the lanes of the events it returns (the message alone), not of the batch it stored: the model step was woken only by the stream router's backstop, which the simulator's checks once could not see behind",
     edits: [
       {
-        file: 'ai/server/invocation-ports.ts',
+        file: 'agent/wiring/invocation-ports.ts',
         fixed: '...wakeUpsFor(stored, config),',
         broken: '...wakeUpsFor(stored.slice(0, events.length), config),',
       },
@@ -132,12 +132,12 @@ export const PUT_BACK: Record<
     says: 'issue 34: a command decided where it is written even when the decision ends running work, whose claims only admission revokes (a Stop, an interruption): the work it ended runs on',
     edits: [
       {
-        file: 'ai/server/decided-push.ts',
+        file: 'agent/session/decided-push.ts',
         fixed: "if (rounds.stop !== 'settled' || rounds.events.length === 0) return asPushed()",
         broken: "if (rounds.stop === 'unsettled' || rounds.events.length === 0) return asPushed()",
       },
       {
-        file: 'ai/server/decided-push.ts',
+        file: 'agent/session/decided-push.ts',
         fixed: 'decides: true,\n    })',
         broken: 'decides: true,\n      revokes: true,\n    })',
       },
@@ -147,7 +147,7 @@ export const PUT_BACK: Record<
     says: "not a bug of the turn: the client's SSE subscription without its rewind when the server's log is shorter than what it applied (an erased session), to show the simulated browsers read the real client through reconnects",
     edits: [
       {
-        file: 'ai/client/sse-subscription.ts',
+        file: 'client/sse-subscription.ts',
         fixed:
           'if (options.onRewind && Number(head[1]) < options.lastIndex()) attempt.rewound = true',
         broken: 'if (options.onRewind && Number(head[1]) < 0) attempt.rewound = true',

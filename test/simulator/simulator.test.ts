@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../shared/ai/index.ts'
-import { agent } from '../../shared/ai/server/index.ts'
-import { initialAIState } from '../../shared/ai/state/ai-state.ts'
+import { agent } from '../../shared/agent/index.ts'
+import { inputs } from '../../shared/ai.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { initialAIState } from '../../shared/model/state/ai-state.ts'
 import { memoryEventStore } from '../../shared/stores/memory/memory-event-store.ts'
 import { scriptedModel, text } from '../../shared/testing/scripted-model.ts'
 import {

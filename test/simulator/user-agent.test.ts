@@ -1,7 +1,7 @@
 import { tool } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { handlerContext } from '../../shared/ai/index.ts'
+import { handlerContext } from '../../shared/ai.ts'
 import {
   describeFailure,
   effectLedger,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { initialAIState } from '../../shared/ai/state/ai-state.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { initialAIState } from '../../shared/model/state/ai-state.ts'
 import { brokenInvariants, type SessionFacts } from './checks.ts'
 import { toolRuns } from './soak-agent.ts'
 

@@ -1,8 +1,8 @@
-import { inputs } from '../../shared/ai/index.ts'
-import type { AgentSession } from '../../shared/ai/server/index.ts'
-import type { AIState } from '../../shared/ai/state/ai-state.ts'
+import type { AgentSession } from '../../shared/agent/index.ts'
+import { inputs } from '../../shared/ai.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
 import { messageOf } from '../../shared/log/message-of.ts'
+import type { AIState } from '../../shared/model/state/ai-state.ts'
 import { sleep } from '../../shared/timing/sleep.ts'
 import type { SessionPlan, TurnPlan } from './plan.ts'
 

@@ -1,7 +1,7 @@
 import { tool } from 'ai'
 import { z } from 'zod'
-import { handlerContext, inputs } from '../../shared/ai/index.ts'
-import type { AgentOptions } from '../../shared/ai/server/index.ts'
+import type { AgentOptions } from '../../shared/agent/index.ts'
+import { handlerContext, inputs } from '../../shared/ai.ts'
 import { sleep } from '../../shared/timing/sleep.ts'
 import { instructionsFor, SOAK_MODEL } from './model.ts'
 

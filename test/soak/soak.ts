@@ -1,4 +1,4 @@
-import type { AIState } from '../../shared/ai/state/ai-state.ts'
+import type { AIState } from '../../shared/model/state/ai-state.ts'
 import { brokenInvariants, explain } from './checks.ts'
 import { driveSession, type SessionRun } from './driver.ts'
 import { soakModel } from './model.ts'

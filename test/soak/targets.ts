@@ -1,6 +1,6 @@
-import { type Agent, type AgentSession, agent } from '../../shared/ai/server/index.ts'
-import type { AIState } from '../../shared/ai/state/ai-state.ts'
+import { type Agent, type AgentSession, agent } from '../../shared/agent/index.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import type { AIState } from '../../shared/model/state/ai-state.ts'
 import { soakAgentOptions, type ToolRuns } from './soak-agent.ts'
 
 /** Where a soak's sessions run, as its users see them. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FxHarnessOptions } from '../../shared/ai/server/index.ts'
+import type { FxHarnessOptions } from '../../shared/agent/index.ts'
 import type { HarnessSubject, ModelCall } from '../../shared/testing/index.ts'
 import { repoRoot } from './repo-root.ts'
 

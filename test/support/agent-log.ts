@@ -1,6 +1,6 @@
 import type { UIMessage } from 'ai'
 import { expect, onTestFinished } from 'vitest'
-import type { Agent } from '../../shared/ai/server/index.ts'
+import type { Agent } from '../../shared/agent/index.ts'
 import type { StoredEvent } from '../../shared/index.ts'
 
 import { textOf } from './conversation.ts'

@@ -1,2 +1,2 @@
-export * from '../../shared/ai/index.ts'
+export * from '../../shared/ai.ts'
 export { ReservedEventIdError as ReservedIdCheck } from '../../shared/log/errors.ts'

@@ -1,6 +1,6 @@
 import type {} from 'vitest'
 import type { TestProject } from 'vitest/node'
-import { startMotoServer } from '../../functions/local-runner/moto-server.ts'
+import { startMotoServer } from '../../functions/local/runner/moto-server.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,6 +1,6 @@
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { resetMoto } from '../../functions/local-runner/moto-server.ts'
+import { resetMoto } from '../../functions/local/runner/moto-server.ts'
 import { createEventLogTable } from '../../shared/stores/dynamodb/create-table.ts'
 
 /**

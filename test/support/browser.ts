@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core'
-import { startLocalServer } from '../../functions/local-server.ts'
+import { startLocalServer } from '../../functions/local/local-server.ts'
 import type { GatewayDouble } from '../../shared/testing/gateway-double.ts'
 import { chatGateway } from './chat-gateway.ts'
 import { launchBrowser } from './chromium.ts'

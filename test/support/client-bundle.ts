@@ -91,7 +91,7 @@ export async function clientBundleSize(entry: ClientEntry): Promise<BundleSize> 
   }
 }
 
-/** `node_modules/zod/v4/core/api.js` is `zod`; `shared/ai/state/x.ts` is `shared/ai/state/`. */
+/** `node_modules/zod/v4/core/api.js` is `zod`; `shared/model/state/x.ts` is `shared/model/state/`. */
 function sourceOf(path: string): string {
   const packaged = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)
   if (packaged) return packaged[1] as string

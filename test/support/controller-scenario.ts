@@ -1,12 +1,12 @@
 import fc from 'fast-check'
-import { dueGeneration } from '../../shared/ai/controller/due-work.ts'
 import {
   type AIState,
   type ControlCommandInput,
   inputs,
   type PendingApproval,
-} from '../../shared/ai/index.ts'
+} from '../../shared/ai.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { dueGeneration } from '../../shared/model/controller/due-work.ts'
 import { FakeSession, userMessage } from './fake-session.ts'
 
 // Random sessions: each abstract step picks a command a client could push or

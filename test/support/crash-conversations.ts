@@ -1,6 +1,6 @@
 import { tool } from 'ai'
 import { z } from 'zod'
-import { handlerContext, inputs } from '../../shared/ai/index.ts'
+import { handlerContext, inputs } from '../../shared/ai.ts'
 import type { CrashPointsOptions } from '../../shared/testing/crash-points.ts'
 import { effectLedger } from '../../shared/testing/crash-run.ts'
 import { text, toolCalls } from '../../shared/testing/scripted-model.ts'

@@ -1,20 +1,20 @@
 import type { UIMessageChunk } from 'ai'
-import { controllerRounds } from '../../shared/ai/controller/controller-rounds.ts'
-import type { Decision } from '../../shared/ai/controller/decide.ts'
-import { dueGeneration } from '../../shared/ai/controller/due-work.ts'
-import {
-  attemptOpening,
-  generationCompleted,
-  stepToServe,
-} from '../../shared/ai/controller/generation-attempt.ts'
 import {
   type AIEventInput,
   type AIState,
   type ControlCommandInput,
   initialAIState,
   reduceAIState,
-} from '../../shared/ai/index.ts'
+} from '../../shared/ai.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { controllerRounds } from '../../shared/model/controller/controller-rounds.ts'
+import type { Decision } from '../../shared/model/controller/decide.ts'
+import { dueGeneration } from '../../shared/model/controller/due-work.ts'
+import {
+  attemptOpening,
+  generationCompleted,
+  stepToServe,
+} from '../../shared/model/controller/generation-attempt.ts'
 
 // A session driven the way the runtime drives it: commands and runtime facts
 // (generation and tool events) are appended, then the controller runs the

@@ -27,7 +27,7 @@ export interface RunnerProcess {
 }
 
 /**
- * Starts `npm run local`'s runner (functions/local-aws-server.ts) on
+ * Starts `npm run local`'s runner (functions/local/local-aws-server.ts) on
  * `endpoint`, as its npm script does, in its own process, from `dir` (where
  * it keeps .a2-local/), and answers once its banner is out.
  */
@@ -42,7 +42,7 @@ export async function startRunnerProcess({
   agentModule?: string
   env?: NodeJS.ProcessEnv
 }): Promise<RunnerProcess> {
-  const child = spawn(process.execPath, [join(root, 'functions/local-aws-server.ts')], {
+  const child = spawn(process.execPath, [join(root, 'functions/local/local-aws-server.ts')], {
     cwd: dir,
     env: {
       ...bareEnv(dir),

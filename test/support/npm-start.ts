@@ -11,7 +11,7 @@ export interface StartedCommand {
 }
 
 /**
- * Runs `npm start`'s server (functions/local-server.ts) in its own process,
+ * Runs `npm start`'s server (functions/local/local-server.ts) in its own process,
  * as its npm script does, with `env` over this process's environment (a
  * value `undefined` removes the variable), on a free port (PORT=0), and
  * waits until it says where it listens.
@@ -24,7 +24,7 @@ export async function startNpmStart(
     if (value === undefined) delete childEnv[name]
     else childEnv[name] = value
   }
-  const child = spawn(process.execPath, ['functions/local-server.ts'], {
+  const child = spawn(process.execPath, ['functions/local/local-server.ts'], {
     cwd: repoRoot,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,9 +4,9 @@ import { afterAll, beforeAll } from 'vitest'
 import {
   type LocalPipeline,
   startLocalPipeline,
-} from '../../functions/local-runner/local-pipeline.ts'
-import { createLocalResources, type LocalQueues } from '../../functions/local-runner/resources.ts'
-import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
+} from '../../functions/local/runner/local-pipeline.ts'
+import { createLocalResources, type LocalQueues } from '../../functions/local/runner/resources.ts'
+import { type Agent, type AgentOptions, agent } from '../../shared/agent/index.ts'
 import { awsAgentParts } from '../../shared/aws/agent-environment.ts'
 import type { AwsEnvironment } from '../../shared/aws/environment-variables.ts'
 import type { HttpAuth } from '../../shared/aws/lambda/http-access.ts'

@@ -1,15 +1,15 @@
 import type { UIMessageChunk } from 'ai'
-import { advance } from '../../shared/ai/controller/advance.ts'
-import { decide } from '../../shared/ai/controller/decide.ts'
-import { dueGeneration } from '../../shared/ai/controller/due-work.ts'
 import {
   type AIEventInput,
   type AIState,
   initialAIState,
   inputs,
   reduceAIState,
-} from '../../shared/ai/index.ts'
+} from '../../shared/ai.ts'
 import type { StoredEvent } from '../../shared/log/event.ts'
+import { advance } from '../../shared/model/controller/advance.ts'
+import { decide } from '../../shared/model/controller/decide.ts'
+import { dueGeneration } from '../../shared/model/controller/due-work.ts'
 
 export const CHUNKS_PER_PROGRESS = 8
 const WORDS = 'the quick brown fox jumps over a lazy dog while streaming tokens arrive '.split(' ')

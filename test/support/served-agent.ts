@@ -1,6 +1,6 @@
 import { onTestFinished } from 'vitest'
-import type { AgentClient } from '../../shared/ai/client/index.ts'
-import { type Agent, type AgentOptions, agent } from '../../shared/ai/server/index.ts'
+import { type Agent, type AgentOptions, agent } from '../../shared/agent/index.ts'
+import type { AgentClient } from '../../shared/client/index.ts'
 import { type LocalServer, serveFetch } from '../../shared/node/serve.ts'
 import {
   type ScriptedModel,

@@ -1,8 +1,8 @@
 import { tool } from 'ai'
 import fc from 'fast-check'
 import { z } from 'zod'
-import { handlerContext, inputs } from '../../shared/ai/index.ts'
-import { type Agent, agent } from '../../shared/ai/server/index.ts'
+import { type Agent, agent } from '../../shared/agent/index.ts'
+import { handlerContext, inputs } from '../../shared/ai.ts'
 import type { EventStore } from '../../shared/log/event-store.ts'
 import { type GatewayDouble, gatewayDouble } from '../../shared/testing/gateway-double.ts'
 import {

@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
-import { AGENT_METRICS, type AgentMetrics } from '../../ai/server/agent-metrics.ts'
+import { AGENT_METRICS, type AgentMetrics } from '../../agent/wiring/agent-metrics.ts'
 
 /** Where an agent's figures go in CloudWatch: the metrics namespace and the `service` dimension. */
 export interface MetricsTarget {

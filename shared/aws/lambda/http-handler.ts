@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { APIGatewayProxyEvent } from 'aws-lambda'
-import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
+import type { AgentMetrics } from '../../agent/wiring/agent-metrics.ts'
 import type { FetchOptions } from '../../http/log-endpoint.ts'
 import { hasA2Code } from '../../log/error-brand.ts'
 import { messageOf } from '../../log/message-of.ts'

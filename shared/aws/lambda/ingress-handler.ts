@@ -5,7 +5,7 @@ import {
   SqsFifoPartialProcessorAsync,
 } from '@aws-lambda-powertools/batch'
 import type { SQSRecord } from 'aws-lambda'
-import type { AgentMetrics } from '../../ai/server/agent-metrics.ts'
+import type { AgentMetrics } from '../../agent/wiring/agent-metrics.ts'
 import { isContentRefusal } from '../../log/content-refusal.ts'
 import { hasA2Code } from '../../log/error-brand.ts'
 import { messageOf } from '../../log/message-of.ts'

@@ -1,4 +1,4 @@
-import type { Agent } from '../../ai/server/agent.ts'
+import type { Agent } from '../../agent/wiring/agent.ts'
 import type { Authorize } from '../../http/log-endpoint.ts'
 import { PipelineError } from '../errors.ts'
 

@@ -1,5 +1,5 @@
-import { type AgentMetrics, safeMetrics } from '../../ai/server/agent-metrics.ts'
-import { QUEUE_LANES, type QueueLane } from '../../runtime/lanes.ts'
+import { type AgentMetrics, safeMetrics } from '../../agent/wiring/agent-metrics.ts'
+import { QUEUE_LANES, type QueueLane } from '../../runtime/lane-table.ts'
 import { awsClients } from '../agent-environment.ts'
 import type { AwsEnvironment } from '../environment-variables.ts'
 import { VISIBILITY_LEASE, type VisibilityLease } from '../pipeline-functions.ts'
@@ -102,7 +102,7 @@ export function pipelineHandlers(
         { client: tableClient(), tableName: environment.tableName },
         logger,
       )(event),
-    // One per queue lane of the lane table (shared/runtime/lanes.ts).
+    // One per queue lane of the lane table (shared/runtime/lane-table.ts).
     ...(Object.fromEntries(
       QUEUE_LANES.map((lane) => [
         lane,

@@ -1,4 +1,4 @@
-import { openSseSubscription, type SseSubscription } from '../../ai/client/sse-subscription.ts'
+import { openSseSubscription, type SseSubscription } from '../../client/sse-subscription.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
 import { messageOf } from '../../log/message-of.ts'

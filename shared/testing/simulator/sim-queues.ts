@@ -1,5 +1,5 @@
 import { wakeUpMessage } from '../../aws/wake-up-message.ts'
-import { LANES, type Lane } from '../../runtime/lanes.ts'
+import { LANES, type Lane } from '../../runtime/lane-table.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
 import type { Faults } from './faults.ts'
 import type { Random } from './random.ts'

@@ -1,5 +1,5 @@
 import type { ToolSet } from 'ai'
-import type { AgentOptions } from '../../ai/server/agent-options.ts'
+import type { AgentOptions } from '../../agent/wiring/agent-options.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import { type HandlerContext, handlerContext } from '../../runtime/handler-context.ts'
 import type { EffectLedger } from '../crash-run.ts'

@@ -1,6 +1,6 @@
 import type { Request as PlaywrightRequest } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { createAgentClient } from '../../../shared/ai/client/index.ts'
+import { createAgentClient } from '../../../shared/client/index.ts'
 import { memoryEventStore } from '../../../shared/stores/memory/memory-event-store.ts'
 import { agentText, type Chat, send, startApp, startChat } from '../../support/browser.ts'
 import { reply } from '../../support/chat-gateway.ts'

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { startLocalServer } from '../../../functions/local-server.ts'
+import { startLocalServer } from '../../../functions/local/local-server.ts'
 import type { GatewayDouble } from '../../../shared/testing/gateway-double.ts'
 import { lastUserText } from '../../../shared/testing/model-script.ts'
 import { agentText, launchBrowser, send } from '../../support/browser.ts'

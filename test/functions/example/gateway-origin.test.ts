@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gatewaySettings } from '../../../functions/example/gateway-origin.ts'
 import { supportAgentOptions } from '../../../functions/example/support-agent.ts'
 import { ClearError } from '../../../functions/exit-clearly.ts'
-import { lookUpModel } from '../../../shared/ai/server/model-catalog.ts'
+import { lookUpModel } from '../../../shared/agent/model-step/model-catalog.ts'
 import { type GatewayDouble, gatewayDouble } from '../../../shared/testing/gateway-double.ts'
 import { lastUserText, text } from '../../../shared/testing/model-script.ts'
 

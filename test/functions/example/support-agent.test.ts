@@ -1,9 +1,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { REMINDER_METADATA } from '../../../functions/example/message-metadata.ts'
 import { supportAgentOptions } from '../../../functions/example/support-agent.ts'
-import { inputs } from '../../../shared/ai/index.ts'
-import { agent } from '../../../shared/ai/server/index.ts'
-import { offlineModel } from '../../../shared/ai/server/offline-model.ts'
+import { agent } from '../../../shared/agent/index.ts'
+import { offlineModel } from '../../../shared/agent/model-step/offline-model.ts'
+import { inputs } from '../../../shared/ai.ts'
 import { textOf, track, until, userMessage } from '../../support/agent-log.ts'
 import { exampleGateway } from '../../support/example-gateway.ts'
 

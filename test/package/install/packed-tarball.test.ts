@@ -12,7 +12,7 @@ describe('the packed package', () => {
       expect(files, entry).toContain(target.types.slice(2))
     }
     expect(files).toContain('dist/functions/lambda.js')
-    expect(files).toContain('dist/functions/cli.js')
+    expect(files).toContain('dist/functions/cli/cli.js')
     expect(files).toContain('README.md')
     expect(files).toContain('docs/use-in-your-project.md')
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([])

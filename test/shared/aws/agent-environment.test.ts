@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { agent } from '../../../shared/ai/server/index.ts'
+import { agent } from '../../../shared/agent/index.ts'
 import {
   awsAgentParts,
   ENVIRONMENT_VARIABLES,

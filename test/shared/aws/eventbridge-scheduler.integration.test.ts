@@ -4,8 +4,8 @@ import {
   SchedulerClient,
 } from '@aws-sdk/client-scheduler'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { inputs } from '../../../shared/ai/index.ts'
-import { agent } from '../../../shared/ai/server/index.ts'
+import { agent } from '../../../shared/agent/index.ts'
+import { inputs } from '../../../shared/ai.ts'
 import { eventBridgeScheduler, scheduleName } from '../../../shared/aws/eventbridge-scheduler.ts'
 import type { Timer } from '../../../shared/runtime/scheduler.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'

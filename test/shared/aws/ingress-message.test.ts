@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../../shared/ai/index.ts'
+import { inputs } from '../../../shared/ai.ts'
 import { parseIngressMessage, sendInputs } from '../../../shared/aws/ingress-message.ts'
 import { MAX_EVENTS_PER_APPEND } from '../../../shared/log/limits.ts'
 import { fakeClient } from '../../support/fake-clients.ts'

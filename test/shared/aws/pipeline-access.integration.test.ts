@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { inputs } from '../../../shared/ai/index.ts'
+import { inputs } from '../../../shared/ai.ts'
 import { readHttpAuth } from '../../../shared/aws/auth-environment.ts'
 import { readSessionKeySecret } from '../../../shared/aws/session-key-secret.ts'
 import type { OpenedSession } from '../../../shared/http/log-endpoint.ts'

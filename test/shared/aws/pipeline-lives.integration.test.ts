@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../../shared/ai/index.ts'
+import { inputs } from '../../../shared/ai.ts'
 import { scriptedModel, text } from '../../../shared/testing/scripted-model.ts'
 import { textOf, until, userMessage } from '../../support/agent-log.ts'
 import { pipelineForSuite } from '../../support/pipeline.ts'

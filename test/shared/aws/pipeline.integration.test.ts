@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs'
 import { describe, expect, it, vi } from 'vitest'
-import { deriveUIMessages, inputs } from '../../../shared/ai/index.ts'
+import { deriveUIMessages, inputs } from '../../../shared/ai.ts'
 import { sendInputs } from '../../../shared/aws/ingress-message.ts'
 import { ROUTER_STREAM } from '../../../shared/aws/pipeline-functions.ts'
 import type { StoredEvent } from '../../../shared/log/event.ts'

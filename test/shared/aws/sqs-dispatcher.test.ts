@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { wakeUpsFor } from '../../../shared/ai/server/wake-ups-for.ts'
+import { wakeUpsFor } from '../../../shared/agent/wiring/wake-ups-for.ts'
 import { sendWakeUps, sqsDispatcher } from '../../../shared/aws/sqs-dispatcher.ts'
 import { wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
 import { memoryEventStore } from '../../../shared/stores/memory/memory-event-store.ts'

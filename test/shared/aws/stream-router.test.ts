@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import type { DynamoDBRecord } from 'aws-lambda'
 import { describe, expect, it } from 'vitest'
-import { wakeUpsFor } from '../../../shared/ai/server/wake-ups-for.ts'
+import { wakeUpsFor } from '../../../shared/agent/wiring/wake-ups-for.ts'
 import {
   matchesFilterPattern,
   ROUTER_FILTER_PATTERN,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { SERIAL_TOOL_KEY } from '../../../shared/ai/controller/claim-keys.ts'
 import { PipelineError } from '../../../shared/aws/errors.ts'
 import { parseWakeUpMessage, wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
-import { LANE_NAMES } from '../../../shared/runtime/lanes.ts'
+import { SERIAL_TOOL_KEY } from '../../../shared/model/ids/claim-keys.ts'
+import { LANE_NAMES } from '../../../shared/runtime/lane-table.ts'
 
 describe('wake-up messages', () => {
   it("group a session's lane work by session, and keyed tool runs by session and tool call", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { openSseSubscription } from '../../../shared/ai/client/sse-subscription.ts'
+import { openSseSubscription } from '../../../shared/client/sse-subscription.ts'
 import { sseResponseBody } from '../../../shared/http/sse.ts'
 import type { Timers } from '../../../shared/timing/timers.ts'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { AgentClientError } from '../../../shared/ai/client/client-error.ts'
 import { PipelineError } from '../../../shared/aws/errors.ts'
+import { AgentClientError } from '../../../shared/client/client-error.ts'
 import { errorResponse, HttpError } from '../../../shared/http/http-error.ts'
 import { hasA2Code } from '../../../shared/index.ts'
 import { FencedOutError } from '../../../shared/log/errors.ts'

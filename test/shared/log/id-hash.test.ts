@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { idempotentId } from '../../../shared/ai/contract/idempotent-id.ts'
-import { derivedId } from '../../../shared/ai/ids.ts'
 import { scheduleName } from '../../../shared/aws/eventbridge-scheduler.ts'
 import { sendInputs } from '../../../shared/aws/ingress-message.ts'
 import { wakeUpMessage } from '../../../shared/aws/wake-up-message.ts'
+import { idempotentId } from '../../../shared/model/ids/idempotent-id.ts'
+import { derivedId } from '../../../shared/model/ids/ids.ts'
 import { fakeClient } from '../../support/fake-clients.ts'
 
 // Derived IDs are persisted (event IDs, schedule names) or seen by AWS (SQS

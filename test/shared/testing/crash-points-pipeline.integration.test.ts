@@ -1,11 +1,11 @@
 import type { LanguageModelV4 } from '@ai-sdk/provider'
 import type { ToolSet, UIMessage } from 'ai'
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../../shared/ai/index.ts'
-import type { Agent, AgentOptions } from '../../../shared/ai/server/index.ts'
-import type { AIState } from '../../../shared/ai/state/ai-state.ts'
+import type { Agent, AgentOptions } from '../../../shared/agent/index.ts'
+import { inputs } from '../../../shared/ai.ts'
 import type { PipelineAgent } from '../../../shared/aws/lambda/pipeline-agent.ts'
 import type { EventStore } from '../../../shared/log/event-store.ts'
+import type { AIState } from '../../../shared/model/state/ai-state.ts'
 import { memoryEventStore } from '../../../shared/stores/memory/memory-event-store.ts'
 import { brokenInvariants } from '../../../shared/testing/crash-points.ts'
 import {
@@ -33,7 +33,7 @@ import {
 } from '../../support/crash-conversations.ts'
 import { type BuildAgent, pipelineForSuite } from '../../support/pipeline.ts'
 
-// Crash points through the local pipeline runner (functions/local-runner):
+// Crash points through the local pipeline runner (functions/local/runner):
 // the conversation runs as deployed, its wake-ups on the SQS queues over
 // moto, and the Lambda container running the session's work dies at a crash
 // point. Lanes run concurrently there, so a point's position changes from run

@@ -2,7 +2,7 @@ import { createGateway, GatewayAuthenticationError, GatewayRateLimitError } from
 import type { LanguageModelV4StreamPart, LanguageModelV4Usage } from '@ai-sdk/provider'
 import { jsonSchema, stepCountIs, streamText, tool } from 'ai'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lookUpModel } from '../../../shared/ai/server/model-catalog.ts'
+import { lookUpModel } from '../../../shared/agent/model-step/model-catalog.ts'
 import { type GatewayDouble, gatewayDouble } from '../../../shared/testing/gateway-double.ts'
 import {
   lastUserText,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { connectionProblem } from '../../../../functions/example/web/connection-problem.ts'
-import { AgentClientError } from '../../../../shared/ai/client/index.ts'
+import { AgentClientError } from '../../../../shared/client/index.ts'
 
 describe("the chat page's reading of its connection", () => {
   it('tells a server it cannot reach from one in trouble and from one that refused', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { failureDetail, failureWords } from '../../../../functions/example/web/failure-words.ts'
-import { LANE_NAMES } from '../../../../shared/runtime/lanes.ts'
+import { LANE_NAMES } from '../../../../shared/runtime/lane-table.ts'
 
 const letter = (lane: string) => ({ lane, key: 'k-1', error: 'ECONNRESET', attempts: 5, index: 9 })
 

@@ -9,7 +9,7 @@ import { awsClientConfig, awsEndpoint } from '../../../support/aws.ts'
 const seen = vi.hoisted(() => ({ keyWhenLoaded: undefined as string | undefined }))
 vi.mock('a2-aws-agent-module', async () => {
   seen.keyWhenLoaded = process.env.AI_GATEWAY_API_KEY
-  const { agent } = await import('../../../../shared/ai/server/index.ts')
+  const { agent } = await import('../../../../shared/agent/index.ts')
   const { awsAgentParts } = await import('../../../../shared/aws/agent-environment.ts')
   const { store, dispatcher, scheduler } = awsAgentParts()
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { RunOptions } from '../../../../shared/ai/server/agent.ts'
-import { agent } from '../../../../shared/ai/server/index.ts'
+import { agent } from '../../../../shared/agent/index.ts'
+import type { RunOptions } from '../../../../shared/agent/wiring/agent.ts'
 import type { PipelineHandlers } from '../../../../shared/aws/lambda/handlers-by-function.ts'
 import {
   type InvocationTracer,

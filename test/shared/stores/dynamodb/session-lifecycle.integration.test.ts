@@ -5,15 +5,15 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb'
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../../../shared/ai/index.ts'
-import { agent } from '../../../../shared/ai/server/index.ts'
-import { sessionReducer } from '../../../../shared/ai/state/session-state.ts'
+import { agent } from '../../../../shared/agent/index.ts'
+import { inputs } from '../../../../shared/ai.ts'
 import {
   type EventStore,
   eventLog,
   importSession,
   memoryEventStore,
 } from '../../../../shared/index.ts'
+import { sessionReducer } from '../../../../shared/model/state/session-state.ts'
 import { dynamoDBEventStore } from '../../../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import {
   HEAD_SK,

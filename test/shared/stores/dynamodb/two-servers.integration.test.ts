@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { inputs } from '../../../../shared/ai/index.ts'
-import { agent } from '../../../../shared/ai/server/index.ts'
+import { agent } from '../../../../shared/agent/index.ts'
+import { inputs } from '../../../../shared/ai.ts'
 import { dynamoDBEventStore } from '../../../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
 import { textOf, track, until, userMessage } from '../../../support/agent-log.ts'

@@ -1,0 +1,71 @@
+import { A2Error } from '../../log/error-brand.ts'
+
+declare module '../../log/error-brand.ts' {
+  interface A2Codes {
+    /** `agent({ harness })` named a loop this package does not run. */
+    UNKNOWN_HARNESS: true
+    /** A harness's package is not installed. */
+    HARNESS_UNAVAILABLE: true
+  }
+}
+
+import { HARNESS_TYPES } from './harness-options.ts'
+
+/**
+ * `agent({ harness })` named a loop this package does not run (from
+ * JavaScript, or a typo past a cast): refused when the agent is made, never
+ * run as another loop.
+ *
+ * @example
+ * try {
+ *   agent({ name: 'a', model, harness: { type: 'pie' } as never })
+ * } catch (error) {
+ *   if (hasA2Code(error, 'UNKNOWN_HARNESS')) console.error(error.message)
+ * }
+ */
+export class UnknownHarnessError extends A2Error<'UNKNOWN_HARNESS'> {
+  readonly harnessType: unknown
+  readonly supported: readonly string[] = HARNESS_TYPES
+
+  constructor(harnessType: unknown) {
+    super(
+      'UNKNOWN_HARNESS',
+      `agent() has no harness of type ${JSON.stringify(harnessType) ?? String(harnessType)}: use ${HARNESS_TYPES.map((type) => `{ type: '${type}' }`).join(', ')}, or leave harness out for the AI SDK's loop`,
+    )
+    this.name = 'UnknownHarnessError'
+    this.harnessType = harnessType
+  }
+}
+
+/**
+ * In a Lambda function, what the deployment must say: a bundle cannot hold
+ * a package loaded by name, so the A2Agent construct installs it when told.
+ */
+function inLambda(harnessType: string): string {
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) return ''
+  return harnessType === 'fx'
+    ? ' (the FX harness does not run in a Lambda function: run it in a Node server or container)'
+    : ` (in a function the A2Agent construct deployed, set its harness: '${harnessType}' prop, which installs it beside the bundle)`
+}
+
+/**
+ * A harness's package is not installed (`@mariozechner/pi-agent-core` for
+ * `{ type: 'pi' }`, `@agentclientprotocol/sdk` for `{ type: 'fx' }`): the
+ * step fails with this message, and `retry()` runs it again once it is. In
+ * a Lambda function the message names the A2Agent prop that installs it.
+ */
+export class HarnessUnavailableError extends A2Error<'HARNESS_UNAVAILABLE'> {
+  readonly harnessType: string
+  readonly packageName: string
+
+  constructor(harnessType: string, packageName: string, options?: ErrorOptions) {
+    super(
+      'HARNESS_UNAVAILABLE',
+      `The ${harnessType} harness needs ${packageName}: npm install ${packageName}${inLambda(harnessType)}`,
+      options,
+    )
+    this.name = 'HarnessUnavailableError'
+    this.harnessType = harnessType
+    this.packageName = packageName
+  }
+}
