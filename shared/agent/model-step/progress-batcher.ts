@@ -60,7 +60,8 @@ export function progressBatcher(
    * so the caller can write them with its own events in one append.
    */
   drain(): Promise<UIMessageChunk[]>
-  close(): Promise<void>
+  /** Writes the chunks still waiting and waits for every write: the stream has ended. */
+  writeRemaining(): Promise<void>
 } {
   const { windowMs, maxWindowMs, maxChunks, maxBytes } = {
     ...DEFAULT_PROGRESS_BATCHING,
@@ -116,7 +117,7 @@ export function progressBatcher(
       if (failure !== undefined) throw failure
       return take()
     },
-    async close() {
+    async writeRemaining() {
       flush()
       await writing
       if (failure !== undefined) throw failure
