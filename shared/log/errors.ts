@@ -271,7 +271,7 @@ export class ClaimHeldError extends A2Error<'CLAIM_HELD'> {
 }
 
 /** Append options that cannot work together (`guardIds: false` without `expectedIndex`). */
-export class InvalidAppendError extends A2Error<'INVALID_APPEND'> {
+class InvalidAppendError extends A2Error<'INVALID_APPEND'> {
   constructor(message: string) {
     super('INVALID_APPEND', message)
     this.name = 'InvalidAppendError'

@@ -29,6 +29,7 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1
  * timer queue's redrive after five receives, the lease's waits doubling from
  * 2 s), so a store outage of half a minute loses no timer, and one that
  * keeps failing is given up, not retried every second forever.
+ * @internal Exported for its test (knip --production).
  */
 export const DEFAULT_TIMER_RETRY: RetryPolicy = {
   maxAttempts: 5,

@@ -139,6 +139,7 @@ interface Process {
  * records as completed are the ones already answered. A step regenerated
  * after a crash gets the same answer, as a deterministic provider would give,
  * and a compacted prompt changes nothing.
+ * @internal Exported for the pipeline's crash test (knip --production).
  */
 export function positionalModel(
   steps: Step[],

@@ -135,6 +135,7 @@ type Delta = Extract<
  * stream (the AI SDK's `readUIMessageStream`, A2's fold) makes of them is the
  * same, and a batch of tokens stores as one short chunk instead of dozens of
  * objects. Deltas that carry provider metadata stay as they are.
+ * @internal Exported for its test (knip --production).
  */
 export function coalesceDeltas(chunks: readonly UIMessageChunk[]): UIMessageChunk[] {
   const out: UIMessageChunk[] = []
