@@ -1,4 +1,5 @@
 import { A2Error } from '../log/error-brand.ts'
+import type { ErrorStatuses } from '../log/error-statuses.ts'
 import { messageOf } from '../log/message-of.ts'
 import { backoff, type RetryPolicy } from '../timing/backoff.ts'
 import type { Scheduler, Timer } from './scheduler.ts'
@@ -6,9 +7,12 @@ import type { Scheduler, Timer } from './scheduler.ts'
 declare module '../log/error-brand.ts' {
   interface A2Codes {
     /** A timer set again under its name at another time (a name fixes its time). */
-    TIMER_CONFLICT: true
+    TIMER_CONFLICT: undefined
   }
 }
+
+/** The HTTP answer to a scheduler's code. */
+export const SCHEDULER_ERROR_STATUSES: ErrorStatuses<'TIMER_CONFLICT'> = { TIMER_CONFLICT: 409 }
 
 /** Thrown by a scheduler for a timer set again at another time. */
 export class TimerConflictError extends A2Error<'TIMER_CONFLICT'> {

@@ -1,12 +1,22 @@
 import { A2Error } from '../../log/error-brand.ts'
+import type { ErrorStatuses } from '../../log/error-statuses.ts'
 
 declare module '../../log/error-brand.ts' {
   interface A2Codes {
     /** `agent({ harness })` named a loop this package does not run. */
-    UNKNOWN_HARNESS: true
+    UNKNOWN_HARNESS: undefined
     /** A harness's package is not installed. */
-    HARNESS_UNAVAILABLE: true
+    HARNESS_UNAVAILABLE: undefined
   }
+}
+
+/**
+ * The HTTP answers to the harness codes: the server's configuration, never
+ * the request's (an agent made with them fails at startup or in its steps).
+ */
+export const HARNESS_ERROR_STATUSES: ErrorStatuses<'UNKNOWN_HARNESS' | 'HARNESS_UNAVAILABLE'> = {
+  UNKNOWN_HARNESS: 500,
+  HARNESS_UNAVAILABLE: 500,
 }
 
 import { HARNESS_TYPES } from './harness-options.ts'
