@@ -17,10 +17,9 @@ export interface FakeSessionOptions {
   /** The controller's step budget (default 20). */
   maxSteps?: number
   /**
-   * The session the events are of, and that the IDs the runtime derives
-   * from it name: a lane spec's own (`laneSpec({ sessionId })`, default
-   * `s1`), for a history it runs a lane on. Unset: `s1` (the IDs of a
-   * generation's opening name `fake`).
+   * The session the events are of, which the IDs the runtime derives from
+   * it name (default `s1`, a lane spec's default): a lane spec's own
+   * (`laneSpec({ sessionId })`), for a history it runs a lane on.
    */
   sessionId?: string
 }
@@ -41,13 +40,13 @@ export class FakeSession {
   readonly log: StoredEvent[] = []
   state: AIState = initialAIState()
   readonly maxSteps: number
-  private readonly sessionId: string | undefined
+  private readonly sessionId: string
   private generations = 0
   private commands = 0
 
   constructor(options: FakeSessionOptions = {}) {
     this.maxSteps = options.maxSteps ?? 20
-    this.sessionId = options.sessionId
+    this.sessionId = options.sessionId ?? 's1'
   }
 
   /** The log index the client has seen: its frontier. */
@@ -64,7 +63,7 @@ export class FakeSession {
         id,
         type: event.type,
         payload: event.payload,
-        sessionId: this.sessionId ?? 's1',
+        sessionId: this.sessionId,
         life: '',
         index: this.log.length + 1,
         timestamp: 0,
@@ -124,7 +123,7 @@ export class FakeSession {
     const generationId = `gen-${++this.generations}`
     this.fact(
       ...attemptOpening(this.state, {
-        sessionId: this.sessionId ?? 'fake',
+        sessionId: this.sessionId,
         serve,
         generationId,
         attempt: 1,

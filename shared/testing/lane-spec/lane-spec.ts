@@ -35,7 +35,8 @@ export type GivenEvent<
 /** The wake-up a case runs: a lane of the lane table, and the key that narrows its work. */
 export interface SpecWakeUp {
   lane: Lane
-  key?: string
+  /** Unset or `undefined`: the lane's run for the whole session. */
+  key?: string | undefined
 }
 
 /** What one run of a lane did. */
@@ -165,7 +166,12 @@ export function laneSpec<
         { author: 'a2' },
       )
       const after = seeded.at(-1)?.index ?? 0
-      const outcome = await under.runtime.run({ sessionId, ...wakeUp })
+      const { lane, key } = wakeUp
+      const outcome = await under.runtime.run({
+        sessionId,
+        lane,
+        ...(key === undefined ? {} : { key }),
+      })
       return { outcome, appended: await log.read({ after }), wakeUps, timers }
     } finally {
       under.runtime.close()

@@ -11,7 +11,7 @@ const admission = { lane: 'admission' } as const
 
 /** A session whose first message was admitted: its step 1 requested. */
 function asked(): FakeSession {
-  const history = new FakeSession({ sessionId: 's1' })
+  const history = new FakeSession()
   history.push(inputs.message(userMessage('m1', 'Close my ticket')))
   return history
 }

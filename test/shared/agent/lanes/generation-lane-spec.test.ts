@@ -45,7 +45,7 @@ function specOn(
 
 /** A session whose first message was admitted: its step 1 requested. */
 function asked(): FakeSession {
-  const history = new FakeSession({ sessionId: 's1' })
+  const history = new FakeSession()
   history.push(inputs.message(userMessage('m1', 'Close T-1')))
   return history
 }

@@ -27,7 +27,7 @@ function closeTicketTool(
 
 /** A step that called `closeTicket` (with an approval request under `approval`) and ended. */
 function called(options: { approval?: string } = {}): { history: FakeSession; key: string } {
-  const history = new FakeSession({ sessionId: 's1' })
+  const history = new FakeSession()
   history.push(inputs.message(userMessage('m1', 'Close T-1')))
   const generationId = history.start()
   history.callTool(generationId, 'call-1', options)
