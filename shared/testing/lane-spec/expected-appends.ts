@@ -9,6 +9,13 @@ import type { AIEventPayload, AIEventType } from '../../model/events/ai-events.t
 // payload fields when given), so a spec says what matters and no more, and
 // IDs, timestamps and indices the lane derives do not break it.
 
+/**
+ * The events of an agent without a contract: none but `ai.*`. (Not
+ * `ContractEvents`, whose every string is a type, which would let any
+ * `type` through.)
+ */
+export type NoContractEvents = Record<never, never>
+
 /** `T` with every field optional, all the way down; arrays keep their length. */
 export type DeepPartial<T> = T extends readonly (infer Item)[]
   ? readonly DeepPartial<Item>[]
@@ -22,7 +29,7 @@ export type DeepPartial<T> = T extends readonly (infer Item)[]
  * (an `ai.*` event's, or a contract event's of `Events`).
  */
 export type ExpectedAppend<
-  Events extends ContractEvents = ContractEvents,
+  Events extends ContractEvents = NoContractEvents,
   M extends UIMessage = UIMessage,
 > =
   | {

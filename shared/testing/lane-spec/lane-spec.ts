@@ -12,7 +12,12 @@ import type { Scheduler, Timer } from '../../runtime/scheduler.ts'
 import type { Dispatcher, RunOutcome, WakeUp } from '../../runtime/wake-up.ts'
 import { memoryEventStore } from '../../stores/memory/memory-event-store.ts'
 import { scriptedModel } from '../scripted-model.ts'
-import { appendsReport, type ExpectedAppend, projected } from './expected-appends.ts'
+import {
+  appendsReport,
+  type ExpectedAppend,
+  type NoContractEvents,
+  projected,
+} from './expected-appends.ts'
 import { FakeSession } from './fake-session.ts'
 import { LaneSpecFailure } from './lane-spec-failure.ts'
 
@@ -28,7 +33,7 @@ import { LaneSpecFailure } from './lane-spec-failure.ts'
 
 /** An event a spec's log starts with: an `ai.*` event, a command, or a contract event. */
 export type GivenEvent<
-  Events extends ContractEvents = ContractEvents,
+  Events extends ContractEvents = NoContractEvents,
   M extends UIMessage = UIMessage,
 > = AIEventInput<M> | ControlCommandInput<M> | ContractEventInput<Events>
 
@@ -53,7 +58,7 @@ export interface LaneRun {
 
 export interface LaneSpecOptions<
   Tools extends ToolSet = ToolSet,
-  Events extends ContractEvents = ContractEvents,
+  Events extends ContractEvents = NoContractEvents,
   AppState = unknown,
   M extends UIMessage = UIMessage,
 > {
@@ -64,7 +69,7 @@ export interface LaneSpecOptions<
    * no steps (a model call fails), `logger` to one that says nothing.
    */
   agent?: Partial<
-    Omit<AgentOptions<Tools, Events, AppState, M>, 'store' | 'dispatcher' | 'scheduler'>
+    Omit<AgentOptions<Tools, Events, AppState, M>, 'store' | 'dispatcher' | 'scheduler' | 'now'>
   >
   /** The session the cases run on (default `s1`). */
   sessionId?: string
@@ -116,7 +121,7 @@ const DEFAULT_NOW = Date.UTC(2026, 0, 1)
  */
 export function laneSpec<
   Tools extends ToolSet = ToolSet,
-  Events extends ContractEvents = ContractEvents,
+  Events extends ContractEvents = NoContractEvents,
   AppState = unknown,
   M extends UIMessage = UIMessage,
 >(options: LaneSpecOptions<Tools, Events, AppState, M> = {}): LaneSpec<Events, M> {
@@ -142,16 +147,18 @@ export function laneSpec<
         return 0
       },
     }
-    const under = agent({
-      name: 'lane-spec',
-      model: scriptedModel([]).model,
-      logger: QUIET,
-      ...options.agent,
+    const chosen = options.agent ?? {}
+    const under = agent<Tools, Events, AppState, M>({
+      ...chosen,
+      // A contract names the agent too; the kit's name only when neither does.
+      ...(chosen.name === undefined && chosen.contract === undefined ? { name: 'lane-spec' } : {}),
+      model: chosen.model ?? scriptedModel([]).model,
+      logger: chosen.logger ?? QUIET,
       store: memoryEventStore({ now }),
       dispatcher,
       scheduler,
       now,
-    } as AgentOptions<Tools, Events, AppState, M>)
+    })
     try {
       const log = under.runtime.log.session(sessionId)
       const given = history instanceof FakeSession ? history.log : history

@@ -92,6 +92,32 @@ describe('laneSpec', () => {
     expect(swapped.message).toContain('type: expected ai.control.committed, got ai.message.created')
   })
 
+  it('types an expectation by its event: an unknown type or a payload its schema refuses does not compile', async () => {
+    const unknownType = await failureOf(
+      spec
+        .given(message())
+        .when(admission)
+        // @ts-expect-error: no event has this type
+        .thenAppends([{ type: 'ai.control.guessed' }]),
+    )
+    expect(unknownType.message).toContain(
+      'type: expected ai.control.guessed, got ai.message.created',
+    )
+    const wrongValue = await failureOf(
+      spec
+        .given(message())
+        .when(admission)
+        .thenAppends([
+          admitted[0],
+          admitted[1],
+          // @ts-expect-error: a decision's outcome is applied or rejected
+          { type: 'ai.control.decided', payload: { outcome: 'maybe' } },
+          admitted[3],
+        ]),
+    )
+    expect(wrongValue.message).toContain('payload.outcome: expected "maybe", got "applied"')
+  })
+
   it('holds an ID to the expectation only when the expectation gives one', async () => {
     const failure = await failureOf(
       spec
