@@ -65,12 +65,18 @@ export interface LaneSpecOptions<
   /**
    * The agent whose lane runs, as `agent()` takes it (its tools, handlers,
    * harness, contract). The kit brings the store, dispatcher, scheduler and
-   * clock; `name` defaults to `lane-spec`, `model` to a scripted model with
-   * no steps (a model call fails), `logger` to one that says nothing.
+   * clock; `name` defaults to `lane-spec`, `model` to a scripted model on
+   * `script`, `logger` to one that says nothing.
    */
   agent?: Partial<
     Omit<AgentOptions<Tools, Events, AppState, M>, 'store' | 'dispatcher' | 'scheduler' | 'now'>
   >
+  /**
+   * The model's answers when `agent` names no model: each case gets a
+   * scripted model of its own on them (`scriptedModel()`), so every case's
+   * first model call gets the first step. Default: none (a model call fails).
+   */
+  script?: Parameters<typeof scriptedModel>[0]
   /** The session the cases run on (default `s1`). */
   sessionId?: string
   /** The clock of the store and the agent (default: fixed at 2026-01-01T00:00:00Z). */
@@ -152,7 +158,7 @@ export function laneSpec<
       ...chosen,
       // A contract names the agent too; the kit's name only when neither does.
       ...(chosen.name === undefined && chosen.contract === undefined ? { name: 'lane-spec' } : {}),
-      model: chosen.model ?? scriptedModel([]).model,
+      model: chosen.model ?? scriptedModel(options.script ?? []).model,
       logger: chosen.logger ?? QUIET,
       store: memoryEventStore({ now }),
       dispatcher,

@@ -6,7 +6,6 @@ import {
   FakeSession,
   laneSpec,
   type Step,
-  scriptedModel,
   text,
   toolCalls,
 } from '../../../../shared/testing/index.ts'
@@ -32,8 +31,8 @@ function specOn(
   generation: { toolApproval?: { closeTicket: 'user-approval' } } = {},
 ) {
   return laneSpec({
+    script: steps,
     agent: {
-      model: scriptedModel(steps).model,
       tools: { closeTicket },
       harness: {
         type: 'ai-sdk',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../../../shared/ai.ts'
 import { hasA2Code } from '../../../../shared/log/error-brand.ts'
-import { FakeSession, LaneSpecFailure, laneSpec } from '../../../../shared/testing/index.ts'
+import { FakeSession, LaneSpecFailure, laneSpec, text } from '../../../../shared/testing/index.ts'
 import { userMessage } from '../../../support/conversation.ts'
 
 // The kit itself: a case that does not hold fails, saying where, and one
@@ -198,6 +198,16 @@ describe('laneSpec', () => {
     expect(run.wakeUps).toEqual([
       expect.objectContaining({ lane: 'tools', key: expect.stringContaining('call-1') }),
     ])
+  })
+
+  it("gives each case a scripted model of its own on the spec's script", async () => {
+    const history = new FakeSession()
+    history.push(message())
+    const scripted = laneSpec({ script: [text('first'), text('second')] })
+    for (const _ of [1, 2]) {
+      const { appended } = await scripted.given(history).when({ lane: 'generation' }).run()
+      expect(JSON.stringify(appended)).toContain('"delta":"first"')
+    }
   })
 
   it("starts from a FakeSession's history, and each case from a store of its own", async () => {
