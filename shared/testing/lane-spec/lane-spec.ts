@@ -4,6 +4,7 @@ import type { AgentOptions } from '../../agent/wiring/agent-options.ts'
 import type { ContractEventInput, ContractEvents } from '../../log/contract.ts'
 import { type A2Code, hasA2Code } from '../../log/error-brand.ts'
 import type { StoredEvent } from '../../log/event.ts'
+import { MAX_EVENTS_PER_APPEND } from '../../log/limits.ts'
 import { messageOf } from '../../log/message-of.ts'
 import type { AIEventInput } from '../../model/events/ai-events.ts'
 import type { ControlCommandInput } from '../../model/inputs/command.ts'
@@ -120,10 +121,15 @@ const DEFAULT_NOW = Date.UTC(2026, 0, 1)
  * on an agent of its own.
  *
  * @example
- * const spec = laneSpec({ agent: { tools: { closeTicket } } })
- * await spec.given(history).when({ lane: 'tools', key: 'call-1' }).thenAppends([
- *   { type: 'ai.tool.result', payload: { toolCallId: 'call-1', outcome: 'output' } },
- * ])
+ * await laneSpec()
+ *   .given(inputs.message(userMessage))
+ *   .when({ lane: 'admission' })
+ *   .thenAppends([
+ *     { type: 'ai.message.created' },
+ *     { type: 'ai.control.committed' },
+ *     { type: 'ai.control.decided', payload: { outcome: 'applied' } },
+ *     { type: 'ai.generation.requested', payload: { step: 1 } },
+ *   ])
  */
 export function laneSpec<
   Tools extends ToolSet = ToolSet,
@@ -169,16 +175,21 @@ export function laneSpec<
       const log = under.runtime.log.session(sessionId)
       const given = history instanceof FakeSession ? history.log : history
       // The given events as the log keeps them (checked against their
-      // schemas), written as A2 so reserved IDs are allowed, and waking nothing.
-      const seeded = await log.append(
-        given.map(({ id, type, payload }) => ({
-          ...(id === undefined ? {} : { id }),
-          type,
-          payload,
-        })),
-        { author: 'a2' },
-      )
-      const after = seeded.at(-1)?.index ?? 0
+      // schemas), written as A2 so reserved IDs are allowed, and waking
+      // nothing; a long history in as many appends as the log's limit takes.
+      let after = 0
+      for (let from = 0; from < given.length; from += MAX_EVENTS_PER_APPEND) {
+        const batch = given.slice(from, from + MAX_EVENTS_PER_APPEND)
+        const seeded = await log.append(
+          batch.map(({ id, type, payload }) => ({
+            ...(id === undefined ? {} : { id }),
+            type,
+            payload,
+          })),
+          { author: 'a2' },
+        )
+        after = seeded.at(-1)?.index ?? after
+      }
       const { lane, key } = wakeUp
       const outcome = await under.runtime.run({
         sessionId,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { inputs } from '../../../../shared/ai.ts'
 import { hasA2Code } from '../../../../shared/log/error-brand.ts'
+import { MAX_EVENTS_PER_APPEND } from '../../../../shared/log/limits.ts'
 import { FakeSession, LaneSpecFailure, laneSpec, text } from '../../../../shared/testing/index.ts'
 import { userMessage } from '../../../support/conversation.ts'
 
@@ -218,5 +219,24 @@ describe('laneSpec', () => {
     expect(run.wakeUps).toEqual([])
     // The same spec, a new case: the history above is not in its log.
     await spec.given(message()).when(admission).thenAppends(admitted)
+  })
+
+  it('seeds a history longer than one append may carry', async () => {
+    const history = new FakeSession()
+    for (let turn = 1; turn <= 12; turn++) {
+      history.push(inputs.message(userMessage(`m${turn}`, `question ${turn}`)))
+      history.respond(`answer ${turn}`)
+    }
+    expect(history.log.length).toBeGreaterThan(MAX_EVENTS_PER_APPEND)
+    history.append(...inputs.message(userMessage('m13', 'one more')))
+    await spec
+      .given(history)
+      .when(admission)
+      .thenAppends([
+        { type: 'ai.message.created', payload: { inputId: 'm13' } },
+        { type: 'ai.control.committed' },
+        { type: 'ai.control.decided' },
+        { type: 'ai.generation.requested', payload: { turnId: 'a2.ai:turn:m13' } },
+      ])
   })
 })
