@@ -128,6 +128,37 @@ describe('the controller lane', () => {
       ])
   })
 
+  it('pauses now: a call no worker holds is recorded interrupted, and the turn pauses', async () => {
+    const history = asked()
+    const generationId = history.start()
+    history.callTool(generationId, 'call-1')
+    history.complete(generationId)
+    history.append(...inputs.pause({ when: 'now', id: 'pause-1' }))
+    const run = await spec
+      .given(history)
+      .when(admission)
+      .thenAppends([
+        {
+          type: 'ai.control.committed',
+          payload: { commandId: 'pause-1', changes: [{ op: 'pause', when: 'now' }] },
+        },
+        {
+          type: 'ai.control.decided',
+          payload: { commandId: 'pause-1', action: 'pause', outcome: 'applied' },
+        },
+        {
+          type: 'ai.tool.interrupted',
+          payload: { toolCallId: 'call-1', generationId, reason: 'pause-1' },
+        },
+        {
+          type: 'ai.control.committed',
+          payload: { changes: [{ op: 'turn.paused', turnId: 'a2.ai:turn:m1' }] },
+        },
+      ])
+    // No claim was live, so no settle timer waits for one to run out.
+    expect(run.timers).toEqual([])
+  })
+
   it('appends nothing for a session with nothing to decide', async () => {
     const history = asked()
     history.respond('Closed.')
