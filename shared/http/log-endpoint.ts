@@ -5,9 +5,10 @@ import { checkPayloadDepth } from '../log/event-envelope.ts'
 import type { EventLog } from '../log/event-log.ts'
 import type { Claim } from '../log/event-store.ts'
 import { errorResponse, HttpError } from './http-error.ts'
+import { streamResponse } from './log-stream-response.ts'
 import type { Principal } from './principal.ts'
 import { readJsonBody } from './read-body.ts'
-import { type SseResponseOptions, sseResponseBody } from './sse.ts'
+import type { SseResponseOptions } from './sse.ts'
 
 /**
  * What a request wants to do, for `authorize` to decide; `principal` is who
@@ -127,130 +128,7 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 export function logEndpoint<Options extends FetchOptions = FetchOptions>(
   options: LogEndpointOptions<Options>,
 ) {
-  const { log, checkPush } = options
   const statuses = { ...LOG_ERROR_STATUSES, ...options.errorStatuses }
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-
-  async function authorizeOrThrow(
-    authorize: Authorize | undefined,
-    operation: Operation,
-  ): Promise<void> {
-    if (authorize && !(await authorize(operation))) {
-      throw new HttpError(
-        403,
-        'FORBIDDEN',
-        `Not allowed to ${operation.type} session "${operation.sessionId}"`,
-      )
-    }
-  }
-
-  async function get(request: Request, url: URL, fetchOptions: FetchOptions): Promise<Response> {
-    const session = log.session(sessionIdOf(url))
-    const read = {
-      type: 'read' as const,
-      sessionId: session.sessionId,
-      request,
-      ...principalOf(fetchOptions),
-    }
-    if (url.searchParams.has('head')) {
-      await authorizeOrThrow(fetchOptions.authorize, read)
-      // One read of the head item: no wake-up, no stream. With its life: a
-      // tab that applied as many events of an erased life is behind.
-      const { index, life } = await session.restingHead()
-      return Response.json(
-        { head: index, ...(life === undefined ? {} : { life }) },
-        { headers: { 'cache-control': 'no-store' } },
-      )
-    }
-    const after = resumeIndex(request, url)
-    await authorizeOrThrow(fetchOptions.authorize, read)
-    const inspection = await inspectionRead(log, session.sessionId, url, after)
-    if (inspection) return inspection
-    const head = await session.head()
-    // Best effort: a failed wake-up must not cost the reader its stream.
-    const watch = await options.onRead?.(session.sessionId).catch(() => undefined)
-    // Read from the resume index's own event, so the stream can name it.
-    const from = after > 0 ? after - 1 : 0
-    const body = sseResponseBody(
-      {
-        read: (cursor, limit) => session.read({ after: cursor, limit }),
-        tail: (cursor, signal) => session.tail({ after: cursor, signal }),
-      },
-      from,
-      {
-        ...options.stream,
-        ...(watch?.settled ? { settled: watch.settled } : {}),
-        // `&follow`: a reader that does not reconnect (curl) keeps its stream
-        // through quiet spells. The default stays the quiet end, which
-        // browsers reconnect after; maxDurationMs (and on AWS the stream
-        // function's deadline) still end a followed stream.
-        ...(url.searchParams.has('follow') ? { quietMs: false as const } : {}),
-        head,
-        ...(after > 0 ? { after } : {}),
-        signal: request.signal,
-      },
-    )
-    return new Response(body, {
-      headers: {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      },
-    })
-  }
-
-  async function post(request: Request, url: URL, fetchOptions: Options): Promise<Response> {
-    const body = await readJsonBody(request, maxBodyBytes)
-    if (fetchOptions.openSession && opensSession(body, url)) {
-      return opened(await fetchOptions.openSession(request))
-    }
-    if (
-      typeof body !== 'object' ||
-      body === null ||
-      !Array.isArray((body as { events?: unknown }).events)
-    ) {
-      throw new HttpError(400, 'MALFORMED_REQUEST', 'The body must be { "events": [...] }')
-    }
-    const { events, sessionId: bodySessionId } = body as {
-      events: EventInput[]
-      sessionId?: unknown
-    }
-    const querySessionId = url.searchParams.get('sessionId')
-    if (
-      querySessionId !== null &&
-      bodySessionId !== undefined &&
-      bodySessionId !== querySessionId
-    ) {
-      throw new HttpError(
-        400,
-        'MALFORMED_REQUEST',
-        'The body and the query name different sessions',
-      )
-    }
-    const session = log.session(sessionIdOf(url, bodySessionId))
-    if (events.length === 0)
-      throw new HttpError(400, 'MALFORMED_REQUEST', 'Push at least one event')
-    // Before checkPush and authorize, which may walk the events.
-    for (const event of events) checkPayloadDepth(event)
-    checkPush?.(events)
-    await authorizeOrThrow(fetchOptions.authorize, {
-      type: 'push',
-      sessionId: session.sessionId,
-      events,
-      request,
-      ...principalOf(fetchOptions),
-    })
-    const stored: StoredEvent[] = options.append
-      ? await options.append(session.sessionId, events, fetchOptions)
-      : await session.append(events)
-    await options.onAppended?.(session.sessionId, stored)
-    return Response.json(
-      { events: stored.slice(0, events.length) },
-      { headers: { 'cache-control': 'no-store' } },
-    )
-  }
-
   return async function fetch(
     request: Request,
     fetchOptions: Options = {} as Options,
@@ -259,7 +137,7 @@ export function logEndpoint<Options extends FetchOptions = FetchOptions>(
       const url = new URL(request.url)
       if (request.method === 'GET') {
         await authenticate(request, fetchOptions)
-        return await get(request, url, fetchOptions)
+        return await get(options, request, url, fetchOptions)
       }
       if (request.method === 'POST') {
         const refusal = await authenticate(request, fetchOptions).then(
@@ -269,7 +147,7 @@ export function logEndpoint<Options extends FetchOptions = FetchOptions>(
         // A stranger may only open a session (`POST {}`); anything else they
         // send is answered with who they are not, before what is wrong with it.
         if (refusal) return await openOrRefuse(request, url, fetchOptions, refusal.error)
-        return await post(request, url, fetchOptions)
+        return await post(options, request, url, fetchOptions)
       }
       throw new HttpError(
         405,
@@ -280,6 +158,108 @@ export function logEndpoint<Options extends FetchOptions = FetchOptions>(
       return errorResponse(error, statuses)
     }
   }
+}
+
+async function authorizeOrThrow(
+  authorize: Authorize | undefined,
+  operation: Operation,
+): Promise<void> {
+  if (authorize && !(await authorize(operation))) {
+    throw new HttpError(
+      403,
+      'FORBIDDEN',
+      `Not allowed to ${operation.type} session "${operation.sessionId}"`,
+    )
+  }
+}
+
+/** A GET: the head, an inspection read, or the session's stream. */
+async function get<Options extends FetchOptions>(
+  options: LogEndpointOptions<Options>,
+  request: Request,
+  url: URL,
+  fetchOptions: FetchOptions,
+): Promise<Response> {
+  const { log } = options
+  const session = log.session(sessionIdOf(url))
+  const read = {
+    type: 'read' as const,
+    sessionId: session.sessionId,
+    request,
+    ...principalOf(fetchOptions),
+  }
+  if (url.searchParams.has('head')) {
+    await authorizeOrThrow(fetchOptions.authorize, read)
+    // One read of the head item: no wake-up, no stream. With its life: a
+    // tab that applied as many events of an erased life is behind.
+    const { index, life } = await session.restingHead()
+    return Response.json(
+      { head: index, ...(life === undefined ? {} : { life }) },
+      { headers: { 'cache-control': 'no-store' } },
+    )
+  }
+  const after = resumeIndex(request, url)
+  await authorizeOrThrow(fetchOptions.authorize, read)
+  const inspection = await inspectionRead(log, session.sessionId, url, after)
+  if (inspection) return inspection
+  const head = await session.head()
+  // Best effort: a failed wake-up must not cost the reader its stream.
+  const watch = await options.onRead?.(session.sessionId).catch(() => undefined)
+  return streamResponse(session, request, url, {
+    after,
+    head,
+    settled: watch?.settled,
+    stream: options.stream,
+  })
+}
+
+/** A POST of events: checked, authorized, appended, answered as stored. */
+async function post<Options extends FetchOptions>(
+  options: LogEndpointOptions<Options>,
+  request: Request,
+  url: URL,
+  fetchOptions: Options,
+): Promise<Response> {
+  const { log, checkPush } = options
+  const body = await readJsonBody(request, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES)
+  if (fetchOptions.openSession && opensSession(body, url)) {
+    return opened(await fetchOptions.openSession(request))
+  }
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    !Array.isArray((body as { events?: unknown }).events)
+  ) {
+    throw new HttpError(400, 'MALFORMED_REQUEST', 'The body must be { "events": [...] }')
+  }
+  const { events, sessionId: bodySessionId } = body as {
+    events: EventInput[]
+    sessionId?: unknown
+  }
+  const querySessionId = url.searchParams.get('sessionId')
+  if (querySessionId !== null && bodySessionId !== undefined && bodySessionId !== querySessionId) {
+    throw new HttpError(400, 'MALFORMED_REQUEST', 'The body and the query name different sessions')
+  }
+  const session = log.session(sessionIdOf(url, bodySessionId))
+  if (events.length === 0) throw new HttpError(400, 'MALFORMED_REQUEST', 'Push at least one event')
+  // Before checkPush and authorize, which may walk the events.
+  for (const event of events) checkPayloadDepth(event)
+  checkPush?.(events)
+  await authorizeOrThrow(fetchOptions.authorize, {
+    type: 'push',
+    sessionId: session.sessionId,
+    events,
+    request,
+    ...principalOf(fetchOptions),
+  })
+  const stored: StoredEvent[] = options.append
+    ? await options.append(session.sessionId, events, fetchOptions)
+    : await session.append(events)
+  await options.onAppended?.(session.sessionId, stored)
+  return Response.json(
+    { events: stored.slice(0, events.length) },
+    { headers: { 'cache-control': 'no-store' } },
+  )
 }
 
 /** `authorize`'s own check of who is asking, if it has one. */
