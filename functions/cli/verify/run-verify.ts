@@ -88,23 +88,51 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const wanted = (name: CheckName) => checks.includes(name)
   // Sessions the API opened, with their tokens, where it opens sessions; a
   // session named with --session keeps the target's own --header.
-  const session = (suffix: string) =>
+  const session: OpenSession = (suffix) =>
     options.sessionId === undefined
       ? verifySession(options, `${named}${suffix}`)
       : Promise.resolve({ sessionId: `${named}${suffix}`, target: options })
   // The account checks need no session: open one only for the agent's.
-  const sessionChecks: readonly CheckName[] = [
-    'answer',
-    'streaming',
-    'heartbeat',
-    'timer',
-    'closed',
-  ]
-  const main = checks.some((check) => sessionChecks.includes(check))
+  const main = checks.some((check) => SESSION_CHECKS.includes(check))
     ? await session('')
     : { sessionId: named, target: options }
-  const sessionId = main.sessionId
-  const outcomes = new Map<CheckName, Promise<CheckOutcome>>()
+  const outcomes: Outcomes = new Map()
+  startAccountChecks(options, wanted, outcomes)
+  startSessionChecks(options, { main, session, wanted }, outcomes)
+  if (wanted('router')) {
+    // Last, once every other check's writes are in: their turns are what it counts by.
+    outcomes.set('router', routerOutcome(options, startedAt, outcomes))
+  }
+  const results: CheckResult[] = []
+  for (const check of CHECK_NAMES) {
+    if (!wanted(check)) continue
+    const outcome = await (outcomes.get(check) as Promise<CheckOutcome>)
+    // Whole milliseconds: the client's clock reads fractions no figure needs.
+    const figures = Object.fromEntries(
+      Object.entries(outcome.figures).map(([name, value]) => [name, Math.round(value)]),
+    )
+    const result = { check, ...outcome, figures }
+    results.push(result)
+    options.onResult?.(result)
+  }
+  return report(options.url, main.sessionId, results)
+}
+
+/** The checks' outcomes as they come, by check. */
+type Outcomes = Map<CheckName, Promise<CheckOutcome>>
+
+/** A session of the checks' own, named with `suffix`, and the target that reaches it. */
+type OpenSession = (suffix: string) => Promise<{ sessionId: string; target: VerifyTarget }>
+
+/** The checks that run on a session of the agent's. */
+const SESSION_CHECKS: readonly CheckName[] = ['answer', 'streaming', 'heartbeat', 'timer', 'closed']
+
+/** The account checks, which need no session: concurrency, alarms, models. */
+function startAccountChecks(
+  options: VerifyOptions,
+  wanted: (name: CheckName) => boolean,
+  outcomes: Outcomes,
+): void {
   if (wanted('concurrency')) {
     outcomes.set(
       'concurrency',
@@ -133,7 +161,27 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         : Promise.resolve(skip(NEEDS_AWS)),
     )
   }
+}
 
+/**
+ * The agent's checks: the timer set first (its wait is the longest), the
+ * answer (and the streaming judged on its frames), then the heartbeat and
+ * closed checks, each on a session of its own.
+ */
+function startSessionChecks(
+  options: VerifyOptions,
+  {
+    main,
+    session,
+    wanted,
+  }: {
+    main: { sessionId: string; target: VerifyTarget }
+    session: OpenSession
+    wanted: (name: CheckName) => boolean
+  },
+  outcomes: Outcomes,
+): void {
+  const { sessionId } = main
   if (wanted('timer')) {
     outcomes.set(
       'timer',
@@ -192,43 +240,33 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         : Promise.resolve(skip(NEEDS_AWS)),
     )
   }
+}
 
-  if (wanted('router')) {
-    const searchLogs = options.searchRouterLogs
-    // Last, once every other check's writes are in: their turns are what it counts by.
-    const others = [...outcomes.values()]
-    outcomes.set(
-      'router',
-      searchLogs
-        ? Promise.all(others).then(async () => {
-            const answered = (await outcomes.get('answer'))?.status === 'PASS' ? 1 : 0
-            return runRouterCheck({
-              searchLogs,
-              since: startedAt,
-              turns: answered,
-              ...(options.routerSettleMs === undefined ? {} : { settleMs: options.routerSettleMs }),
-            })
-          })
-        : Promise.resolve(skip(NEEDS_AWS)),
-    )
-  }
+/** The router check, once every check started so far is done: it counts the turns they ran. */
+function routerOutcome(
+  options: VerifyOptions,
+  startedAt: number,
+  outcomes: Outcomes,
+): Promise<CheckOutcome> {
+  const searchLogs = options.searchRouterLogs
+  if (!searchLogs) return Promise.resolve(skip(NEEDS_AWS))
+  const others = [...outcomes.values()]
+  return Promise.all(others).then(async () => {
+    const answered = (await outcomes.get('answer'))?.status === 'PASS' ? 1 : 0
+    return runRouterCheck({
+      searchLogs,
+      since: startedAt,
+      turns: answered,
+      ...(options.routerSettleMs === undefined ? {} : { settleMs: options.routerSettleMs }),
+    })
+  })
+}
 
-  const results: CheckResult[] = []
-  for (const check of CHECK_NAMES) {
-    if (!wanted(check)) continue
-    const outcome = await (outcomes.get(check) as Promise<CheckOutcome>)
-    // Whole milliseconds: the client's clock reads fractions no figure needs.
-    const figures = Object.fromEntries(
-      Object.entries(outcome.figures).map(([name, value]) => [name, Math.round(value)]),
-    )
-    const result = { check, ...outcome, figures }
-    results.push(result)
-    options.onResult?.(result)
-  }
+function report(url: string, sessionId: string, results: CheckResult[]): VerifyReport {
   const count = (status: CheckResult['status']) =>
     results.filter((result) => result.status === status).length
   return {
-    url: options.url,
+    url,
     sessionId,
     results,
     passed: count('PASS'),
