@@ -144,19 +144,12 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
 
   // The stream, as the DynamoDB event source mapping reads it, from where
   // the last run left off (Lambda keeps a mapping's position).
-  const { streamArn, saved } = await (async () => {
-    const arn = await tableStreamArn(clients.dynamodb, options.environment.tableName)
-    return { streamArn: arn, saved: options.streamPositions?.read(arn) ?? {} }
-  })().catch(async (error: unknown) => {
+  const start = await streamStart(options).catch(async (error: unknown) => {
     // A pipeline that cannot start stops what it started.
     await stop()
     throw error
   })
-  const stream = streamMapping(context, clients.streams, {
-    streamArn,
-    saved,
-    positions: options.streamPositions,
-  })
+  const stream = streamMapping(context, clients.streams, start)
   loop('stream', stream.poll)
 
   // The queues, as Lambda's SQS event source mappings read them (see `queuePoll`).
@@ -186,6 +179,12 @@ export async function startLocalPipeline(options: LocalPipelineOptions): Promise
     routerGathering: stream.gathering,
     stop,
   }
+}
+
+/** The table's stream, and where the last run's mapping left each shard. */
+async function streamStart({ clients, environment, streamPositions }: LocalPipelineOptions) {
+  const streamArn = await tableStreamArn(clients.dynamodb, environment.tableName)
+  return { streamArn, saved: streamPositions?.read(streamArn) ?? {}, positions: streamPositions }
 }
 
 /** The deployed functions' handlers, on the local clients, with a session key made for this process unless `auth` says otherwise. */
