@@ -87,7 +87,11 @@ export {
   scriptedSubject,
 } from './harness-conformance.ts'
 export type { DeepPartial, ExpectedAppend } from './lane-spec/expected-appends.ts'
-export { FakeSession, type FakeSessionOptions } from './lane-spec/fake-session.ts'
+export {
+  FakeSession,
+  type FakeSessionOptions,
+  type PushOutcome,
+} from './lane-spec/fake-session.ts'
 export {
   type GivenEvent,
   type LaneRun,

@@ -13,6 +13,17 @@ import type { ControlCommandInput } from '../../model/inputs/command.ts'
 import { type AIState, initialAIState } from '../../model/state/ai-state.ts'
 import { reduceAIState } from '../../model/state/reduce-ai-state.ts'
 
+/**
+ * What a pushed command came to: the controller's decision, read off its
+ * receipt, and the events as stored (IDs, indexes), not as the decision
+ * wrote them.
+ */
+export interface PushOutcome {
+  events: StoredEvent[]
+  outcome: Decision['outcome']
+  reason?: Decision['reason']
+}
+
 export interface FakeSessionOptions {
   /** The controller's step budget (default 20). */
   maxSteps?: number
@@ -79,7 +90,7 @@ export class FakeSession {
    * Pushes one command and lets the controller run: returns its decision,
    * read off its receipt, and the events the rounds appended.
    */
-  push(commands: readonly ControlCommandInput[]): Decision {
+  push(commands: readonly ControlCommandInput[]): PushOutcome {
     const [command] = commands
     if (command === undefined) throw new Error('no command')
     const [stored] = this.append(command)
@@ -92,7 +103,7 @@ export class FakeSession {
     )?.payload as { outcome: Decision['outcome']; reason?: Decision['reason'] } | undefined
     if (receipt === undefined) throw new Error(`command ${stored.id} was not decided`)
     return {
-      events: events as never,
+      events,
       outcome: receipt.outcome,
       ...(receipt.reason === undefined ? {} : { reason: receipt.reason }),
     }
