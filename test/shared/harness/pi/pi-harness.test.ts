@@ -1,7 +1,8 @@
 import { Type } from '@mariozechner/pi-ai'
 import { describe, expect, it } from 'vitest'
-import { agent, type PiTool } from '../../../../shared/agent/index.ts'
+import { agent } from '../../../../shared/agent/index.ts'
 import { inputs } from '../../../../shared/ai.ts'
+import { type PiTool, piHarness } from '../../../../shared/harness/pi/index.ts'
 import {
   describeHarnessConformance,
   gatewayDouble,
@@ -14,8 +15,8 @@ import {
 } from '../../../../shared/testing/index.ts'
 import { textOf, track, until, userMessage } from '../../../support/agent-log.ts'
 
-describeHarnessConformance('pi', scriptedSubject({ type: 'pi' }), { describe, it, expect })
-describeHarnessConformance('pi through the Gateway double', gatewaySubject({ type: 'pi' }), {
+describeHarnessConformance('pi', scriptedSubject(piHarness()), { describe, it, expect })
+describeHarnessConformance('pi through the Gateway double', gatewaySubject(piHarness()), {
   describe,
   it,
   expect,
@@ -66,12 +67,11 @@ describe('the Pi harness', () => {
           name: 'pi-support',
           model: 'openai/gpt-5.6-terra',
           instructions: 'Be concise.',
-          harness: {
-            type: 'pi',
+          harness: piHarness({
             tools: [closeTicketTool(done)],
             compaction: false,
             generation: { toolApproval: { closeTicket: 'user-approval' } },
-          },
+          }),
         }),
       )
       await Promise.all([
@@ -147,14 +147,13 @@ describe('the Pi harness', () => {
       agent({
         name: 'pi-context',
         model: model.model,
-        harness: {
-          type: 'pi',
+        harness: piHarness({
           async transformContext(messages) {
             seen.push(messages.map((message) => message.role))
             // Keep only the latest user message: Pi's own way to manage context.
             return messages.slice(-1)
           },
-        },
+        }),
       }),
     )
     await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
@@ -183,7 +182,7 @@ describe('the Pi harness', () => {
             execute: async () => ({}),
           } as never,
         },
-        harness: { type: 'pi', tools: [closeTicketTool([])] },
+        harness: piHarness({ tools: [closeTicketTool([])] }),
       }),
     ).toThrow('Two tools are named "closeTicket"')
   })
