@@ -8,6 +8,7 @@ import {
   gatewayDouble,
   gatewaySubject,
   lastUserText,
+  reasoning,
   scriptedModel,
   scriptedSubject,
   text,
@@ -168,6 +169,19 @@ describe('the Pi harness', () => {
       'First.',
       'two',
       'Second.',
+    ])
+  })
+
+  it("streams the model's reasoning and text through Pi's thinking and text events into the response", async () => {
+    const model = scriptedModel([reasoning('Check the order first.', 'It shipped.')])
+    const a = track(agent({ name: 'pi-reasoning', model: model.model, harness: piHarness() }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Where is it?')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.messages.at(-1)?.parts).toMatchObject([
+      { type: 'step-start' },
+      { type: 'reasoning', text: 'Check the order first.' },
+      { type: 'text', text: 'It shipped.' },
     ])
   })
 
