@@ -88,7 +88,7 @@ function inLambda(harnessType: string): string {
 
 /**
  * A harness's package is not installed (`@mariozechner/pi-agent-core` for
- * `{ type: 'pi' }`, `@agentclientprotocol/sdk` for `{ type: 'fx' }`): the
+ * `piHarness()`, `@agentclientprotocol/sdk` for `fxHarness()`): the
  * step fails with this message, and `retry()` runs it again once it is. In
  * a Lambda function the message names the A2Agent prop that installs it.
  */
