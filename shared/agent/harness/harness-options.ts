@@ -83,7 +83,10 @@ export interface HarnessAdapter<AppState = unknown, M extends UIMessage = UIMess
  */
 export type HarnessOptions<AppState = unknown, M extends UIMessage = UIMessage> =
   | AiSdkHarnessOptions<AppState, M>
-  | HarnessAdapter<AppState, M>
+  // An adapter made without type arguments (`piHarness()`) is typed on
+  // `unknown` and `UIMessage`: the agent's state and messages are its
+  // contract's, never inferred from it.
+  | HarnessAdapter<NoInfer<AppState>, NoInfer<M>>
 
 /** The harness types this package runs: the AI SDK's in `agent()` itself, the others through their entry points. */
 export const HARNESS_TYPES = ['ai-sdk', 'pi', 'fx'] as const

@@ -1,7 +1,8 @@
 import { Type } from '@mariozechner/pi-ai'
+import type { UIMessage } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { agent } from '../../../../shared/agent/index.ts'
-import { inputs } from '../../../../shared/ai.ts'
+import { agentContract, inputs } from '../../../../shared/ai.ts'
 import { type PiTool, piHarness } from '../../../../shared/harness/pi/index.ts'
 import {
   describeHarnessConformance,
@@ -183,6 +184,36 @@ describe('the Pi harness', () => {
       { type: 'reasoning', text: 'Check the order first.' },
       { type: 'text', text: 'It shipped.' },
     ])
+  })
+
+  it("takes the agent's contract: a compaction resolver typed with the contract's state and messages gets them per step", async () => {
+    type Message = UIMessage<{ status: 'writing' }>
+    const contract = agentContract<Message, Record<never, never>, { plan: string }>({
+      name: 'pi-contract',
+      reducer: { name: 'plan', initialState: { plan: 'free' }, fold: (state) => state },
+    })
+    const seen: string[] = []
+    const model = scriptedModel([text('Hello.')])
+    const a = track(
+      agent({
+        contract,
+        model: model.model,
+        // The adapter's state and messages are the contract's only when given.
+        harness: piHarness<{ plan: string }, Message>({
+          compaction: ({ state, messages }) => {
+            seen.push(`${state.plan}:${messages.length}`)
+            return false
+          },
+        }),
+      }),
+    )
+    // Without type arguments it fits any contract, one without state too.
+    track(agent({ contract, model: model.model, harness: piHarness() }))
+    const stateless = agentContract<Message>({ name: 'pi-stateless' })
+    track(agent({ contract: stateless, model: model.model, harness: piHarness() }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await a.runtime.idle()
+    expect(seen).toEqual(['free:1'])
   })
 
   it('refuses a Pi tool whose name another tool has', () => {
