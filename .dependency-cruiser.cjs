@@ -5,6 +5,8 @@
 // loads when it runs is checked on the compiled graph instead, in
 // .dependency-cruiser-browser.cjs.
 
+const { builtinModules } = require('node:module')
+
 /**
  * The layers, lowest first, and the layers each may import besides its own
  * files. `types`: layers it may know the types of, never load. Anything
@@ -141,31 +143,109 @@ const typeOnlyRules = Object.entries(LAYERS)
     to: { path: pathsOf(layer.types), dependencyTypesNot: ['type-only'] },
   }))
 
-/** Node's own modules and the packages that do I/O (AWS, HTTP servers). */
-const IO_PACKAGES = 'node_modules/(@aws-sdk|@aws-lambda-powertools|@smithy|hono|@hono)/'
+/**
+ * What counts as I/O: Node's own modules (`node:fs` is cruised as `fs`;
+ * `node:test` and the other prefix-only ones keep their prefix) and the
+ * packages that reach the network, a queue or a server: the AWS SDK, the
+ * Smithy runtime under it, Powertools and Hono.
+ */
+const NODE_BUILTINS = [`^(${builtinModules.join('|')})(/|$)`, '^node:']
+const IO_PACKAGES = '(^|/)node_modules/(@aws-sdk|@aws-lambda-powertools|@smithy|hono|@hono)/'
 
-/** The pure layers: the log and the conversation model. */
-const PURE = [LAYERS.log.path, LAYERS.model.path]
+/**
+ * The I/O each part of the project may load, type-only imports included,
+ * tightened to what each loads today: `node:<name>` is that one module
+ * (`node:fs` is not `node:fs/promises`), `node:*` every one, a package
+ * name that package (`@aws-sdk/*`: every AWS client). `null`: anything.
+ * A file of shared/, functions/ or infra/ that no row covers loads none.
+ * docs/architecture.md lists this table.
+ */
+const IO = {
+  // The pure core (principle 5): folds and decisions over events, with the
+  // store, the clock and the queues passed in, that a browser can load.
+  log: { path: '^shared/log/', may: [] },
+  timing: { path: '^shared/timing/', may: [] },
+  model: { path: '^shared/model/', may: [] },
+  // The fetch endpoint runs on fetch and Web streams; only the session
+  // capabilities, HMACs computed synchronously, use node:crypto
+  // (session-capability.ts).
+  http: { path: '^shared/http/', may: ['node:crypto'] },
+  // The handler context is an AsyncLocalStorage (handler-context-storage.ts).
+  runtime: { path: '^shared/runtime/', may: ['node:async_hooks'] },
+  // What both stores share: the payload codec gzips large payloads.
+  stores: { path: '^shared/stores/[^/]+$', may: ['node:zlib'] },
+  'memory-store': { path: '^shared/stores/memory/', may: [] },
+  'dynamodb-store': {
+    path: '^shared/stores/dynamodb/',
+    may: ['@aws-sdk/client-dynamodb', 'node:crypto'],
+  },
+  // agent() reaches the world only through the ports it is given.
+  agent: { path: '^shared/agent/', may: [] },
+  'pi-harness': { path: '^shared/harness/pi/', may: [] },
+  // FX spawns its ACP agent and speaks to it over the child's pipes.
+  'fx-harness': { path: '^shared/harness/fx/', may: ['node:child_process', 'node:stream'] },
+  client: { path: '^shared/client/', may: [] },
+  react: { path: '^shared/react/', may: [] },
+  // The AWS adapter: the clients, Powertools, and Lambda's response streams.
+  aws: {
+    path: '^shared/aws/',
+    may: [
+      '@aws-sdk/*',
+      '@aws-lambda-powertools/*',
+      'node:stream',
+      'node:stream/promises',
+      'node:stream/web',
+    ],
+  },
+  // The Node adapter: Node's HTTP server, by way of Hono's, and the disk.
+  node: { path: '^shared/node/', may: ['node:*', '@hono/node-server'] },
+  entries: { path: '^shared/index[.]ts$|^shared/ai[.]ts$', may: [] },
+  // The doubles fake the AWS services they stand in for rather than call
+  // them: the Bedrock double frames its stream with Smithy's codec.
+  testing: {
+    path: '^shared/testing/',
+    may: ['node:async_hooks', 'node:crypto', 'node:util', '@smithy/eventstream-codec'],
+  },
+  // The application: the Lambda entry point, the CLI, the local runner.
+  functions: { path: '^functions/', may: null },
+  // The CDK app bundles the functions from their paths; CDK does the rest.
+  infra: { path: '^infra/', may: ['node:fs', 'node:path', 'node:url'] },
+}
+
+const literal = (text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+/** The cruise's name for an allowed I/O module, as a pattern. */
+const ioPattern = (name) => {
+  if (name === 'node:*') return NODE_BUILTINS
+  if (name.startsWith('node:')) return `^(node:)?${literal(name.slice('node:'.length))}$`
+  return `(^|/)node_modules/${literal(name).replace('*', '[^/]+')}/`
+}
+
+/** One rule per row of IO: it loads no I/O but its own. */
+const ioRules = Object.entries(IO)
+  .filter(([, part]) => part.may !== null)
+  .map(([name, part]) => ({
+    name: `${name}-loads-${part.may.length === 0 ? 'no-io' : `only-${part.may.join('+')}`}`,
+    comment:
+      part.may.length === 0
+        ? `${part.path} loads none of Node's modules or the I/O packages`
+        : `Of Node's modules and the I/O packages, ${part.path} loads only ${part.may.join(', ')}`,
+    severity: 'error',
+    from: { path: part.path },
+    to: { path: [...NODE_BUILTINS, IO_PACKAGES], pathNot: part.may.flatMap(ioPattern) },
+  }))
 
 module.exports = {
   forbidden: [
     ...layerRules,
     ...modelOrderRules,
     ...typeOnlyRules,
+    ...ioRules,
     {
-      name: 'pure-core-no-io',
-      comment:
-        'The log and the conversation model (events, state, controller, inputs, contract, ...) are pure: folds and decisions over events, with the store, the clock and the queues passed in. They import no Node module, so nothing they reach does (they may import only each other), and a browser can load them.',
+      name: 'unlisted-loads-no-io',
+      comment: 'A file no row of IO covers loads no I/O: a new folder gets a row.',
       severity: 'error',
-      from: { path: PURE },
-      to: { dependencyTypes: ['core'] },
-    },
-    {
-      name: 'pure-core-no-io-packages',
-      comment: 'See pure-core-no-io: no AWS SDK, Powertools or HTTP server either.',
-      severity: 'error',
-      from: { path: PURE },
-      to: { path: IO_PACKAGES },
+      from: { path: PROJECT, pathNot: Object.values(IO).map((part) => part.path) },
+      to: { path: [...NODE_BUILTINS, IO_PACKAGES] },
     },
     {
       name: 'no-cycles',

@@ -154,6 +154,7 @@ const HARNESS_MODULES = {
  * packages become external with them). The packages must be installed in
  * `projectRoot`, where the lock file gives their versions; the FX harness
  * cannot run in Lambda at all.
+ * @internal Exported for its test (knip --production).
  */
 export function harnessModules(
   harness: A2AgentProps['harness'],

@@ -8,7 +8,7 @@ import type { A2AgentProps } from './a2-agent-props.ts'
 declare module '../shared/log/error-brand.ts' {
   interface A2Codes {
     /** A2Agent's `removalPolicy` is one CloudFormation cannot apply to a DynamoDB table (SNAPSHOT). */
-    UNSUPPORTED_REMOVAL_POLICY: true
+    UNSUPPORTED_REMOVAL_POLICY: undefined
   }
 }
 

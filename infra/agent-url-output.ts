@@ -1,7 +1,10 @@
 import { CfnOutput, Stack } from 'aws-cdk-lib'
 import type { Construct } from 'constructs'
 
-/** The description of the endpoint output every A2Agent adds. */
+/**
+ * The description of the endpoint output every A2Agent adds.
+ * @internal Exported for its test (knip --production).
+ */
 export const AGENT_URL_OUTPUT_DESCRIPTION =
   "The agent's endpoint: GET ?sessionId= streams a session, POST pushes (POST {} opens one)"
 

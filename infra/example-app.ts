@@ -3,7 +3,10 @@ import { A2Agent } from './a2-agent.ts'
 import { A2ChatPage } from './chat-page.ts'
 import { type ExampleSettings, exampleAgentProps } from './example-agent-props.ts'
 
-/** The example's stack names: the agent's, and the chat page's beside it. */
+/**
+ * The example's stack names: the agent's, and the chat page's beside it.
+ * @internal Exported for its test (knip --production).
+ */
 export const EXAMPLE_STACKS = { agent: 'A2ExampleAgent', chatPage: 'A2ExampleChatPage' } as const
 
 /**

@@ -24,6 +24,7 @@ const UNRESERVED_MINIMUM = 100
  * (`AccountLimit`) and a `Note` for people, which the stack outputs: with a
  * quota of 10 the GET streams share those 10 with the lanes, whose event
  * source mappings may run `Lanes` (`140 invocations in all`).
+ * @internal Exported for its test (knip --production).
  */
 export const RESERVED_CONCURRENCY_HANDLER = `
 const sdk = require('@aws-sdk/client-lambda');

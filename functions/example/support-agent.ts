@@ -7,7 +7,10 @@ import { handlerContext, inputs } from '../../shared/ai.ts'
 import { type GatewayEnv, gatewaySettings } from './gateway-origin.ts'
 import { REMINDER_METADATA } from './message-metadata.ts'
 
-/** The example agent's tools: one needs the user's approval, one sets a timer. */
+/**
+ * The example agent's tools: one needs the user's approval, one sets a timer.
+ * @internal Exported for the tests' agents (knip --production).
+ */
 export const supportTools = {
   closeTicket: tool({
     description: 'Close a resolved support ticket',

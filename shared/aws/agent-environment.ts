@@ -19,7 +19,7 @@ import { eventBridgeScheduler } from './eventbridge-scheduler.ts'
 import { DEFAULT_MAX_RECEIVE_COUNT } from './pipeline-functions.ts'
 import { type LaneQueueUrls, sqsDispatcher } from './sqs-dispatcher.ts'
 
-export { DEFAULT_METRICS_TARGET, ENVIRONMENT_VARIABLES }
+export { DEFAULT_METRICS_TARGET }
 
 /**
  * Reads the pipeline's configuration from the environment, once, at the edge

@@ -19,7 +19,7 @@ export type PipelineErrorCode =
   | 'ERASE_NOT_GRANTED'
 
 declare module '../log/error-brand.ts' {
-  interface A2Codes extends Record<PipelineErrorCode, true> {}
+  interface A2Codes extends Record<PipelineErrorCode, undefined> {}
 }
 
 /**

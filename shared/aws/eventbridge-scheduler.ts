@@ -161,6 +161,7 @@ export async function cancelSessionSchedules(
  * A schedule name that is the same for the same session and timer name, and
  * fits Scheduler's 64 characters: `a2-`, 30 hex digits of a SHA-256 of the
  * session (what `cancel` lists by), `-`, and 30 of the session and name.
+ * @internal Exported for its tests (knip --production).
  */
 export function scheduleName(timer: Pick<Timer, 'sessionId' | 'name'>): string {
   const digest = idHash(JSON.stringify([timer.sessionId, timer.name]), 'hex')
@@ -173,7 +174,10 @@ export function sessionSchedulePrefix(sessionId: string): string {
   return `${SCHEDULE_NAME_PREFIX}${digest.slice(0, DIGEST_DIGITS)}-`
 }
 
-/** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second so it never fires early. */
+/**
+ * `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the second so it never fires early.
+ * @internal Exported for its test (knip --production).
+ */
 export function atExpression(at: number): string {
   const seconds = new Date(Math.ceil(at / 1000) * 1000).toISOString().slice(0, 19)
   return `at(${seconds})`

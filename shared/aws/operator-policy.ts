@@ -5,6 +5,7 @@
  * (`A2Agent.grantErase()` and the rest), by the commands' own check before
  * their first write, and pinned against the requests each command makes on
  * moto (test/infra/operator-grants.integration.test.ts).
+ * @internal Exported for its test (knip --production).
  */
 export const OPERATOR_COMMANDS = ['inspect', 'export', 'import', 'erase'] as const
 export type OperatorCommand = (typeof OPERATOR_COMMANDS)[number]

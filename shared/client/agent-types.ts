@@ -28,6 +28,7 @@ type AnyAgentWithState<S> = Agent<any, any, S, any>
  * (`createAgentClient<typeof agent>()`, `useAgent<typeof agent>({ api })`)
  * folds only the built-in reducer, `AI_STATE_REDUCER`, so it accepts
  * `agent({ name })` or an `agentContract()` without a reducer.
+ * @internal Exported for its type test (knip --production).
  */
 export type HasAppReducer<A> =
   A extends AnyAgentWithState<infer S>

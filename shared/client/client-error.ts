@@ -1,5 +1,5 @@
 import type { HttpErrorCode } from '../http/http-error.ts'
-import { type A2Code, A2Error, isA2Error } from '../log/error-brand.ts'
+import { type A2Code, type A2Details, A2Error, isA2Error } from '../log/error-brand.ts'
 import type { A2ErrorCode } from '../log/errors.ts'
 import { messageOf } from '../log/message-of.ts'
 
@@ -14,13 +14,14 @@ type ServerCode = HttpErrorCode | A2ErrorCode
 export type AgentClientErrorCode = 'NETWORK_ERROR' | 'BAD_RESPONSE'
 
 declare module '../log/error-brand.ts' {
-  interface A2Codes extends Record<AgentClientErrorCode, true> {}
+  interface A2Codes extends Record<AgentClientErrorCode, undefined> {}
 }
 
 /**
  * A failed request to an agent's endpoint. `code` is the server's error code
  * (`PARTIAL_DUPLICATE_BATCH`, `FORBIDDEN`, ...) or `NETWORK_ERROR` when no
- * answer came; `status` is the HTTP status, 0 for a network failure.
+ * answer came; `status` is the HTTP status, 0 for a network failure;
+ * `details` are the code's, as the server sent them.
  *
  * @example
  * try {
@@ -31,18 +32,19 @@ declare module '../log/error-brand.ts' {
  */
 export class AgentClientError extends A2Error {
   readonly status: number
-  readonly details: Record<string, unknown> | undefined
 
   constructor(
     code: A2Code,
     status: number,
     message: string,
-    options: { details?: Record<string, unknown>; cause?: unknown } = {},
+    options: { details?: A2Details<A2Code>; cause?: unknown } = {},
   ) {
-    super(code, message, options.cause === undefined ? undefined : { cause: options.cause })
+    super(code, message, {
+      details: options.details,
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
+    })
     this.name = 'AgentClientError'
     this.status = status
-    this.details = options.details
   }
 
   /** Worth sending again: nothing answered, or the server failed or asked us to slow down. */
@@ -68,8 +70,9 @@ export async function errorFromResponse(response: Response): Promise<AgentClient
     error.code as ServerCode,
     response.status,
     typeof error.message === 'string' ? error.message : error.code,
+    // The server sends a code's details as its layer declares them (A2Codes).
     typeof error.details === 'object' && error.details !== null
-      ? { details: error.details as Record<string, unknown> }
+      ? { details: error.details as A2Details<ServerCode> }
       : {},
   )
 }

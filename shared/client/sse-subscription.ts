@@ -69,7 +69,10 @@ export interface SseSubscription {
  * about $0.0017 an hour on AWS (docs/benchmarks.md, the idle tab).
  */
 export const DEFAULT_IDLE_CHECK_MS = 8_000
-/** Head checks while the page is hidden: it opens the stream as soon as it is shown. */
+/**
+ * Head checks while the page is hidden: it opens the stream as soon as it is shown.
+ * @internal Exported for its test and the benchmarks (knip --production).
+ */
 export const HIDDEN_CHECK_MS = 60_000
 /** A stream that ended for quiet sooner than this after it opened is not reopened sooner. */
 const MIN_STREAM_MS = 250

@@ -1,4 +1,6 @@
-import { type A2Code, A2Error, isA2Error } from '../log/error-brand.ts'
+import { type A2Code, type A2Details, A2Error, isA2Error } from '../log/error-brand.ts'
+import type { SomeErrorStatuses } from '../log/error-statuses.ts'
+import { LOG_ERROR_STATUSES } from '../log/errors.ts'
 
 /** Codes the HTTP edge adds to the log's own. */
 export type HttpErrorCode =
@@ -15,86 +17,64 @@ export type HttpErrorCode =
   | 'UNKNOWN_EVENT_TYPE'
   | 'INTERNAL'
 
+/** The details of the edge's codes that have some (sent as the body's `details`). */
+interface HttpCodeDetails {
+  /** The `maxBodyBytes` the body went over. */
+  BODY_TOO_LARGE: { limitBytes: number }
+}
+
 declare module '../log/error-brand.ts' {
-  interface A2Codes extends Record<HttpErrorCode, true> {}
+  interface A2Codes
+    extends Record<Exclude<HttpErrorCode, keyof HttpCodeDetails>, undefined>,
+      HttpCodeDetails {}
 }
 
 /**
  * An error that knows its HTTP answer: a status and a JSON body with a code
- * (the edge's own, or any other layer's it answers for).
+ * (the edge's own, or any other layer's it answers for) and the code's
+ * details. Its status is its own, so the edge's codes need no status table.
  */
 export class HttpError extends A2Error {
   readonly status: number
-  readonly details: Record<string, unknown> | undefined
 
-  constructor(status: number, code: A2Code, message: string, details?: Record<string, unknown>) {
-    super(code, message)
+  /** `details`: those of `code`, as its layer declares them (`A2Codes`). */
+  constructor(status: number, code: A2Code, message: string, details?: A2Details<A2Code>) {
+    super(code, message, { details })
     this.name = 'HttpError'
     this.status = status
-    this.details = details
   }
 }
 
 /**
- * The answer to each code the layers below the edge throw, by name: a code
- * with no status here is a 500 (the server's fault, not the request's).
+ * The one place typed errors become responses. A code the `statuses` (the
+ * merged tables of the layers under the endpoint; the log's by default)
+ * give no status is a 500 that leaks nothing, as is any unknown error.
+ * Errors are told by their brand and code, not their class, so those of
+ * another copy of the package (an app's own store, say) get their status
+ * too.
  */
-const STATUS_OF: Readonly<Partial<Record<A2Code, number>>> = {
-  INVALID_EVENT: 400,
-  RESERVED_EVENT_ID: 400,
-  INVALID_SESSION_ID: 400,
-  APPEND_CONFLICT: 409,
-  // Only an append with an expected index conflicts; one without it waited
-  // its turn and ran out of time, which a retry can fix.
-  APPEND_CONTENDED: 503,
-  // Writes kept landing under an erase; once the session's work stops, erasing again finishes it.
-  ERASE_CONTENDED: 503,
-  INVALID_APPEND: 500,
-  PARTIAL_DUPLICATE_BATCH: 409,
-  EVENT_TOO_LARGE: 413,
-  BATCH_TOO_LARGE: 413,
-  CURSOR_CONFLICT: 409,
-  FENCED_OUT: 409,
-  LIFE_ENDED: 409,
-  CLAIM_HELD: 409,
-  TIMER_CONFLICT: 409,
-  INVALID_TIMER: 400,
-  NO_HANDLER_CONTEXT: 500,
-  INDEX_OUT_OF_RANGE: 400,
-  SESSION_ACTIVE: 409,
-  SESSION_NOT_EMPTY: 409,
-  INVALID_EXPORT: 400,
-  STEP_RESULT_TOO_LARGE: 500,
-  // The server's configuration, never the request's: an agent made with them fails at startup or in its steps.
-  UNKNOWN_HARNESS: 500,
-  HARNESS_UNAVAILABLE: 500,
-}
-
-/**
- * The one place typed errors become responses. Unknown errors are 500s that
- * leak nothing. Errors are told by their brand and code, not their class, so
- * those of another copy of the package (an app's own store, say) get their
- * status too.
- */
-export function errorResponse(error: unknown): Response {
-  const http = answerOf(error)
+export function errorResponse(
+  error: unknown,
+  statuses: SomeErrorStatuses = LOG_ERROR_STATUSES,
+): Response {
+  const http = answerOf(error, statuses)
   return Response.json(
     {
       error: {
         code: http.code,
         message: http.message,
-        ...(http.details ? { details: http.details } : {}),
+        ...(hasAny(http.details) ? { details: http.details } : {}),
       },
     },
     { status: http.status, headers: { 'cache-control': 'no-store' } },
   )
 }
 
-function answerOf(error: unknown): HttpError {
+function answerOf(error: unknown, statuses: SomeErrorStatuses): HttpError {
   if (isHttpError(error)) return error
-  const status = isA2Error(error) ? STATUS_OF[error.code] : undefined
+  const status = isA2Error(error) ? statuses[error.code] : undefined
   return isA2Error(error) && status !== undefined
-    ? new HttpError(status, error.code, error.message, detailsOf(error))
+    ? new HttpError(status, error.code, error.message, error.details)
     : new HttpError(500, 'INTERNAL', 'The server failed to handle the request')
 }
 
@@ -103,22 +83,10 @@ function answerOf(error: unknown): HttpError {
  * copies; the brand and the name do not.
  */
 function isHttpError(error: unknown): error is HttpError {
-  return isA2Error(error) && error.name === 'HttpError'
+  return isA2Error(error) && error.name === 'HttpError' && 'status' in error
 }
 
-function detailsOf(error: Error): Record<string, unknown> | undefined {
-  const { eventType, path, duplicateIds, expectedIndex, actualIndex, limitBytes, eventId } =
-    error as Error & Record<string, unknown>
-  const details = Object.fromEntries(
-    Object.entries({
-      eventType,
-      path,
-      duplicateIds,
-      expectedIndex,
-      actualIndex,
-      limitBytes,
-      eventId,
-    }).filter(([, value]) => value !== undefined),
-  )
-  return Object.keys(details).length > 0 ? details : undefined
+/** Details worth a `details` field: an object with a field (none, or `{}`, send none). */
+function hasAny(details: unknown): details is object {
+  return typeof details === 'object' && details !== null && Object.keys(details).length > 0
 }

@@ -1,3 +1,5 @@
+import type { SomeErrorStatuses } from '../log/error-statuses.ts'
+import { LOG_ERROR_STATUSES } from '../log/errors.ts'
 import type { EventInput, StoredEvent } from '../log/event.ts'
 import { checkPayloadDepth } from '../log/event-envelope.ts'
 import type { EventLog } from '../log/event-log.ts'
@@ -68,6 +70,13 @@ export interface LogEndpointOptions<Options extends FetchOptions = FetchOptions>
   /** Body limit for pushes (default 4 MiB, a little above one append's limit). */
   maxBodyBytes?: number
   stream?: Omit<SseResponseOptions, 'signal' | 'head' | 'after'>
+  /**
+   * The HTTP status of the codes the layers under the endpoint throw, beside
+   * the log's (which it always answers): each layer's table, merged by
+   * whoever builds the endpoint (an agent: `AGENT_ERROR_STATUSES`). A code
+   * with no status is a 500 that leaks nothing.
+   */
+  errorStatuses?: SomeErrorStatuses
 }
 
 /** A session the server opened, and what its client needs to use it. */
@@ -119,6 +128,7 @@ export function logEndpoint<Options extends FetchOptions = FetchOptions>(
   options: LogEndpointOptions<Options>,
 ) {
   const { log, checkPush } = options
+  const statuses = { ...LOG_ERROR_STATUSES, ...options.errorStatuses }
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
 
   async function authorizeOrThrow(
@@ -267,7 +277,7 @@ export function logEndpoint<Options extends FetchOptions = FetchOptions>(
         `${request.method} is not supported; use GET or POST`,
       )
     } catch (error) {
-      return errorResponse(error)
+      return errorResponse(error, statuses)
     }
   }
 }

@@ -69,7 +69,10 @@ export interface SseSource {
   tail(after: number, signal: AbortSignal): AsyncIterable<StoredEvent>
 }
 
-/** The session has been quiet this long: the stream ends (default 10 s). */
+/**
+ * The session has been quiet this long: the stream ends (default 10 s).
+ * @internal Exported for the benchmarks (knip --production).
+ */
 export const DEFAULT_QUIET_MS = 10_000
 /**
  * Once the session settled with an event the stream sent (`settled`), it

@@ -1,4 +1,5 @@
 import { A2Error } from './error-brand.ts'
+import type { ErrorStatuses } from './error-statuses.ts'
 
 /**
  * The codes of the log's own errors: what a store or the log refuses to
@@ -24,8 +25,55 @@ export type A2ErrorCode =
   | 'SESSION_NOT_EMPTY'
   | 'INVALID_EXPORT'
 
+/**
+ * The details of the codes that have some: what an edge may tell a caller
+ * (the HTTP edge sends them as `details`), and what code that recognises
+ * the error by its code reads. The rest of a class's fields stay its own.
+ */
+interface LogCodeDetails {
+  INVALID_EVENT: { eventType: string; path: readonly (string | number)[] }
+  RESERVED_EVENT_ID: { eventId: string }
+  APPEND_CONFLICT: { expectedIndex: number; actualIndex?: number }
+  PARTIAL_DUPLICATE_BATCH: { duplicateIds: readonly string[] }
+  EVENT_TOO_LARGE: { limitBytes: number; eventId: string }
+  /** Undefined when the batch was refused for its count, not its bytes. */
+  BATCH_TOO_LARGE: { limitBytes: number } | undefined
+  /** `currentLife`: the session's life now, absent when it has none. */
+  LIFE_ENDED: { currentLife?: string }
+  /** When to look again: a dead holder's claim has expired by then. */
+  CLAIM_HELD: { retryAt: number }
+}
+
 declare module './error-brand.ts' {
-  interface A2Codes extends Record<A2ErrorCode, true> {}
+  interface A2Codes
+    extends Record<Exclude<A2ErrorCode, keyof LogCodeDetails>, undefined>,
+      LogCodeDetails {}
+}
+
+/**
+ * The HTTP answer to each of the log's codes (the endpoint over a log
+ * answers these; the layers above add theirs).
+ */
+export const LOG_ERROR_STATUSES: ErrorStatuses<A2ErrorCode> = {
+  INVALID_EVENT: 400,
+  RESERVED_EVENT_ID: 400,
+  INVALID_SESSION_ID: 400,
+  APPEND_CONFLICT: 409,
+  // Only an append with an expected index conflicts; one without it waited
+  // its turn and ran out of time, which a retry can fix.
+  APPEND_CONTENDED: 503,
+  // Writes kept landing under an erase; once the session's work stops, erasing again finishes it.
+  ERASE_CONTENDED: 503,
+  INVALID_APPEND: 500,
+  PARTIAL_DUPLICATE_BATCH: 409,
+  EVENT_TOO_LARGE: 413,
+  BATCH_TOO_LARGE: 413,
+  CURSOR_CONFLICT: 409,
+  FENCED_OUT: 409,
+  LIFE_ENDED: 409,
+  CLAIM_HELD: 409,
+  SESSION_NOT_EMPTY: 409,
+  INVALID_EXPORT: 400,
 }
 
 /** A payload failed its contract's schema, or the event's shape is wrong. */
@@ -47,10 +95,13 @@ export class InvalidEventError extends A2Error<'INVALID_EVENT'> {
     const first = issues[0]
     const prefix = scope === 'payload' ? 'payload.' : ''
     const where = first && first.path.length > 0 ? ` at ${prefix}${first.path.join('.')}` : ''
-    super('INVALID_EVENT', `Invalid "${eventType}" event${where}: ${first?.message ?? 'invalid'}`)
+    const path = first?.path ?? []
+    super('INVALID_EVENT', `Invalid "${eventType}" event${where}: ${first?.message ?? 'invalid'}`, {
+      details: { eventType, path },
+    })
     this.name = 'InvalidEventError'
     this.eventType = eventType
-    this.path = first?.path ?? []
+    this.path = path
     this.issues = issues
   }
 }
@@ -62,6 +113,7 @@ export class ReservedEventIdError extends A2Error<'RESERVED_EVENT_ID'> {
     super(
       'RESERVED_EVENT_ID',
       `Event ID "${eventId}" uses the reserved "a2." prefix; choose another ID`,
+      { details: { eventId } },
     )
     this.name = 'ReservedEventIdError'
     this.eventId = eventId
@@ -80,6 +132,7 @@ export class AppendConflictError extends A2Error<'APPEND_CONFLICT'> {
     super(
       'APPEND_CONFLICT',
       `Session "${sessionId}" was expected to be at index ${expectedIndex}${actual}; nothing was written`,
+      { details: { expectedIndex, ...(actualIndex === undefined ? {} : { actualIndex }) } },
     )
     this.name = 'AppendConflictError'
     this.sessionId = sessionId
@@ -141,6 +194,7 @@ export class PartialDuplicateBatchError extends A2Error<'PARTIAL_DUPLICATE_BATCH
     super(
       'PARTIAL_DUPLICATE_BATCH',
       `Event IDs already stored (${duplicateIds.join(', ')}) ${reason}; nothing was written. Replay the exact batch, or use fresh IDs`,
+      { details: { duplicateIds } },
     )
     this.name = 'PartialDuplicateBatchError'
     this.duplicateIds = duplicateIds
@@ -156,6 +210,7 @@ export class EventTooLargeError extends A2Error<'EVENT_TOO_LARGE'> {
     super(
       'EVENT_TOO_LARGE',
       `Event "${eventId}" is ${sizeBytes} bytes after compression; the limit is ${limitBytes} bytes (DynamoDB items stop at 400 KB). Store large content elsewhere and put a reference in the event`,
+      { details: { limitBytes, eventId } },
     )
     this.name = 'EventTooLargeError'
     this.eventId = eventId
@@ -169,7 +224,9 @@ export class BatchTooLargeError extends A2Error<'BATCH_TOO_LARGE'> {
   readonly limitBytes: number | undefined
 
   constructor(message: string, limitBytes?: number) {
-    super('BATCH_TOO_LARGE', message)
+    super('BATCH_TOO_LARGE', message, {
+      details: limitBytes === undefined ? undefined : { limitBytes },
+    })
     this.name = 'BatchTooLargeError'
     this.limitBytes = limitBytes
   }
@@ -239,6 +296,7 @@ export class LifeEndedError extends A2Error<'LIFE_ENDED'> {
     super(
       'LIFE_ENDED',
       `Session "${sessionId}" is no longer in life "${life}" (it was erased or expired, and ${now}); nothing was written`,
+      { details: currentLife === undefined ? {} : { currentLife } },
     )
     this.name = 'LifeEndedError'
     this.sessionId = sessionId
@@ -257,6 +315,7 @@ export class ClaimHeldError extends A2Error<'CLAIM_HELD'> {
     super(
       'CLAIM_HELD',
       `"${claim}" in session "${sessionId}" is held by attempt ${attempt} until ${new Date(expiresAt).toISOString()}`,
+      { details: { retryAt: expiresAt } },
     )
     this.name = 'ClaimHeldError'
     this.claim = claim
@@ -264,14 +323,14 @@ export class ClaimHeldError extends A2Error<'CLAIM_HELD'> {
     this.expiresAt = expiresAt
   }
 
-  /** When to look again: a dead holder's claim has expired by then. */
+  /** When to look again: a dead holder's claim has expired by then (`details.retryAt`). */
   get retryAt(): number {
-    return this.expiresAt
+    return this.details.retryAt
   }
 }
 
 /** Append options that cannot work together (`guardIds: false` without `expectedIndex`). */
-export class InvalidAppendError extends A2Error<'INVALID_APPEND'> {
+class InvalidAppendError extends A2Error<'INVALID_APPEND'> {
   constructor(message: string) {
     super('INVALID_APPEND', message)
     this.name = 'InvalidAppendError'

@@ -4,7 +4,7 @@ import { A2Error } from '../log/error-brand.ts'
 export type ServeErrorCode = 'PORT_IN_USE' | 'INVALID_PORT' | 'HOST_UNAVAILABLE'
 
 declare module '../log/error-brand.ts' {
-  interface A2Codes extends Record<ServeErrorCode, true> {}
+  interface A2Codes extends Record<ServeErrorCode, undefined> {}
 }
 
 /**

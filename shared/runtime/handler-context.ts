@@ -1,12 +1,18 @@
 import { A2Error } from '../log/error-brand.ts'
+import type { ErrorStatuses } from '../log/error-statuses.ts'
 import type { EventInput, StoredEvent } from '../log/event.ts'
 import type { Reducer, StateSnapshot } from '../log/reducer.ts'
 
 declare module '../log/error-brand.ts' {
   interface A2Codes {
     /** `handlerContext()` outside a tool or handler, or for another agent. */
-    NO_HANDLER_CONTEXT: true
+    NO_HANDLER_CONTEXT: undefined
   }
+}
+
+/** The HTTP answer to the handler context's code: the server's mistake, said as it is. */
+export const HANDLER_CONTEXT_ERROR_STATUSES: ErrorStatuses<'NO_HANDLER_CONTEXT'> = {
+  NO_HANDLER_CONTEXT: 500,
 }
 
 /** When a timer fires: after a delay (`'30s'`, `'5m'`, `'2h'`, `'1d'` or milliseconds), or at a time. */

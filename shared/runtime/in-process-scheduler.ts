@@ -1,4 +1,5 @@
 import { A2Error } from '../log/error-brand.ts'
+import type { ErrorStatuses } from '../log/error-statuses.ts'
 import { messageOf } from '../log/message-of.ts'
 import { backoff, type RetryPolicy } from '../timing/backoff.ts'
 import type { Scheduler, Timer } from './scheduler.ts'
@@ -6,9 +7,12 @@ import type { Scheduler, Timer } from './scheduler.ts'
 declare module '../log/error-brand.ts' {
   interface A2Codes {
     /** A timer set again under its name at another time (a name fixes its time). */
-    TIMER_CONFLICT: true
+    TIMER_CONFLICT: undefined
   }
 }
+
+/** The HTTP answer to a scheduler's code. */
+export const SCHEDULER_ERROR_STATUSES: ErrorStatuses<'TIMER_CONFLICT'> = { TIMER_CONFLICT: 409 }
 
 /** Thrown by a scheduler for a timer set again at another time. */
 export class TimerConflictError extends A2Error<'TIMER_CONFLICT'> {
@@ -29,6 +33,7 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1
  * timer queue's redrive after five receives, the lease's waits doubling from
  * 2 s), so a store outage of half a minute loses no timer, and one that
  * keeps failing is given up, not retried every second forever.
+ * @internal Exported for its test (knip --production).
  */
 export const DEFAULT_TIMER_RETRY: RetryPolicy = {
   maxAttempts: 5,

@@ -169,6 +169,7 @@ function pointsToRun(choice: CrashPointsOptions['points'], total: number): numbe
  * indexes gapless, no appended event lost, no duplicate assistant message,
  * the same transcript, each effect as often (or less, with an interruption
  * recorded). Runs from another driver (the local pipeline) are checked here too.
+ * @internal Exported for the pipeline's crash test and the soak (knip --production).
  */
 export function brokenInvariants(
   baseline: CrashRun,

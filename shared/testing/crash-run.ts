@@ -139,6 +139,7 @@ interface Process {
  * records as completed are the ones already answered. A step regenerated
  * after a crash gets the same answer, as a deterministic provider would give,
  * and a compacted prompt changes nothing.
+ * @internal Exported for the pipeline's crash test (knip --production).
  */
 export function positionalModel(
   steps: Step[],
@@ -177,35 +178,49 @@ export async function runConversation<Tools extends ToolSet>(
   crashAt?: number,
   { freeze = false }: { freeze?: boolean } = {},
 ): Promise<CrashRun> {
-  let time = Date.UTC(2026, 0, 1)
-  const now = () => time
-  const store = await options.store(now)
-  const queue: WakeUp[] = []
-  const timers: Timer[] = []
-  const waits = new Map<number, number>()
-  /** What each action appended (or was about to), by its position in the conversation. */
-  const sent = new Map<number, ControlCommandInput<UIMessage>[]>()
-  const appended: { id: string; index: number }[] = []
-  const labels: string[] = []
-  const stuck: string[] = []
+  const clock = { time: Date.UTC(2026, 0, 1) }
+  const store = await options.store(() => clock.time)
   for (const ledger of options.effects) ledger.reset()
-  const sessionId = options.sessionId
+  return new Conversation(options, store, clock, freeze).play(crashAt)
+}
 
-  const dispatcher = {
-    async wake(wakeUps: readonly WakeUp[]) {
+/**
+ * One run of a conversation: the store, queue and timers its processes
+ * share on one clock, what they did, and the processes (dead, frozen, the
+ * one it goes on with).
+ */
+class Conversation<Tools extends ToolSet> {
+  private readonly sessionId: string
+  private readonly now = (): number => this.clock.time
+  private readonly queue: WakeUp[] = []
+  private readonly timers: Timer[] = []
+  private readonly waits = new Map<number, number>()
+  /** What each action appended (or was about to), by its position in the conversation. */
+  private readonly sent = new Map<number, ControlCommandInput<UIMessage>[]>()
+  private readonly appended: { id: string; index: number }[] = []
+  private readonly labels: string[] = []
+  private readonly stuck: string[] = []
+  private readonly dead: Agent[] = []
+  private frozen: string | undefined
+
+  private readonly dispatcher = {
+    wake: async (wakeUps: readonly WakeUp[]) => {
       for (const wakeUp of wakeUps) {
         const group = wakeUpGroup(wakeUp)
-        if (!queue.some((queued) => wakeUpGroup(queued) === group)) queue.push(wakeUp)
+        if (!this.queue.some((queued) => wakeUpGroup(queued) === group)) this.queue.push(wakeUp)
       }
     },
   }
-  const scheduler = {
-    async schedule(timer: Timer) {
+
+  private readonly scheduler = {
+    schedule: async (timer: Timer) => {
+      const { timers } = this
       if (!timers.some((set) => set.sessionId === timer.sessionId && set.name === timer.name)) {
         timers.push(structuredClone(timer))
       }
     },
-    async cancel(sessionId: string) {
+    cancel: async (sessionId: string) => {
+      const { timers } = this
       const kept = timers.filter((set) => set.sessionId !== sessionId)
       const cancelled = timers.length - kept.length
       timers.splice(0, timers.length, ...kept)
@@ -213,19 +228,39 @@ export async function runConversation<Tools extends ToolSet>(
     },
   }
 
-  function start(crashPoint?: number, freezing = false): Process {
+  private readonly options: CrashRunOptions<Tools>
+  private readonly store: EventStore
+  private readonly clock: { time: number }
+  private readonly freeze: boolean
+
+  constructor(
+    options: CrashRunOptions<Tools>,
+    store: EventStore,
+    clock: { time: number },
+    freeze: boolean,
+  ) {
+    this.options = options
+    this.store = store
+    this.clock = clock
+    this.freeze = freeze
+    this.sessionId = options.sessionId
+  }
+
+  private start(crashPoint?: number, freezing = false): Process {
     const points = new CrashPoints(crashPoint, { freeze: freezing })
-    const definition = options.agent
+    const definition = this.options.agent
     const generation = definition.harness?.generation
     const a = agent({
       ...definition,
       // Each process its own provider connection: a frozen one's open stream holds no other's.
-      model: crashingModel(positionalModel(options.model, store, sessionId), points),
+      model: crashingModel(positionalModel(this.options.model, this.store, this.sessionId), points),
       ...(definition.tools ? { tools: crashingTools(definition.tools, points) } : {}),
-      store: crashingStore(store, points, (_sessionId, events) => appended.push(...events)),
-      dispatcher: crashingDispatcher(dispatcher, points),
-      scheduler: crashingScheduler(scheduler, points),
-      now,
+      store: crashingStore(this.store, points, (_sessionId, events) =>
+        this.appended.push(...events),
+      ),
+      dispatcher: crashingDispatcher(this.dispatcher, points),
+      scheduler: crashingScheduler(this.scheduler, points),
+      now: this.now,
       claimTtlMs: CLAIM_TTL_MS,
       logger: quiet,
       // Each chunk is written as it comes: the points do not depend on timing.
@@ -245,68 +280,85 @@ export async function runConversation<Tools extends ToolSet>(
    * process settles with it waiting, the next action answers, and the run
    * is awaited once the queue is empty again.
    */
-  async function settle(process: Process): Promise<void> {
+  private async settle(process: Process): Promise<void> {
     const failures = new Map<string, number>()
     for (let runs = 0; ; runs++) {
       await process.points.stillFrozen()
       if (process.points.crashed) throw process.points.crashed
       if (runs > MAX_WAKE_UPS) {
-        stuck.push(`more than ${MAX_WAKE_UPS} wake-ups: a livelock`)
+        this.stuck.push(`more than ${MAX_WAKE_UPS} wake-ups: a livelock`)
         return
       }
-      let wakeUp = queue.shift()
+      let wakeUp = this.queue.shift()
       let running: Promise<RunResult>
       process.current = wakeUp
-      if (wakeUp) running = runOf(process, wakeUp)
+      if (wakeUp) running = this.runOf(process, wakeUp)
       else {
-        const due = timers.findIndex((timer) => timer.at <= time)
+        const due = this.timers.findIndex((timer) => timer.at <= this.clock.time)
         if (due !== -1) {
-          await process.a.runtime.fireTimer(timers[due] as Timer)
-          timers.splice(due, 1)
+          await process.a.runtime.fireTimer(this.timers[due] as Timer)
+          this.timers.splice(due, 1)
           continue
         }
         const waiting = process.waiting.shift()
         if (!waiting) return
         ;({ wakeUp, running } = waiting)
       }
-      const result = await untilSettledOrWaiting(process, running)
+      const result = await this.untilSettledOrWaiting(process, running)
       if (result === 'waiting') {
         process.waiting.push({ wakeUp, running })
         // The user's turn, once nothing else is due.
-        if (queue.length === 0 && !timers.some((timer) => timer.at <= time)) return
+        if (this.queue.length === 0 && !this.timers.some((timer) => timer.at <= this.clock.time))
+          return
         continue
       }
-      if (process.waiting.length === 0) queue.push(...process.heldBehind.splice(0))
-      if ('outcome' in result) {
-        if (result.outcome.kind !== 'held') continue
-        if (process.waiting.length > 0) {
-          // Held by this process's own waiting run: after it, not after a lapse.
-          process.heldBehind.push(wakeUp)
-          continue
-        }
-        // Held by a dead process until its claim expires: let that time pass.
-        time = Math.max(time, result.outcome.retryAt + 1)
-        queue.push(wakeUp)
-        continue
-      }
-      if (process.points.crashed) {
-        // The queue delivers a message its consumer died holding again.
-        queue.unshift(wakeUp)
-        throw process.points.crashed
-      }
-      const group = wakeUpGroup(wakeUp)
-      const failed = (failures.get(group) ?? 0) + 1
-      failures.set(group, failed)
-      if (failed >= MAX_FAILURES) {
-        stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(result.error)}`)
-        continue
-      }
-      queue.push(wakeUp)
+      if (process.waiting.length === 0) this.queue.push(...process.heldBehind.splice(0))
+      if ('outcome' in result) this.afterOutcome(process, wakeUp, result.outcome)
+      else this.afterError(process, wakeUp, result.error, failures)
     }
   }
 
+  /** A run that ended: a wake-up held by a claim runs again once the claim is free. */
+  private afterOutcome(
+    process: Process,
+    wakeUp: WakeUp,
+    outcome: Extract<RunResult, { outcome: unknown }>['outcome'],
+  ): void {
+    if (outcome.kind !== 'held') return
+    if (process.waiting.length > 0) {
+      // Held by this process's own waiting run: after it, not after a lapse.
+      process.heldBehind.push(wakeUp)
+      return
+    }
+    // Held by a dead process until its claim expires: let that time pass.
+    this.clock.time = Math.max(this.clock.time, outcome.retryAt + 1)
+    this.queue.push(wakeUp)
+  }
+
+  /** A run that failed: the process died (the wake-up comes again), or it is retried a few times. */
+  private afterError(
+    process: Process,
+    wakeUp: WakeUp,
+    error: unknown,
+    failures: Map<string, number>,
+  ): void {
+    if (process.points.crashed) {
+      // The queue delivers a message its consumer died holding again.
+      this.queue.unshift(wakeUp)
+      throw process.points.crashed
+    }
+    const group = wakeUpGroup(wakeUp)
+    const failed = (failures.get(group) ?? 0) + 1
+    failures.set(group, failed)
+    if (failed >= MAX_FAILURES) {
+      this.stuck.push(`the ${wakeUp.lane} lane failed ${failed} times: ${messageOf(error)}`)
+      return
+    }
+    this.queue.push(wakeUp)
+  }
+
   /** A run's outcome or its error, never a rejection (a waiting run may outlive its process). */
-  function runOf(process: Process, wakeUp: WakeUp): Promise<RunResult> {
+  private runOf(process: Process, wakeUp: WakeUp): Promise<RunResult> {
     return process.a.runtime.run(wakeUp).then(
       (outcome) => ({ outcome }),
       (error: unknown) => ({ error }),
@@ -314,7 +366,7 @@ export async function runConversation<Tools extends ToolSet>(
   }
 
   /** The run's result, or `'waiting'` once it holds its step open for the user's answer. */
-  async function untilSettledOrWaiting(
+  private async untilSettledOrWaiting(
     process: Process,
     running: Promise<RunResult>,
   ): Promise<RunResult | 'waiting'> {
@@ -325,14 +377,14 @@ export async function runConversation<Tools extends ToolSet>(
     for (;;) {
       await Promise.race([running, sleep(USER_WAIT_POLL_MS)])
       if (result) return result
-      if (await waitsForUser(process)) return 'waiting'
+      if (await this.waitsForUser(process)) return 'waiting'
     }
   }
 
   /** Whether an external loop's permission request (a provider-executed call's approval) is pending. */
-  async function waitsForUser(process: Process): Promise<boolean> {
+  private async waitsForUser(process: Process): Promise<boolean> {
     try {
-      const { state } = await process.a.session(sessionId).state()
+      const { state } = await process.a.session(this.sessionId).state()
       return state.pendingApprovals.some((approval) =>
         state.tools.some(
           (tool) =>
@@ -346,29 +398,26 @@ export async function runConversation<Tools extends ToolSet>(
     }
   }
 
-  async function perform(a: Agent, action: ConversationAction, position: number): Promise<void> {
+  private async perform(a: Agent, action: ConversationAction, position: number): Promise<void> {
     if ('wait' in action) {
       // Redone after a crash, a wait ends when it first would have.
-      const until = waits.get(position) ?? time + action.wait
-      waits.set(position, until)
-      time = Math.max(time, until)
+      const until = this.waits.get(position) ?? this.clock.time + action.wait
+      this.waits.set(position, until)
+      this.clock.time = Math.max(this.clock.time, until)
       return
     }
-    const session = a.session(sessionId)
+    const session = a.session(this.sessionId)
     // Redone after a crash, an action the log recorded is sent again as it
     // was (a retry); one that never reached it, the user does again on
     // what they now see (an approval asked again after a takeover).
-    const before = sent.get(position)
+    const before = this.sent.get(position)
     const recorded =
       before?.[0] !== undefined &&
-      (await store.read(sessionId)).some((event) => event.id === before[0]?.id)
+      (await this.store.read(this.sessionId)).some((event) => event.id === before[0]?.id)
     const batch = recorded && before ? before : inputsOf(action, position, await session.state())
-    sent.set(position, batch)
+    this.sent.set(position, batch)
     if (batch.length > 0) await session.append(...batch)
   }
-
-  const dead: Agent[] = []
-  let frozen: string | undefined
 
   /**
    * Waits for `work` of `first` (its settling, or a user's request it
@@ -378,12 +427,12 @@ export async function runConversation<Tools extends ToolSet>(
    * thaws and goes on beside it with what it knew. Resolves to the process
    * the conversation goes on with.
    */
-  async function beside(
+  private async beside(
     first: Process,
     work: Promise<void>,
     redo: (second: Process) => Promise<void>,
   ): Promise<Process> {
-    if (!freeze || frozen !== undefined) {
+    if (!this.freeze || this.frozen !== undefined) {
       await work
       return first
     }
@@ -396,72 +445,87 @@ export async function runConversation<Tools extends ToolSet>(
       if (result) throw result.error
       return first
     }
-    frozen = first.points.frozenAt
-    time += CLAIM_TTL_MS + 1
-    if (first.current) queue.unshift(first.current)
+    this.frozen = first.points.frozenAt
+    this.clock.time += CLAIM_TTL_MS + 1
+    if (first.current) this.queue.unshift(first.current)
     // It thaws once the takeover has settled, and writes on with what it
     // knew. (Thawing it mid-takeover needs live claims beside the kit's
     // time jumps: a held claim's owner is taken for dead, its claim expired.)
-    const second = start()
-    queue.push({ sessionId, lane: 'admission', key: RECOVER_KEY })
+    const second = this.start()
+    this.queue.push({ sessionId: this.sessionId, lane: 'admission', key: RECOVER_KEY })
     await redo(second)
-    await settle(second)
+    await this.settle(second)
     first.points.thaw()
     // What the thawed process does is its own: its writes may fail (fenced
     // out, a life it no longer knows), as a real container's would.
     await working
-    labels.push(...first.points.labels)
-    dead.push(first.a)
-    await settle(second)
+    this.labels.push(...first.points.labels)
+    this.dead.push(first.a)
+    await this.settle(second)
     return second
   }
 
-  let process = start(crashAt, freeze)
-  let crash: CrashError | undefined
-  let position = 0
-  for (;;) {
-    try {
-      process = await beside(process, settle(process), (second) => settle(second))
-      if (position === options.conversation.length) break
-      const action = options.conversation[position] as ConversationAction
-      const serving = process
-      serving.current = undefined
-      process = await beside(serving, perform(serving.a, action, position), (second) =>
-        // The user's request hangs on a frozen server: they send it again.
-        perform(second.a, action, position),
-      )
-      if (process.points.crashed) throw process.points.crashed
-      position++
-    } catch (error) {
-      if (!(error instanceof CrashError) || crash) throw error
-      crash = error
-      labels.push(...process.points.labels)
-      dead.push(process.a)
-      // The process is gone: nothing of it is cleaned up or flushed. Its
-      // claims expire, the queue delivers what it held, and a reader's
-      // recovery wake-up (what `fetch` sends) looks for work it left.
-      time += CLAIM_TTL_MS + 1
-      process = start()
-      queue.push({ sessionId, lane: 'admission', key: RECOVER_KEY })
+  /** Plays every action, each once the session has nothing left to do; one crash at most, then recovery. */
+  async play(crashAt: number | undefined): Promise<CrashRun> {
+    let process = this.start(crashAt, this.freeze)
+    let crash: CrashError | undefined
+    let position = 0
+    const { conversation } = this.options
+    for (;;) {
+      try {
+        process = await this.beside(process, this.settle(process), (second) => this.settle(second))
+        if (position === conversation.length) break
+        const action = conversation[position] as ConversationAction
+        const serving = process
+        serving.current = undefined
+        process = await this.beside(serving, this.perform(serving.a, action, position), (second) =>
+          // The user's request hangs on a frozen server: they send it again.
+          this.perform(second.a, action, position),
+        )
+        if (process.points.crashed) throw process.points.crashed
+        position++
+      } catch (error) {
+        if (!(error instanceof CrashError) || crash) throw error
+        crash = error
+        process = this.recover(process)
+      }
     }
+    return this.result(process, crash)
   }
-  labels.push(...process.points.labels)
-  const events = await store.read(sessionId)
-  const { state } = await process.a.session(sessionId).state()
-  // Only now, with the run checked out: a dead process's timers and
-  // in-memory work go with it (any I/O it tried would throw CrashError).
-  for (const a of [...dead, process.a]) a.runtime.close()
-  return {
-    labels,
-    crash,
-    frozen,
-    events,
-    state,
-    appended,
-    effects: Object.fromEntries(
-      options.effects.map((ledger) => [ledger.name, [...ledger.performed]]),
-    ),
-    stuck,
+
+  /**
+   * The process is gone: nothing of it is cleaned up or flushed. Its
+   * claims expire, the queue delivers what it held, and a reader's
+   * recovery wake-up (what `fetch` sends) looks for work it left.
+   */
+  private recover(crashed: Process): Process {
+    this.labels.push(...crashed.points.labels)
+    this.dead.push(crashed.a)
+    this.clock.time += CLAIM_TTL_MS + 1
+    const process = this.start()
+    this.queue.push({ sessionId: this.sessionId, lane: 'admission', key: RECOVER_KEY })
+    return process
+  }
+
+  private async result(process: Process, crash: CrashError | undefined): Promise<CrashRun> {
+    this.labels.push(...process.points.labels)
+    const events = await this.store.read(this.sessionId)
+    const { state } = await process.a.session(this.sessionId).state()
+    // Only now, with the run checked out: a dead process's timers and
+    // in-memory work go with it (any I/O it tried would throw CrashError).
+    for (const a of [...this.dead, process.a]) a.runtime.close()
+    return {
+      labels: this.labels,
+      crash,
+      frozen: this.frozen,
+      events,
+      state,
+      appended: this.appended,
+      effects: Object.fromEntries(
+        this.options.effects.map((ledger) => [ledger.name, [...ledger.performed]]),
+      ),
+      stuck: this.stuck,
+    }
   }
 }
 

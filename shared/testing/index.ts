@@ -36,6 +36,11 @@
 //   all of it or only some of its features.
 // - `describeHarnessConformance()` / `scriptedSubject()`: the seed rules
 //   every agent loop keeps (docs/harnesses.md), to run on a harness.
+// - `laneSpec()`: a lane's behaviour as given/when/then cases (given these
+//   events, when this wake-up, then these appends), each run by the lane's
+//   real run over a fresh memory store, a wrong or missing append reported
+//   event by event (`LaneSpecFailure`); `FakeSession` builds the history a
+//   case starts from by the controller's own rounds, with no store.
 
 export {
   type BedrockCall,
@@ -81,6 +86,19 @@ export {
   type HarnessUnderTest,
   scriptedSubject,
 } from './harness-conformance.ts'
+export type { DeepPartial, ExpectedAppend } from './lane-spec/expected-appends.ts'
+export { FakeSession, type FakeSessionOptions } from './lane-spec/fake-session.ts'
+export {
+  type GivenEvent,
+  type LaneRun,
+  type LaneSpec,
+  type LaneSpecOptions,
+  type LaneSpecThen,
+  type LaneSpecWhen,
+  laneSpec,
+  type SpecWakeUp,
+} from './lane-spec/lane-spec.ts'
+export { LaneSpecFailure } from './lane-spec/lane-spec-failure.ts'
 export {
   type UnversionedProvider,
   unversionedProvider,

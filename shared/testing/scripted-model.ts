@@ -2,7 +2,9 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider'
 import { MockLanguageModelV4 } from 'ai/test'
 import { type Step, stepStream, withInputTokens } from './model-script.ts'
 
-export { type Step, text, toolCalls } from './model-script.ts'
+export type { Step } from './model-script.ts'
+/** @internal The step builders, at hand for the tests (the package exports them from model-script.ts). */
+export { text, toolCalls } from './model-script.ts'
 
 export interface ScriptedModel {
   model: MockLanguageModelV4

@@ -6,7 +6,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch'
 import * as sns from 'aws-cdk-lib/aws-sns'
 import { describe, expect, it } from 'vitest'
 import { A2Agent } from '../../infra/index.ts'
-import { AGENT_METRIC_NAMES } from '../../shared/agent/wiring/agent-metrics.ts'
+import { AGENT_METRICS } from '../../shared/agent/wiring/agent-metrics.ts'
 import { VERIFY_OUTPUT_DESCRIPTION } from '../../shared/aws/verify-output.ts'
 import { cfnLint } from '../support/cfn-lint.ts'
 import { type Resource, templateOf, unacknowledgedNagFindings } from '../support/template.ts'
@@ -1031,7 +1031,7 @@ describe('the A2Agent dashboard', () => {
       .widgets.filter((widget) => widget.type === 'metric')
       .flatMap((widget) => widget.properties.metrics as unknown[][])
     const ours = lines.filter((line) => line[0] === 'a2')
-    for (const name of AGENT_METRIC_NAMES) {
+    for (const name of Object.keys(AGENT_METRICS)) {
       expect(
         ours.some((line) => line[1] === name && line[2] === 'service' && line[3] === 'Test/Agent'),
         name,

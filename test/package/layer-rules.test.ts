@@ -84,12 +84,12 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
       expect.arrayContaining([
         'log-imports-only-itself: shared/log/errors.ts → shared/http/codes.ts',
         'no-cycles: shared/log/a.ts → shared/log/b.ts',
-        'pure-core-no-io: shared/log/size.ts → zlib',
-        'pure-core-no-io: shared/model/controller/decide.ts → fs',
+        'log-loads-no-io: shared/log/size.ts → zlib',
+        'model-loads-no-io: shared/model/controller/decide.ts → fs',
         'model-imports-only-log: shared/model/controller/decide.ts → shared/stores/put.ts',
         // The scratch folder's node_modules is a link to the repository's.
         expect.stringMatching(
-          /^pure-core-no-io-packages: shared\/model\/state\/fold\.ts → .*node_modules\/@aws-sdk\/client-dynamodb\//,
+          /^model-loads-no-io: shared\/model\/state\/fold\.ts → .*node_modules\/@aws-sdk\/client-dynamodb\//,
         ),
         'client-imports-only-types-of-http+agent: shared/client/session.ts → shared/agent/run.ts',
         'resolvable: shared/agent/run.ts → ./gone.ts',
@@ -99,7 +99,39 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
     expect(violations.filter((line) => line.endsWith('shared/agent/wiring/agent.ts'))).toEqual([])
   }, 60_000)
 
-  it('pass a tree that keeps them: the core on the log, the server on both and a store, the client on the server’s types', async () => {
+  it('refuse the model out of its order, and I/O a part’s row does not allow: the SDK in the agent or the memory store, node:fs in the HTTP edge or a folder with no row', async () => {
+    const { exitCode, violations } = await cruise('.dependency-cruiser.cjs', {
+      'shared/model/state/fold.ts':
+        "import { decide } from '../controller/decide.ts'\nexport const fold = decide\n",
+      'shared/model/controller/decide.ts': 'export const decide = 1\n',
+      'shared/agent/lanes/lane.ts':
+        "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'\nexport const lane = DynamoDBClient\n",
+      'shared/http/endpoint.ts':
+        "import { readFileSync } from 'node:fs'\nimport { createHmac } from 'node:crypto'\nexport const endpoint = [readFileSync, createHmac]\n",
+      'shared/stores/memory/memory-event-store.ts':
+        "import type { SQSClient } from '@aws-sdk/client-sqs'\nexport type Store = SQSClient\n",
+      'shared/unlisted/files.ts':
+        "import { readFile } from 'node:fs/promises'\nexport const files = readFile\n",
+    })
+    expect(exitCode).not.toBe(0)
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        'model-state-imports-only-ids+events: shared/model/state/fold.ts → shared/model/controller/decide.ts',
+        expect.stringMatching(
+          /^agent-loads-no-io: shared\/agent\/lanes\/lane\.ts → .*node_modules\/@aws-sdk\/client-dynamodb\//,
+        ),
+        'http-loads-only-node:crypto: shared/http/endpoint.ts → fs',
+        expect.stringMatching(
+          /^memory-store-loads-no-io: shared\/stores\/memory\/memory-event-store\.ts → .*node_modules\/@aws-sdk\/client-sqs\//,
+        ),
+        'unlisted-loads-no-io: shared/unlisted/files.ts → fs/promises',
+      ]),
+    )
+    // What the HTTP edge's row allows, it may load.
+    expect(violations.filter((line) => line.endsWith(' → crypto'))).toEqual([])
+  }, 60_000)
+
+  it('pass a tree that keeps them: the core on the log, the server on both and a store, the client on the server’s types, the model in its order, the SDK in the DynamoDB store and the AWS adapter', async () => {
     const { exitCode, violations } = await cruise('.dependency-cruiser.cjs', {
       'shared/log/event.ts': 'export interface StoredEvent { type: string }\n',
       'shared/model/state/fold.ts':
@@ -109,6 +141,17 @@ describe('the layer rules (.dependency-cruiser.cjs)', () => {
         "import { fold } from '../../model/state/fold.ts'\nimport { memory } from '../../stores/memory.ts'\nexport const agent = [fold, memory]\n",
       'shared/client/session.ts':
         "import type { agent } from '../agent/wiring/agent.ts'\nexport type Agent = typeof agent\n",
+      // The model in its order; each part loading the I/O its row allows.
+      'shared/model/controller/decide.ts':
+        "import { fold } from '../state/fold.ts'\nexport const decide = fold\n",
+      'shared/http/capability.ts':
+        "import { createHmac } from 'node:crypto'\nexport const sign = createHmac\n",
+      'shared/stores/dynamodb/store.ts':
+        "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'\nexport const store = DynamoDBClient\n",
+      'shared/aws/dispatcher.ts':
+        "import { SQSClient } from '@aws-sdk/client-sqs'\nexport const dispatcher = SQSClient\n",
+      'shared/node/serve.ts':
+        "import { createServer } from 'node:http'\nimport { serve } from '@hono/node-server'\nexport const servers = [createServer, serve]\n",
     })
     expect(violations).toEqual([])
     expect(exitCode).toBe(0)

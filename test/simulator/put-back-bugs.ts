@@ -53,13 +53,13 @@ export const PUT_BACK: Record<
     says: 'model output the log refused (too large) ended the attempt instead of failing the step: the step, and the tools it had called, ran again and again (376805a; a tool ran 388 times)',
     edits: [
       {
-        file: 'agent/lanes/generation-lane.ts',
+        file: 'agent/model-step/step-stream.ts',
         fixed: `    if (isContentRefusal(writeFailure.error))
       return { error: unstorable(writeFailure.error), recordedCalls }`,
         broken: '',
       },
       {
-        file: 'agent/lanes/generation-lane.ts',
+        file: 'agent/model-step/step-writes.ts',
         fixed: `      if (!isContentRefusal(error)) throw error
       return fail(unstorable(error))`,
         broken: `      if (error) throw error
@@ -77,7 +77,7 @@ export const PUT_BACK: Record<
     says: "issue 33's intent oracle: a model stream that failed after it recorded a tool call failed its step, and Retry asked the model again for the same intent under a new call: the email went twice, while each call ran under its own key",
     edits: [
       {
-        file: 'agent/lanes/generation-lane.ts',
+        file: 'agent/model-step/step-ending.ts',
         fixed: 'if (streamed.error !== undefined && !streamed.recordedCalls)',
         broken: 'if (streamed.error !== undefined)',
       },

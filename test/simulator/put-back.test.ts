@@ -5,6 +5,13 @@ import { findPutBackBug } from './put-back-bugs.ts'
 // seed when they are put back (in a copy of shared/, never in the product),
 // and passes once they are fixed (the seeds tests). `npm run
 // simulate:put-back` runs the same from the command line.
+//
+// Each search starts one seed before the first seed that found its bug when
+// these were last measured (2026-12-04, `npm run simulate:put-back -- all`),
+// so a test tries two seeds, each on the broken and the fixed code: the
+// searches from seed 1 took a ninth of npm test. A change of behaviour can
+// move the first finding seed; the window leaves room, and when a search
+// misses, `npm run simulate:put-back -- <bug>` finds the new first seed.
 describe('the simulator finds the bugs of its turn when they are put back', () => {
   it("a takeover that decides on a state read before its claim (issue 37): a frozen attempt's recorded tool call is asked for again", async () => {
     // 10 of seeds 1-200 find it (seed 31 first; 4 before the workload
@@ -12,7 +19,7 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
     // takeover reads, and the takeover runs the step again on that read.
     // The search starts short of it, with room (npm test's time: each seed
     // tried runs on the broken and the fixed code).
-    const found = await findPutBackBug('takeover-decides-before-claim', { from: 21, seeds: 60 })
+    const found = await findPutBackBug('takeover-decides-before-claim', { from: 30, seeds: 20 })
     expect(found?.broken.join('\n')).toMatch(/recorded tool calls in \d+ attempts/)
   }, 120_000)
 
@@ -23,20 +30,20 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
     // first to find it since the workload combined (issue 33);
     // seeds move with the runtime's behaviour, so the search has room
     // (`npm run simulate:put-back` searches from 1).
-    const found = await findPutBackBug('store-global-metadata-id', { from: 1, seeds: 80 })
+    const found = await findPutBackBug('store-global-metadata-id', { from: 9, seeds: 30 })
     expect(found?.broken.join('\n')).toMatch(/never ended|still starting|stuck|did not quiesce/)
   }, 120_000)
 
   it('output the log refuses ends the attempt, not the step (376805a): the step runs again and again', async () => {
     // Seed 4 is the first to find it since the workload combined (issue 33).
-    const found = await findPutBackBug('unstorable-output-reruns', { from: 1, seeds: 40 })
+    const found = await findPutBackBug('unstorable-output-reruns', { from: 3, seeds: 20 })
     expect(found?.broken.join('\n')).toMatch(/was attempted \d+ times|ran \d+ times/)
   }, 60_000)
 
   it('a command decided where it is written although its decision ends running work (issue 34): the work it ended runs on', async () => {
     // Seed 8 is the first to find it: a Stop or an interruption appended
     // by the user's request without the claims only admission revokes.
-    const found = await findPutBackBug('decided-push-skips-revoke', { from: 1, seeds: 40 })
+    const found = await findPutBackBug('decided-push-skips-revoke', { from: 7, seeds: 20 })
     expect(found?.broken.join('\n')).toMatch(/never ended|did not quiesce|never finished/)
   }, 60_000)
 
@@ -57,8 +64,8 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
     // counted per intent, no seed of 1-200 did: each call ran once, under
     // its key.
     const found = await findPutBackBug('failed-step-retries-recorded-calls', {
-      from: 1,
-      seeds: 12,
+      from: 8,
+      seeds: 8,
     })
     expect(found?.broken.join('\n')).toMatch(
       /email performed 2 times .* for the one the model asked for/,
@@ -68,7 +75,7 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
   it("an idempotency key without its model step (issue 33's intent oracle): a later turn's charge deduplicated away", async () => {
     // 14 of seeds 1-200 find it, the first 7; without the oracle none did
     // (an effect existed under the call's key: the first turn's).
-    const found = await findPutBackBug('key-of-provider-call-id', { from: 1, seeds: 10 })
+    const found = await findPutBackBug('key-of-provider-call-id', { from: 6, seeds: 10 })
     expect(found?.broken.join('\n')).toMatch(/its effect was never performed: its key was/)
   }, 60_000)
 
@@ -79,7 +86,7 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
   }, 60_000)
 
   it("the browsers read through the real client: one that does not rewind when its session's log was erased never catches up", async () => {
-    const found = await findPutBackBug('sse-no-rewind', { seeds: 30 })
+    const found = await findPutBackBug('sse-no-rewind', { from: 2, seeds: 20 })
     // The log at #0 (erased), or at another life's head (erased and started over).
     expect(found?.broken.join('\n')).toMatch(/the browser did not catch up .* the log at #\d+/)
   }, 60_000)

@@ -17,16 +17,16 @@
 import { writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
+import { traceLine } from '../../shared/testing/simulator/describe.ts'
 import {
   describeFailure,
-  parseFaults,
   replayCommand,
   type SimulationOptions,
   type SimulationReport,
   shrink,
   simulate,
-  traceLine,
 } from '../../shared/testing/simulator/index.ts'
+import { parseFaults } from '../../shared/testing/simulator/shrink.ts'
 
 interface SeedResult {
   seed: number

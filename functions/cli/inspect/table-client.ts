@@ -11,6 +11,7 @@ const EMULATOR_CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' }
  *
  * @example
  * isLoopbackEndpoint('http://127.0.0.1:5000') // true
+ * @internal Exported for its test (knip --production).
  */
 export function isLoopbackEndpoint(endpoint: string): boolean {
   const { hostname } = new URL(endpoint)

@@ -3,7 +3,7 @@ import { A2Error } from '../../../shared/log/error-brand.ts'
 declare module '../../../shared/log/error-brand.ts' {
   interface A2Codes {
     /** `a2-aws erase` or `import` with credentials that lack one of its actions: refused before its first write. */
-    OPERATOR_NOT_GRANTED: true
+    OPERATOR_NOT_GRANTED: undefined
   }
 }
 

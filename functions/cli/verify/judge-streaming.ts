@@ -5,6 +5,7 @@ import { type CheckOutcome, duration, fail, pass, skip } from './check-result.ts
  * burst were held back on the way. Above a second: the live tail polls the
  * table with a backoff of up to 1 s while a session is idle, so one poll may
  * legitimately deliver events appended up to about a second apart.
+ * @internal Exported for its test (knip --production).
  */
 export const BUFFERED_SPAN_MS = 1_500
 

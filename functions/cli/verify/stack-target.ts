@@ -7,7 +7,7 @@ import {
 import { VerifyError } from './verify-error.ts'
 
 /** A stack output as DescribeStacks returns it. */
-export interface StackOutput {
+interface StackOutput {
   OutputKey?: string
   OutputValue?: string
   Description?: string
@@ -18,6 +18,7 @@ export interface StackOutput {
  * A2Agent marks as its verify configuration. With several agents in the
  * stack, `agent` (a construct path, with or without the stack's name, or an
  * output key) picks one; without it the error lists them.
+ * @internal Exported for its test (knip --production).
  */
 export function pickVerifyOutput(
   stackName: string,

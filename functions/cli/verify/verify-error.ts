@@ -9,7 +9,7 @@ export type VerifyErrorCode =
   | 'BAD_VERIFY_OUTPUT'
 
 declare module '../../../shared/log/error-brand.ts' {
-  interface A2Codes extends Record<VerifyErrorCode, true> {}
+  interface A2Codes extends Record<VerifyErrorCode, undefined> {}
 }
 
 /** Why verify could not start: bad arguments, or a stack it cannot read an agent from. */

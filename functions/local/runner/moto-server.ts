@@ -38,6 +38,7 @@ async function freeLoopbackPort(): Promise<number> {
   })
 }
 
+/** @internal Exported for the tests' moto servers (knip --production). */
 export async function resetMoto(endpoint: string): Promise<void> {
   const response = await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' })
   if (!response.ok) throw new Error(`moto reset answered ${response.status}`)

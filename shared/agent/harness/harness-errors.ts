@@ -1,14 +1,27 @@
 import { A2Error } from '../../log/error-brand.ts'
+import type { ErrorStatuses } from '../../log/error-statuses.ts'
 
 declare module '../../log/error-brand.ts' {
   interface A2Codes {
     /** `agent({ harness })` named a loop this package does not run. */
-    UNKNOWN_HARNESS: true
+    UNKNOWN_HARNESS: undefined
     /** `agent({ harness: { type: 'pi' } })`: a loop whose adapter comes from its own entry point. */
-    HARNESS_NOT_IMPORTED: true
+    HARNESS_NOT_IMPORTED: undefined
     /** A harness's package is not installed. */
-    HARNESS_UNAVAILABLE: true
+    HARNESS_UNAVAILABLE: undefined
   }
+}
+
+/**
+ * The HTTP answers to the harness codes: the server's configuration, never
+ * the request's (an agent made with them fails at startup or in its steps).
+ */
+export const HARNESS_ERROR_STATUSES: ErrorStatuses<
+  'UNKNOWN_HARNESS' | 'HARNESS_NOT_IMPORTED' | 'HARNESS_UNAVAILABLE'
+> = {
+  UNKNOWN_HARNESS: 500,
+  HARNESS_NOT_IMPORTED: 500,
+  HARNESS_UNAVAILABLE: 500,
 }
 
 import { HARNESS_ENTRY_POINTS, HARNESS_TYPES } from './harness-options.ts'

@@ -23,7 +23,7 @@ import type { Fence, LanePorts } from './lane-ports.ts'
  * `goesOn` allows it (it throws when the work may not: fenced out). So the
  * events land where an append "at the end" would have put them. With a
  * `fence` the claim decides too, as before; streamed progress has none (one
- * `PutItem`: the log is its fence, see generation-lane.ts). Once the life
+ * `PutItem`: the log is its fence, see model-step/step-writes.ts). Once the life
  * the work read has ended (an erase), every append is `LIFE_ENDED`: the
  * work is over.
  */

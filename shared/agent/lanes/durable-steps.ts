@@ -1,4 +1,5 @@
 import { A2Error, hasA2Code } from '../../log/error-brand.ts'
+import type { ErrorStatuses } from '../../log/error-statuses.ts'
 import { messageOf } from '../../log/message-of.ts'
 import type { AIEventInput } from '../../model/events/ai-events.ts'
 import { derivedId } from '../../model/ids/ids.ts'
@@ -9,8 +10,13 @@ import type { Fence, LanePorts } from './lane-ports.ts'
 declare module '../../log/error-brand.ts' {
   interface A2Codes {
     /** A durable step's result too large to record (`ctx.step()`). */
-    STEP_RESULT_TOO_LARGE: true
+    STEP_RESULT_TOO_LARGE: undefined
   }
+}
+
+/** The HTTP answer to a step's result too large to record: the tool's fault, not the request's. */
+export const STEP_ERROR_STATUSES: ErrorStatuses<'STEP_RESULT_TOO_LARGE'> = {
+  STEP_RESULT_TOO_LARGE: 500,
 }
 
 /** A durable step's result does not fit an event; the step ran but was not recorded. */

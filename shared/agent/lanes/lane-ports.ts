@@ -156,10 +156,10 @@ export function storeClaims(
       try {
         return await store.claim(sessionId, claimKeyOfLife(key, life), { ttlMs })
       } catch (error) {
-        if (!hasA2Code(error, 'CLAIM_HELD')) throw error
         // Known by its code, not its class (the store may be another copy of
-        // a2-aws's): a CLAIM_HELD error is a ClaimHeldError, with retryAt.
-        return { kind: 'held', retryAt: (error as unknown as { retryAt: number }).retryAt }
+        // a2-aws's), and the code's details say when to look again.
+        if (!hasA2Code(error, 'CLAIM_HELD')) throw error
+        return { kind: 'held', retryAt: error.details.retryAt }
       }
     },
     renew: (sessionId, claim) => store.renewClaim(sessionId, claim, { ttlMs }),

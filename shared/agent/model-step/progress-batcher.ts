@@ -60,7 +60,8 @@ export function progressBatcher(
    * so the caller can write them with its own events in one append.
    */
   drain(): Promise<UIMessageChunk[]>
-  close(): Promise<void>
+  /** Writes the chunks still waiting and waits for every write: the stream has ended. */
+  writeRemaining(): Promise<void>
 } {
   const { windowMs, maxWindowMs, maxChunks, maxBytes } = {
     ...DEFAULT_PROGRESS_BATCHING,
@@ -116,7 +117,7 @@ export function progressBatcher(
       if (failure !== undefined) throw failure
       return take()
     },
-    async close() {
+    async writeRemaining() {
       flush()
       await writing
       if (failure !== undefined) throw failure
@@ -134,6 +135,7 @@ type Delta = Extract<
  * stream (the AI SDK's `readUIMessageStream`, A2's fold) makes of them is the
  * same, and a batch of tokens stores as one short chunk instead of dozens of
  * objects. Deltas that carry provider metadata stay as they are.
+ * @internal Exported for its test (knip --production).
  */
 export function coalesceDeltas(chunks: readonly UIMessageChunk[]): UIMessageChunk[] {
   const out: UIMessageChunk[] = []

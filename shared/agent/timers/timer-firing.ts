@@ -1,5 +1,4 @@
 import { hasA2Code } from '../../log/error-brand.ts'
-import type { LifeEndedError } from '../../log/errors.ts'
 import type { EventInput, StoredEvent } from '../../log/event.ts'
 import type { SessionLog } from '../../log/event-log.ts'
 import type { Timer } from '../../runtime/scheduler.ts'
@@ -52,7 +51,7 @@ export function timerFiring(parts: {
     } catch (error) {
       if (!hasA2Code(error, 'LIFE_ENDED')) throw error
       dropped(
-        (error as LifeEndedError).currentLife === undefined
+        error.details.currentLife === undefined
           ? 'the session has no log (erased or expired)'
           : 'the session was erased and started over since it was set',
       )

@@ -1,13 +1,17 @@
 import ms from 'ms'
 import { A2Error } from '../../log/error-brand.ts'
+import type { ErrorStatuses } from '../../log/error-statuses.ts'
 import type { TimerWhen } from '../../runtime/handler-context.ts'
 
 declare module '../../log/error-brand.ts' {
   interface A2Codes {
     /** A timer's delay or time that cannot be read (`ctx.session.schedule`). */
-    INVALID_TIMER: true
+    INVALID_TIMER: undefined
   }
 }
+
+/** The HTTP answer to a timer that cannot be read. */
+export const TIMER_ERROR_STATUSES: ErrorStatuses<'INVALID_TIMER'> = { INVALID_TIMER: 400 }
 
 /**
  * When a timer fires, in epoch milliseconds. A delay counts from `from` (the

@@ -41,8 +41,6 @@ export const AGENT_METRICS = {
 
 export type AgentMetric = keyof typeof AGENT_METRICS
 
-export const AGENT_METRIC_NAMES = Object.keys(AGENT_METRICS) as AgentMetric[]
-
 /**
  * Where an agent's figures go. Recording must be cheap and must never
  * throw into the runtime; `flush` writes what was recorded, for sinks that

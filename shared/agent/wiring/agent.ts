@@ -19,6 +19,7 @@ import { settledWatch } from '../session/settled-watch.ts'
 import { stateCache } from '../session/state-cache.ts'
 import { resolveAgentConfig } from './agent-config.ts'
 import { agentDelivery } from './agent-delivery.ts'
+import { AGENT_ERROR_STATUSES } from './agent-error-statuses.ts'
 import type { AgentMetrics } from './agent-metrics.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { type AgentRuntime, agentRuntime } from './agent-runtime.ts'
@@ -131,6 +132,8 @@ export function agent<
   const endpoint = logEndpoint<AgentFetchOptions>({
     log,
     checkPush: browserPushPolicy(config.name, appEvents),
+    // What each layer under the agent answers for its codes.
+    errorStatuses: AGENT_ERROR_STATUSES,
     // A plain message decided where it is written (`runtime.append`, as a
     // service's on the ingress queue): the POST wakes the model step
     // itself, not admission after a queue, and its figures go where the

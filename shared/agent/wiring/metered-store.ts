@@ -6,6 +6,7 @@ import type { AgentMetric, AgentMetrics } from './agent-metrics.ts'
  * The figures a batch of appended events stands for: the turn, token, tool
  * and dead-letter counts are facts the lanes write into the log anyway, so
  * they are read off the events as they are stored, in one place.
+ * @internal Exported for its test (knip --production).
  */
 export function metricsOfEvents(events: readonly StoredEvent[]): [AgentMetric, number][] {
   const figures: [AgentMetric, number][] = []

@@ -14,6 +14,7 @@ import { STREAM_ENDED, STREAM_OPENED, type StreamEndReason } from './stream-log-
 /**
  * How long before Lambda's deadline a response is ended, so an SSE client
  * gets a clean end (and reconnects with Last-Event-ID) instead of a cut.
+ * @internal Exported for the benchmarks (knip --production).
  */
 export const DEADLINE_MARGIN_MS = 10_000
 
@@ -117,7 +118,10 @@ function endReason(signal: AbortSignal): StreamEndReason {
   return (signal.reason as Error | undefined)?.message === DEADLINE ? 'deadline' : 'client gone'
 }
 
-/** An API Gateway REST proxy event as a fetch `Request`. */
+/**
+ * An API Gateway REST proxy event as a fetch `Request`.
+ * @internal Exported for its test (knip --production).
+ */
 export function requestFromApiGatewayEvent(
   event: APIGatewayProxyEvent,
   signal?: AbortSignal,

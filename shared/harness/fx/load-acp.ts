@@ -8,6 +8,7 @@ const ACP_PACKAGE = '@agentclientprotocol/sdk'
 /**
  * A loader of the ACP SDK through `importModule`, loading it once; a failed
  * load (not installed: `HARNESS_UNAVAILABLE`) is tried again on the next call.
+ * @internal Exported for its test (knip --production).
  */
 export function acpLoader(importModule: ImportModule): () => Promise<Acp> {
   let loaded: Promise<Acp> | undefined

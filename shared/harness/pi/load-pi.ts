@@ -14,6 +14,7 @@ export type ImportModule = (name: string) => Promise<unknown>
  * A loader of Pi's packages through `importModule`, loading them once; a
  * failed load (not installed: `HARNESS_UNAVAILABLE`) is tried again on the
  * next call, so `retry()` works once they are installed.
+ * @internal Exported for its test (knip --production).
  */
 export function piLoader(importModule: ImportModule): () => Promise<Pi> {
   let loaded: Promise<Pi> | undefined

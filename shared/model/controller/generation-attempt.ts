@@ -36,28 +36,6 @@ export function stepToServe<M extends UIMessage>(state: AIState<M>): StepToServe
   return null
 }
 
-/**
- * Whether taking over a vanished attempt ends its step where it stopped,
- * instead of running the step again: once the attempt recorded a call of a
- * tool A2 runs, that call is a durable fact. Its tool may be running or done
- * in another process (on AWS the tools lane has its own functions), and a
- * step run again would not see it: the model would ask again, and the tool
- * would run twice, with a new call's idempotency key. So the takeover closes
- * the step with the calls it recorded (its text so far stays), and the next
- * step sees them with their results. A step that recorded none is run again.
- */
-export function closesReplacedStep<M extends UIMessage>(
-  state: AIState<M>,
-  serve: StepToServe,
-): serve is StepToServe & { replaces: string } {
-  return (
-    serve.replaces !== undefined &&
-    state.tools.some(
-      (tool) => tool.generationId === serve.replaces && tool.providerExecuted !== true,
-    )
-  )
-}
-
 /** The generation ID of an attempt at a request: each claim attempt is a new generation. */
 export const attemptGenerationId = (requestId: string, attempt: number): string =>
   derivedId('gen', requestId, attempt)

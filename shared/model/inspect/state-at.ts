@@ -1,4 +1,5 @@
 import { A2Error } from '../../log/error-brand.ts'
+import type { ErrorStatuses } from '../../log/error-statuses.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import { foldEvents, type StateSnapshot } from '../../log/reducer.ts'
 import type { AIState } from '../state/ai-state.ts'
@@ -7,8 +8,13 @@ import { AI_STATE_REDUCER } from '../state/ai-state-reducer.ts'
 declare module '../../log/error-brand.ts' {
   interface A2Codes {
     /** An index the inspector was asked about is outside the session's log. */
-    INDEX_OUT_OF_RANGE: true
+    INDEX_OUT_OF_RANGE: undefined
   }
+}
+
+/** The HTTP answer to the inspector's code: the request asked for a state the log has not. */
+export const INSPECT_ERROR_STATUSES: ErrorStatuses<'INDEX_OUT_OF_RANGE'> = {
+  INDEX_OUT_OF_RANGE: 400,
 }
 
 /** An index the inspector was asked about is not in the session's log. */

@@ -3,12 +3,25 @@ import type { StoredEvent } from '../../log/event.ts'
 import type { AIEventPayload } from '../events/ai-events.ts'
 import type { ControlRequest } from '../events/control.ts'
 import type { ControlChange } from '../events/controller-events.ts'
-import { newActiveResponse } from './active-response.ts'
-import { type AIState, generationOf, type InboxItem, requestOf } from './ai-state.ts'
+import type { AIState } from './ai-state.ts'
+import {
+  answerInputRequest,
+  closeInputRequest,
+  openInputRequest,
+  respondToApproval,
+} from './change-awaits.ts'
+import {
+  addToInbox,
+  editInInbox,
+  messageOf,
+  moveInInbox,
+  removeFromInbox,
+  steerFromInbox,
+} from './change-inbox.ts'
+import { markTurnPaused, pauseSession, resumeSession, retryTurn, startTurn } from './change-turn.ts'
 import { setId } from './id-map.ts'
 import { toTranscript } from './message-types.ts'
-import { discardStepCalls } from './reduce-tools.ts'
-import { applyToResponseMessage, endTurn } from './response-helpers.ts'
+import { endTurn } from './response-helpers.ts'
 
 // Commands, admissions, accepted changes and receipts. The controller has
 // already decided; these only apply what it wrote.
@@ -20,17 +33,6 @@ export function reduceRequested<M extends UIMessage>(
   const requests = { ...state.requests }
   setId(requests, event.id, event.payload)
   return { ...state, requests }
-}
-
-function messageOf<M extends UIMessage>(
-  state: AIState<M>,
-  commandId: string | undefined,
-): M | undefined {
-  if (commandId === undefined || !Object.hasOwn(state.requests, commandId)) return undefined
-  const request = state.requests[commandId]
-  return typeof request === 'object' && request !== null && 'message' in request
-    ? request.message
-    : undefined
 }
 
 export function reduceMessageCreated<M extends UIMessage>(
@@ -50,17 +52,6 @@ export function reduceMessageCreated<M extends UIMessage>(
   }
 }
 
-function insertBefore<M extends UIMessage>(
-  items: readonly InboxItem<M>[],
-  item: InboxItem<M>,
-  beforeId: string | null,
-): InboxItem<M>[] {
-  const rest = items.filter((existing) => existing.id !== item.id)
-  const at = beforeId === null ? -1 : rest.findIndex((existing) => existing.id === beforeId)
-  if (at < 0) return [...rest, item]
-  return [...rest.slice(0, at), item, ...rest.slice(at)]
-}
-
 function applyChange<M extends UIMessage>(
   state: AIState<M>,
   change: ControlChange,
@@ -68,205 +59,41 @@ function applyChange<M extends UIMessage>(
   index: number,
   timestamp: number,
 ): AIState<M> {
-  const items = state.inbox.items
-  const find = (inputId: string) => items.find((item) => item.id === inputId)
   switch (change.op) {
-    case 'inbox.add': {
-      const message = messageOf(state, commandId)
-      if (message === undefined || find(change.inputId)) return state
-      const item: InboxItem<M> = {
-        id: change.inputId,
-        message,
-        generate: change.generate,
-        afterStepOf: change.afterStepOf,
-        commandId: commandId as string,
-      }
-      return {
-        ...state,
-        inbox: { ...state.inbox, items: insertBefore(items, item, change.beforeId) },
-      }
-    }
-    case 'inbox.edit': {
-      const message = messageOf(state, commandId)
-      if (message === undefined) return state
-      return {
-        ...state,
-        inbox: {
-          ...state.inbox,
-          items: items.map((item) =>
-            item.id === change.inputId
-              ? { ...item, message, commandId: commandId as string }
-              : item,
-          ),
-        },
-      }
-    }
-    case 'inbox.move': {
-      const item = find(change.inputId)
-      if (item === undefined) return state
-      return {
-        ...state,
-        inbox: { ...state.inbox, items: insertBefore(items, item, change.beforeId) },
-      }
-    }
-    case 'inbox.remove': {
-      const rest = items.filter((item) => item.id !== change.inputId)
-      const active = state.active
-      // Removing steering cancels it: once no queued input steers the turn,
-      // the turn goes on instead of handing off to nothing.
-      const cancelled =
-        active?.handoff === true && !rest.some((item) => item.afterStepOf === active.turnId)
-      return {
-        ...state,
-        inbox: { ...state.inbox, items: rest },
-        active: cancelled ? { ...active, handoff: false } : active,
-      }
-    }
-    case 'inbox.steer': {
-      const item = find(change.inputId)
-      if (item === undefined) return state
-      const steering = { ...item, generate: true, afterStepOf: change.afterStepOf }
-      return {
-        ...state,
-        inbox: { ...state.inbox, items: insertBefore(items, steering, change.beforeId) },
-      }
-    }
+    case 'inbox.add':
+      return addToInbox(state, change, commandId)
+    case 'inbox.edit':
+      return editInInbox(state, change, commandId)
+    case 'inbox.move':
+      return moveInInbox(state, change)
+    case 'inbox.remove':
+      return removeFromInbox(state, change)
+    case 'inbox.steer':
+      return steerFromInbox(state, change)
     case 'turn.start':
-      return {
-        ...state,
-        active: {
-          turnId: change.turnId,
-          inputId: change.inputId,
-          contextInputIds: change.contextInputIds,
-          phase: 'starting',
-          responseMessageId: change.responseMessageId,
-          step: 0,
-          handoff: false,
-          requestCount: 0,
-          generation: null,
-        },
-        response: newActiveResponse(change.turnId, change.responseMessageId),
-      }
+      return startTurn(state, change)
     case 'turn.handoff':
       if (state.active?.turnId !== change.turnId) return state
       return { ...state, active: { ...state.active, handoff: true } }
     case 'turn.stop':
       if (state.active?.turnId !== change.turnId) return state
       return endTurn(state, { stopped: true, frontier: change.frontier })
-    case 'turn.retry': {
-      if (state.active?.turnId !== change.turnId) return state
-      const { error: _error, ...active } = state.active
-      const failed = generationOf(active)?.generationId
-      // The failed step's calls no longer feed this turn.
-      const discarded = failed === undefined ? state : discardStepCalls(state, failed)
-      // The failed attempt goes; a request no attempt has served yet stays.
-      const generation = active.generation?.status === 'requested' ? active.generation : null
-      return {
-        ...discarded,
-        active: { ...active, phase: 'starting', retryId: change.retryId, generation },
-      }
-    }
+    case 'turn.retry':
+      return retryTurn(state, change)
     case 'turn.paused':
-      if (state.active?.turnId !== change.turnId) return state
-      // A request that never started is cancelled with the rest of the work.
-      return {
-        ...state,
-        active: {
-          ...state.active,
-          phase: 'paused',
-          generation: requestOf(state.active) === null ? state.active.generation : null,
-        },
-      }
-    case 'pause': {
-      const active = state.active
-      const pausing =
-        change.when === 'now' &&
-        active !== null &&
-        active.phase !== 'failed' &&
-        active.phase !== 'paused'
-      return {
-        ...state,
-        inbox: { ...state.inbox, paused: true },
-        active: pausing
-          ? { ...active, phase: 'pausing', pausedBy: commandId ?? 'pause', pausingSince: timestamp }
-          : active,
-      }
-    }
-    case 'resume': {
-      const active = state.active
-      const held = active !== null && (active.phase === 'paused' || active.phase === 'pausing')
-      return {
-        ...state,
-        inbox: { ...state.inbox, paused: false },
-        active: held ? { ...active, phase: 'waiting' } : active,
-        // Interrupted tools run again, unless steering takes the turn over.
-        tools:
-          held && !active.handoff
-            ? state.tools.map((tool) =>
-                tool.turnId === active.turnId && tool.status === 'interrupted'
-                  ? { ...tool, status: 'running' }
-                  : tool,
-              )
-            : state.tools,
-      }
-    }
-    case 'approval.respond': {
-      const approval = state.pendingApprovals.find(
-        (pending) => pending.approvalId === change.approvalId,
-      )
-      if (approval === undefined) return state
-      const next: AIState<M> = {
-        ...state,
-        pendingApprovals: state.pendingApprovals.filter((pending) => pending !== approval),
-        tools: state.tools.map((tool) =>
-          tool.toolCallId === approval.toolCallId && tool.generationId === approval.generationId
-            ? { ...tool, status: change.approved ? 'running' : 'denied' }
-            : tool,
-        ),
-      }
-      return applyToResponseMessage(next, approval.messageId, index, [
-        {
-          type: 'tool-approval-response',
-          approvalId: change.approvalId,
-          approved: change.approved,
-          ...(change.reason === undefined ? {} : { reason: change.reason }),
-        },
-      ])
-    }
+      return markTurnPaused(state, change)
+    case 'pause':
+      return pauseSession(state, change, commandId, timestamp)
+    case 'resume':
+      return resumeSession(state)
+    case 'approval.respond':
+      return respondToApproval(state, change, index)
     case 'input.request':
-      if (state.pendingInputs.some((input) => input.inputRequestId === change.inputRequestId))
-        return state
-      return {
-        ...state,
-        pendingInputs: [
-          ...state.pendingInputs,
-          {
-            inputRequestId: change.inputRequestId,
-            turnId: change.turnId,
-            request: change.request,
-            status: 'pending',
-            ...(change.messageId === undefined ? {} : { messageId: change.messageId }),
-            ...(change.generationId === undefined ? {} : { generationId: change.generationId }),
-            ...(change.toolCallId === undefined ? {} : { toolCallId: change.toolCallId }),
-          },
-        ],
-      }
+      return openInputRequest(state, change)
     case 'input.respond':
-      return {
-        ...state,
-        pendingInputs: state.pendingInputs.map((input) =>
-          input.inputRequestId === change.inputRequestId
-            ? { ...input, status: 'answered', value: change.value }
-            : input,
-        ),
-      }
+      return answerInputRequest(state, change)
     case 'input.close':
-      return {
-        ...state,
-        pendingInputs: state.pendingInputs.filter(
-          (input) => input.inputRequestId !== change.inputRequestId || input.status === 'answered',
-        ),
-      }
+      return closeInputRequest(state, change)
   }
 }
 

@@ -2,7 +2,10 @@ import { replayCommand } from './shrink.ts'
 import type { SimulationReport } from './simulation.ts'
 import type { TraceLine } from './world.ts'
 
-/** A trace line as printed: step, simulated seconds since the start, who, what. */
+/**
+ * A trace line as printed: step, simulated seconds since the start, who, what.
+ * @internal Exported for `npm run simulate` (knip --production).
+ */
 export function traceLine(line: TraceLine, start: number): string {
   return `${String(line.step).padStart(6)} ${((line.at - start) / 1000).toFixed(3).padStart(9)}s ${line.who}: ${line.what}`
 }

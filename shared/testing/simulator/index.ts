@@ -1,7 +1,7 @@
 // The simulator: the whole runtime in a seeded world (see docs/testing.md).
-export { describeFailure, traceLine } from './describe.ts'
+export { describeFailure } from './describe.ts'
 export { FAULT_KINDS, type FaultKind } from './faults.ts'
-export { parseFaults, replayCommand, shrink } from './shrink.ts'
+export { replayCommand, shrink } from './shrink.ts'
 export type { SimModelCall } from './sim-model.ts'
 export {
   type SessionFailure,

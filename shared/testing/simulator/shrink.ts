@@ -1,7 +1,7 @@
 import { FAULT_KINDS, type FaultKind } from './faults.ts'
 import { type SimulationOptions, type SimulationReport, simulate } from './simulation.ts'
 
-export interface ShrinkOptions {
+interface ShrinkOptions {
   /** Runs a shrink may try (default 40). */
   budget?: number
   /** Told after each try. */
@@ -91,7 +91,10 @@ export function replayCommand(report: SimulationReport): string {
   return parts.join(' ')
 }
 
-/** Reads `--faults a,b` (or `none`, or `all`). */
+/**
+ * Reads `--faults a,b` (or `none`, or `all`).
+ * @internal Exported for `npm run simulate` (knip --production).
+ */
 export function parseFaults(text: string): FaultKind[] {
   if (text === 'none') return []
   if (text === 'all') return [...FAULT_KINDS]

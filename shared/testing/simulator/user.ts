@@ -8,6 +8,16 @@ import { inputs } from '../../model/inputs/inputs.ts'
 import type { AIState, PendingApproval, PendingInput } from '../../model/state/ai-state.ts'
 import type { Random } from './random.ts'
 import { type ProcessPool, withTimeout } from './sim-process.ts'
+import {
+  actMove,
+  freshProgress,
+  queueEditMove,
+  queueMove,
+  reorderMove,
+  type TurnPoll,
+  turnIds,
+  type UserMove,
+} from './user-turn-moves.ts'
 import type { SessionPlan, TurnPlan } from './workload.ts'
 import { turnText } from './workload-agent.ts'
 import type { World } from './world.ts'
@@ -295,9 +305,8 @@ class User {
 
   async playTurn(index: number, turn: TurnPlan): Promise<boolean> {
     const { world, random } = this.context
-    const id = `${this.sessionId}-t${index}`
-    const queuedId = `${id}-q`
-    const steerId = `${id}-steer`
+    const ids = turnIds(this.sessionId, index)
+    const { id } = ids
     if (turn.kind === 'passive') {
       await this.append(
         'passive message',
@@ -311,164 +320,41 @@ class User {
       ),
     )
     const sentAt = world.time
-    const { twist } = turn
-    const movedId = `${id}-q2`
-    let acted = false
-    let queued = false
-    let edited = false
-    let moved = false
-    const interrupted = new Set<string>()
+    const progress = freshProgress()
     while (world.time - sentAt < TURN_TIMEOUT_MS) {
       await world.sleep(undefined, random.between(100, 1_500))
       const snapshot = await this.state()
       if (!snapshot) continue
-      const { state } = snapshot
-      const active = state.active
-      const late = world.time - sentAt >= turn.lateMs
-      const mine = active?.inputId === id && active.phase !== 'failed'
-      const waiting = (inputId: string) => state.inbox.items.some((item) => item.id === inputId)
-      // The turn's tool, while it runs (not the model).
-      const running = state.tools.find(
-        (call) =>
-          call.status === 'running' &&
-          call.turnId === active?.turnId &&
-          call.toolName === (turn.kind === 'report' ? 'runCommand' : 'lookup'),
-      )
-      const queues =
-        turn.kind === 'queue' ||
-        ((twist === 'queue-then-steer' || twist === 'send-now') && running !== undefined)
-      if (queues && !queued && mine) {
-        queued = true
-        await this.append(twist === 'move' ? 'queued messages' : 'queued message', [
-          ...inputs.message(this.message(queuedId, turnText(this.sessionId, index, 'queued'))),
-          ...(twist === 'move'
-            ? inputs.message(this.message(movedId, turnText(this.sessionId, index, 'moved')))
-            : []),
-        ])
+      const poll: TurnPoll = { turn, snapshot, late: world.time - sentAt >= turn.lateMs }
+      // Each move is chosen after the one before it was sent, as the user
+      // would: on the same look at the state, with what they did so far.
+      const queueing = queueMove(ids, poll, progress)
+      if (queueing) await this.append(queueing.what, queueing.events)
+      const editing = queueEditMove(ids, poll, progress)
+      if (editing) await this.append(editing.what, editing.events)
+      const reordering = reorderMove(ids, poll, progress)
+      if (reordering) {
+        await this.append(reordering.what, reordering.events)
+        this.recordMove(reordering)
       }
-      if (
-        turn.kind === 'queue' &&
-        twist !== 'send-now' &&
-        queued &&
-        !edited &&
-        turn.queueEdit !== 'none'
-      ) {
-        if (waiting(queuedId)) {
-          edited = true
-          await this.append(
-            `queue ${turn.queueEdit}`,
-            turn.queueEdit === 'edit'
-              ? inputs.queue.edit(
-                  this.message(queuedId, turnText(this.sessionId, index, 'edited')),
-                  {
-                    id: `${id}-edit`,
-                  },
-                )
-              : inputs.queue.remove(queuedId, { id: `${id}-remove` }),
-          )
-        }
-      }
-      if (twist === 'move' && queued && !moved && waiting(queuedId) && waiting(movedId)) {
-        // The second before the first: they run in that order.
-        moved = true
-        const moveId = `${id}-move`
-        await this.append(
-          'move the second queued message first',
-          inputs.queue.move({ inputId: movedId, beforeId: queuedId, id: moveId }),
-        )
-        this.record.orders.push({ commandId: moveId, first: movedId, before: queuedId })
-      }
-      if (!acted && mine && active) {
-        if (turn.kind === 'stop' && late && twist === 'interrupt') {
-          // One owner: the hanging generation, or its request before it
-          // starts. An owner gone stale (an attempt took over) is rejected,
-          // and the step hangs on: the user interrupts again what they see.
-          const generation = state.activeGeneration
-          const owner = generation
-            ? {
-                generationId: generation.generationId,
-                responseMessageId: generation.responseMessageId,
-              }
-            : state.activeRequestId && state.activeResponseMessageId
-              ? { requestId: state.activeRequestId, messageId: state.activeResponseMessageId }
-              : undefined
-          const key = JSON.stringify(owner)
-          if (owner && !interrupted.has(key)) {
-            interrupted.add(key)
-            await this.append(
-              'interrupt the step',
-              inputs.interrupt(owner, { id: `${id}-interrupt-${interrupted.size}` }),
-            )
-          }
-        } else if (turn.kind === 'stop' && late) {
-          acted = true
-          await this.append(
-            'stop',
-            inputs.stop({ turnId: active.turnId, frontier: snapshot.index, id: `${id}-stop` }),
-          )
-        } else if (turn.kind === 'pause' && late) {
-          acted = true
-          this.pausedAt = { id, lateMs: turn.lateMs }
-          await this.pause(inputs.pause({ when: 'now', id: `${id}-pause` }), 'pause now')
-        } else if (turn.kind === 'pause-after-turn') {
-          acted = true
-          this.pausedAt = { id, lateMs: turn.lateMs }
-          await this.pause(
-            inputs.pause({ when: 'after-turn', id: `${id}-pause` }),
-            'pause after turn',
-          )
-        } else if (running && twist === 'pause-in-tool') {
-          acted = true
-          this.pausedAt = { id, lateMs: turn.lateMs }
-          await this.pause(
-            inputs.pause({ when: 'now', id: `${id}-pause` }),
-            `pause now, while ${running.toolName} runs`,
-          )
-        } else if (running && twist === 'stop-in-tool') {
-          acted = true
-          await this.append(
-            `stop, while ${running.toolName} runs`,
-            inputs.stop({ turnId: active.turnId, frontier: snapshot.index, id: `${id}-stop` }),
-          )
-        } else if (running && twist === 'interrupt-tool') {
-          acted = true
-          await this.append(
-            `interrupt ${running.toolName}`,
-            inputs.interrupt({ toolCallId: running.toolCallId }, { id: `${id}-interrupt` }),
-          )
-        } else if (twist === 'send-now' && queued && waiting(queuedId)) {
-          acted = true
-          const sendNowId = `${id}-send-now`
-          await this.append(
-            'send the queued message now',
-            inputs.queue.sendNow(queuedId, { afterStepOf: active.turnId, id: sendNowId }),
-          )
-          this.record.sentNow.push({ commandId: sendNowId, inputId: queuedId })
-        } else if (
-          turn.kind === 'steer' &&
-          running &&
-          (twist === undefined || (twist === 'queue-then-steer' && waiting(queuedId)))
-        ) {
-          acted = true
-          await this.append(
-            twist === undefined ? 'steer' : 'steer, a message queued',
-            inputs.steer(this.message(steerId, turnText(this.sessionId, index, 'steered')), {
-              afterStepOf: active.turnId,
-            }),
-          )
-          if (twist === 'queue-then-steer')
-            this.record.orders.push({
-              commandId: steerId,
-              first: steerId,
-              before: queuedId,
-              steers: true,
-            })
-        }
+      const acting = actMove(ids, poll, progress)
+      if (acting?.pausedAt) {
+        this.pausedAt = acting.pausedAt
+        await this.pause(acting.events, acting.what)
+      } else if (acting) {
+        await this.append(acting.what, acting.events)
+        this.recordMove(acting)
       }
       const quiet = await this.tend(snapshot, turn, id, true)
-      if (quiet && state.messages.some((message) => message.id === id)) return true
+      if (quiet && snapshot.state.messages.some((message) => message.id === id)) return true
     }
     return false
+  }
+
+  /** What the record keeps of a move the user sent: the order it asked for, an input sent now. */
+  private recordMove(move: UserMove): void {
+    if (move.order) this.record.orders.push(move.order)
+    if (move.sentNow) this.record.sentNow.push(move.sentNow)
   }
 
   /** After the last turn: the user stays until the session is quiet (reminders arrive, approvals wait). */

@@ -52,7 +52,10 @@ export class ToolLedger {
   }
 }
 
-/** A logical tool call's name in the ledger: its tool, session, `ai.tool.called` ID and life. */
+/**
+ * A logical tool call's name in the ledger: its tool, session, `ai.tool.called` ID and life.
+ * @internal Exported for its test (knip --production).
+ */
 export function callOf(toolName: string, sessionId: string, callId: string, life: string): string {
   return `${toolName}\u0000${sessionId}\u0000${callId}\u0000${life}`
 }

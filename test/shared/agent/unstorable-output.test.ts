@@ -213,8 +213,8 @@ describe('model output that cannot be stored', () => {
       expect.objectContaining({ lane: 'generation', attempts: 5, requestId: expect.any(String) }),
     ])
     // Bounded: the step recorded its call, so the takeovers end it there
-    // (closesReplacedStep) rather than ask the model again: one model call,
-    // one tool run.
+    // (takeover-rule.ts, finish-replaced-step) rather than ask the model
+    // again: one model call, one tool run.
     expect(scripted.calls).toHaveLength(1)
     expect(runs.count).toBe(1)
     const deadLetters = (await eventsOf(a, 's')).filter(

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest'
 import { agent } from '../../../shared/agent/index.ts'
 import {
   awsAgentParts,
-  ENVIRONMENT_VARIABLES,
   environmentVariables,
   readAwsEnvironment,
 } from '../../../shared/aws/agent-environment.ts'
 import {
   type AwsEnvironment,
+  ENVIRONMENT_VARIABLES,
   laneQueueUrlVariable,
 } from '../../../shared/aws/environment-variables.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'

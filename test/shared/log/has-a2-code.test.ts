@@ -1,9 +1,10 @@
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import { PipelineError } from '../../../shared/aws/errors.ts'
 import { AgentClientError } from '../../../shared/client/client-error.ts'
 import { errorResponse, HttpError } from '../../../shared/http/http-error.ts'
 import { hasA2Code } from '../../../shared/index.ts'
-import { FencedOutError } from '../../../shared/log/errors.ts'
+import { A2Error } from '../../../shared/log/error-brand.ts'
+import { ClaimHeldError, FencedOutError, LifeEndedError } from '../../../shared/log/errors.ts'
 
 /** The log's errors as a second copy of the package defines them (another version, a bundle). */
 async function secondCopyOfErrors(): Promise<typeof import('../../../shared/log/errors.ts')> {
@@ -64,5 +65,41 @@ describe('hasA2Code(error, code): one way to recognise an error', () => {
     )
     expect(enumerable).toEqual([])
     expect(hasA2Code({ ...error }, 'FENCED_OUT')).toBe(false)
+  })
+
+  it("narrows the error's details to its code's, also for an error of another copy", async () => {
+    const copy = await secondCopyOfErrors()
+    for (const error of [
+      new ClaimHeldError('s1', 'gen:r1', 1, 1_000) as unknown,
+      new copy.ClaimHeldError('s1', 'gen:r1', 1, 1_000) as unknown,
+    ]) {
+      if (!hasA2Code(error, 'CLAIM_HELD')) throw new Error('not CLAIM_HELD')
+      expectTypeOf(error.details).toEqualTypeOf<{ retryAt: number }>()
+      expect(error.details.retryAt).toBe(1_000)
+    }
+    const ended: unknown = new LifeEndedError('s1', 'life-1', 'life-2')
+    if (!hasA2Code(ended, 'LIFE_ENDED')) throw new Error('not LIFE_ENDED')
+    expectTypeOf(ended.details).toEqualTypeOf<{ currentLife?: string }>()
+    expect(ended.details).toEqual({ currentLife: 'life-2' })
+    const fenced: unknown = new FencedOutError('s1', 'gen:r1', 2)
+    if (!hasA2Code(fenced, 'FENCED_OUT')) throw new Error('not FENCED_OUT')
+    expectTypeOf(fenced.details).toEqualTypeOf<undefined>()
+  })
+})
+
+describe('new A2Error(code, message, { details })', () => {
+  it('takes the details its code declares, and a code with details is not made without them', () => {
+    expect(new A2Error('CLAIM_HELD', 'held', { details: { retryAt: 5 } }).details).toEqual({
+      retryAt: 5,
+    })
+    // @ts-expect-error CLAIM_HELD has details: an error without them would lie to whoever reads them.
+    expect(new A2Error('CLAIM_HELD', 'held').details).toBeUndefined()
+    // @ts-expect-error Details of another shape are refused too.
+    expect(new A2Error('CLAIM_HELD', 'held', { details: { at: 5 } }).details).toEqual({ at: 5 })
+    // A code without details needs none, and keeps its cause.
+    const cause = new Error('root')
+    const fenced = new A2Error('FENCED_OUT', 'fenced', { cause })
+    expect(fenced.details).toBeUndefined()
+    expect(fenced.cause).toBe(cause)
   })
 })

@@ -269,7 +269,7 @@ async function runInPipeline(
  * its result, the charge must go through once by its idempotency key. After
  * a step recorded its call and woke the tool's own function, the takeover
  * must end the step there, not ask the model again (the tool would run
- * twice: it did, before closesReplacedStep).
+ * twice: it did, before the takeover rule's finish-replaced-step).
  */
 const SAMPLES: Record<string, string[]> = {
   'a charge that needs approval': [

@@ -38,7 +38,7 @@ describe('the progress batcher', () => {
       ['start', 'start-step', 'text-start', 'text-delta'],
     ])
     expect(writes[0]?.at).toBe(start + 1_000)
-    await batcher.close()
+    await batcher.writeRemaining()
   })
 
   it('waits for company in windows that grow from 50 ms to 250 ms', async () => {
@@ -50,7 +50,7 @@ describe('the progress batcher', () => {
       await vi.advanceTimersByTimeAsync(10)
       batcher.push(delta(n))
     }
-    await batcher.close()
+    await batcher.writeRemaining()
     const gaps = writes.slice(1).map((write, i) => write.at - (writes[i]?.at ?? first))
     expect(gaps.slice(0, 4)).toEqual([60, 100, 200, 250])
     expect(Math.max(...gaps)).toBeLessThanOrEqual(260)
@@ -76,7 +76,7 @@ describe('the progress batcher', () => {
       batcher.push(chunk)
     await vi.advanceTimersByTimeAsync(0)
     expect(writes.map((chunks) => chunks.length)).toEqual([1, 3])
-    await batcher.close()
+    await batcher.writeRemaining()
   })
 })
 

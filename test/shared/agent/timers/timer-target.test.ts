@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { agent } from '../../../../shared/agent/index.ts'
+import { AGENT_ERROR_STATUSES } from '../../../../shared/agent/wiring/agent-error-statuses.ts'
 import { errorResponse } from '../../../../shared/http/http-error.ts'
 import { hasA2Code } from '../../../../shared/index.ts'
 import { scriptedModel } from '../../../../shared/testing/scripted-model.ts'
@@ -15,7 +16,7 @@ describe('a timer whose time cannot be read', () => {
         .catch((caught: unknown) => caught)
       expect(hasA2Code(error, 'INVALID_TIMER')).toBe(true)
       expect(hasA2Code(error, 'INVALID_EVENT')).toBe(false)
-      expect(errorResponse(error).status).toBe(400)
+      expect(errorResponse(error, AGENT_ERROR_STATUSES).status).toBe(400)
     }
     expect(await eventsOf(a, 's')).toEqual([])
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { aiContract } from '../../../../shared/model/contract/ai-contract.ts'
 import { decide } from '../../../../shared/model/controller/decide.ts'
+import { aiContract } from '../../../support/ai-contract.ts'
 import { inputs, type PendingApproval, ReservedIdCheck } from '../../../support/ai-imports.ts'
 import { FakeSession, userMessage } from '../../../support/fake-session.ts'
 
