@@ -21,8 +21,15 @@ const LAYERS = {
   runtime: { path: '^shared/runtime/', may: ['log', 'timing'] },
   stores: { path: '^shared/stores/', may: ['log', 'timing'] },
   agent: {
-    path: '^shared/(agent|harness)/',
+    path: '^shared/agent/',
     may: ['log', 'timing', 'http', 'runtime', 'stores', 'model'],
+  },
+  // The adapters of loops other than the AI SDK's (Pi, FX), each behind an
+  // entry of its own: on the agent's Harness port, and never imported by
+  // the agent, so `agent()` loads none of them unless asked.
+  harness: {
+    path: '^shared/harness/',
+    may: ['log', 'timing', 'runtime', 'model', 'agent'],
   },
   client: {
     path: '^shared/client/',

@@ -136,8 +136,9 @@ export interface A2AgentProps {
   /** Where esbuild runs and finds `node_modules` (default: the current directory). */
   projectRoot?: string
   /**
-   * The loop the agent module runs, as its `agent({ harness: { type } })`
-   * says (default `'ai-sdk'`, which needs nothing more). A2 loads a
+   * The loop the agent module runs, as its `agent({ harness })` says
+   * (default `'ai-sdk'`, which needs nothing more; `'pi'` for `piHarness()`,
+   * `'fx'` for `fxHarness()`). A2 loads a
    * harness's packages by name when its first step runs, so no bundle holds
    * them: `'pi'` installs `@mariozechner/pi-agent-core` and
    * `@mariozechner/pi-ai` into each function's `node_modules` beside its

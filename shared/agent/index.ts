@@ -9,7 +9,11 @@
 //   `TimerConflictError`, which a scheduler throws for a timer set again at
 //   another time;
 // - `AGENT_METRICS`, the figures an agent's `metrics` option receives (and
-//   the A2Agent construct's functions write to CloudWatch).
+//   the A2Agent construct's functions write to CloudWatch);
+// - the `Harness` port and `HarnessAdapter`, what `agent({ harness })` takes
+//   for a loop other than the AI SDK's: Pi's and FX's adapters are in
+//   `a2-aws/harness/pi` and `a2-aws/harness/fx`, which this entry never
+//   loads; write your own on the same port.
 // Importing it loads no AWS SDK: the DynamoDB store and the other AWS
 // adapters are in `a2-aws/aws`, the memory store and the log in `a2-aws`.
 
@@ -20,9 +24,21 @@ export type { Scheduler, Timer } from '../runtime/scheduler.ts'
 export type { Dispatcher, WakeUp } from '../runtime/wake-up.ts'
 export type { RetryPolicy } from '../timing/backoff.ts'
 export type { Timers } from '../timing/timers.ts'
-export { HarnessUnavailableError, UnknownHarnessError } from './harness/harness-errors.ts'
+export type {
+  Harness,
+  HarnessApprovalDecision,
+  HarnessApprovalRequest,
+  HarnessApprovals,
+  HarnessStep,
+  HarnessStepContext,
+} from './harness/harness.ts'
+export {
+  HarnessNotImportedError,
+  HarnessUnavailableError,
+  UnknownHarnessError,
+} from './harness/harness-errors.ts'
 export { StepResultTooLargeError } from './lanes/durable-steps.ts'
-export type { ModelChoice } from './model-step/resolve-model.ts'
+export type { ModelChoice, ResolvedModel } from './model-step/resolve-model.ts'
 export type { AgentEraseReceipt, EraseOptions } from './session/erase-agent-session.ts'
 export type { AgentSession, SessionOptions } from './session/session-api.ts'
 export {
@@ -36,16 +52,12 @@ export { AGENT_METRICS, type AgentMetric, type AgentMetrics } from './wiring/age
 export type {
   AgentOptions,
   AiSdkHarnessOptions,
-  FxHarnessOptions,
   GenerateContext,
   GenerationSettings,
+  HarnessAdapter,
   HarnessOptions,
+  HarnessSettings,
   MessageMetadataContext,
-  PiContent,
-  PiHarnessOptions,
-  PiMessage,
-  PiTool,
-  PiToolResult,
   ResolverContext,
   ToolApprovalPolicy,
 } from './wiring/agent-options.ts'

@@ -167,6 +167,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   'a2-aws/ai/server': {
     values: [
       'AGENT_METRICS',
+      'HarnessNotImportedError',
       'HarnessUnavailableError',
       'StepResultTooLargeError',
       'TimerConflictError',
@@ -187,18 +188,21 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'SessionOptions',
       'Dispatcher',
       'EraseOptions',
-      'FxHarnessOptions',
       'GenerateContext',
       'GenerationSettings',
+      'Harness',
+      'HarnessAdapter',
+      'HarnessApprovalDecision',
+      'HarnessApprovalRequest',
+      'HarnessApprovals',
       'HarnessOptions',
+      'HarnessSettings',
+      'HarnessStep',
+      'HarnessStepContext',
       'Lane',
       'MessageMetadataContext',
       'ModelChoice',
-      'PiContent',
-      'PiHarnessOptions',
-      'PiMessage',
-      'PiTool',
-      'PiToolResult',
+      'ResolvedModel',
       'ResolverContext',
       'RetryPolicy',
       'RunOptions',
@@ -254,6 +258,12 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'UseAgentResult',
     ],
   },
+  // Pi's and FX's loops, each behind its own entry: a2-aws/ai/server loads neither.
+  'a2-aws/harness/pi': {
+    values: ['piHarness'],
+    types: ['PiContent', 'PiHarnessOptions', 'PiMessage', 'PiTool', 'PiToolResult'],
+  },
+  'a2-aws/harness/fx': { values: ['fxHarness'], types: ['FxHarnessOptions'] },
   'a2-aws/aws': {
     values: [
       'awsAgentParts',
@@ -462,6 +472,29 @@ describe('the entry points', () => {
       expect(sdk, entry).toEqual([])
     }
     // Six module graphs walked: seconds on a busy machine.
+  }, 30_000)
+
+  it("only a2-aws/harness/fx loads node:child_process, and no entry loads Pi's or the ACP packages when imported: the harnesses are behind their own entries", () => {
+    const loaded = Object.fromEntries(
+      Object.keys(ENTRIES).map((entry) => [
+        entry,
+        [...packagesLoadedBy(sourceOf(entry))].filter(
+          (name) =>
+            name === 'node:child_process' ||
+            name.startsWith('@mariozechner/') ||
+            name.startsWith('@agentclientprotocol/'),
+        ),
+      ]),
+    )
+    expect(loaded).toEqual(
+      Object.fromEntries(
+        Object.keys(ENTRIES).map((entry) => [
+          entry,
+          entry === 'a2-aws/harness/fx' ? ['node:child_process'] : [],
+        ]),
+      ),
+    )
+    // Every entry's module graph walked: seconds on a busy machine.
   }, 30_000)
 
   it('a2-aws/test loads no test runner when imported: vitest is an optional peer', () => {

@@ -181,3 +181,21 @@ describe('the browser rules (.dependency-cruiser-browser.cjs)', () => {
     expect(violations.filter((line) => line.includes('shared/react/'))).toEqual([])
   }, 60_000)
 })
+
+describe('the harness layer (.dependency-cruiser.cjs)', () => {
+  it('refuses the agent importing a harness adapter (a type too), and passes an adapter on the agent’s port', async () => {
+    const { exitCode, violations } = await cruise('.dependency-cruiser.cjs', {
+      'shared/agent/harness/harness.ts': 'export interface Harness { type: string }\n',
+      'shared/agent/harness/harness-of.ts':
+        "import { fxHarness } from '../../harness/fx/fx-harness.ts'\nimport type { PiTool } from '../../harness/pi/pi-tools.ts'\nexport const of = (tool: PiTool) => [fxHarness, tool]\n",
+      'shared/harness/fx/fx-harness.ts':
+        "import type { Harness } from '../../agent/harness/harness.ts'\nexport const fxHarness = (harness: Harness) => harness\n",
+      'shared/harness/pi/pi-tools.ts': 'export interface PiTool { name: string }\n',
+    })
+    expect(exitCode).not.toBe(0)
+    expect(violations).toEqual([
+      'agent-imports-only-log+timing+http+runtime+stores+model: shared/agent/harness/harness-of.ts → shared/harness/fx/fx-harness.ts',
+      'agent-imports-only-log+timing+http+runtime+stores+model: shared/agent/harness/harness-of.ts → shared/harness/pi/pi-tools.ts',
+    ])
+  }, 60_000)
+})

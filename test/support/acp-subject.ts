@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FxHarnessOptions } from '../../shared/agent/index.ts'
+import { type FxHarnessOptions, fxHarness } from '../../shared/harness/fx/index.ts'
 import type { HarnessSubject, ModelCall } from '../../shared/testing/index.ts'
 import { repoRoot } from './repo-root.ts'
 
@@ -72,16 +72,14 @@ export function acpPeerDir(
  * that plays the suite's script: one step per ACP prompt turn, its tool
  * calls its own, permission asked for the tools the test names.
  */
-export function acpSubject(
-  options: Omit<FxHarnessOptions, 'type' | 'command'> = {},
-): HarnessSubject {
+export function acpSubject(options: Omit<FxHarnessOptions, 'command'> = {}): HarnessSubject {
   return {
     a2Tools: false,
     setUp(script, setup) {
       const peer = acpPeerDir([...script], setup?.approvals ?? [])
       return {
         model: 'openai/gpt-5.6-terra',
-        harness: { type: 'fx', ...options, command: acpPeerCommand(peer.dir) },
+        harness: fxHarness({ ...options, command: acpPeerCommand(peer.dir) }),
         calls: () => peer.calls(),
         release: () => peer.release(),
         close: () => peer.remove(),

@@ -5,6 +5,8 @@ declare module '../../log/error-brand.ts' {
   interface A2Codes {
     /** `agent({ harness })` named a loop this package does not run. */
     UNKNOWN_HARNESS: undefined
+    /** `agent({ harness: { type: 'pi' } })`: a loop whose adapter comes from its own entry point. */
+    HARNESS_NOT_IMPORTED: undefined
     /** A harness's package is not installed. */
     HARNESS_UNAVAILABLE: undefined
   }
@@ -14,12 +16,20 @@ declare module '../../log/error-brand.ts' {
  * The HTTP answers to the harness codes: the server's configuration, never
  * the request's (an agent made with them fails at startup or in its steps).
  */
-export const HARNESS_ERROR_STATUSES: ErrorStatuses<'UNKNOWN_HARNESS' | 'HARNESS_UNAVAILABLE'> = {
+export const HARNESS_ERROR_STATUSES: ErrorStatuses<
+  'UNKNOWN_HARNESS' | 'HARNESS_NOT_IMPORTED' | 'HARNESS_UNAVAILABLE'
+> = {
   UNKNOWN_HARNESS: 500,
+  HARNESS_NOT_IMPORTED: 500,
   HARNESS_UNAVAILABLE: 500,
 }
 
-import { HARNESS_TYPES } from './harness-options.ts'
+import { HARNESS_ENTRY_POINTS, HARNESS_TYPES } from './harness-options.ts'
+
+/** How each loop but the AI SDK's is asked for, for the errors' messages. */
+const ADAPTERS = Object.entries(HARNESS_ENTRY_POINTS)
+  .map(([, { entryPoint, adapter }]) => `${adapter}() from '${entryPoint}'`)
+  .join(', ')
 
 /**
  * `agent({ harness })` named a loop this package does not run (from
@@ -40,10 +50,41 @@ export class UnknownHarnessError extends A2Error<'UNKNOWN_HARNESS'> {
   constructor(harnessType: unknown) {
     super(
       'UNKNOWN_HARNESS',
-      `agent() has no harness of type ${JSON.stringify(harnessType) ?? String(harnessType)}: use ${HARNESS_TYPES.map((type) => `{ type: '${type}' }`).join(', ')}, or leave harness out for the AI SDK's loop`,
+      `agent() has no harness of type ${JSON.stringify(harnessType) ?? String(harnessType)}: use { type: 'ai-sdk' }, an adapter (${ADAPTERS}, or your own with create()), or leave harness out for the AI SDK's loop`,
     )
     this.name = 'UnknownHarnessError'
     this.harnessType = harnessType
+  }
+}
+
+/**
+ * `agent({ harness: { type: 'pi' } })` (or `'fx'`) without the loop's
+ * adapter: Pi's and FX's loops are behind entry points of their own, so an
+ * agent on another loop loads neither (FX's starts processes, Pi's loads its
+ * packages). Refused when the agent is made; the message names the import.
+ *
+ * @example
+ * import { piHarness } from 'a2-aws/harness/pi'
+ *
+ * agent({ name: 'a', model, harness: piHarness({ tools: [closeTicket] }) })
+ */
+export class HarnessNotImportedError extends A2Error<'HARNESS_NOT_IMPORTED'> {
+  readonly harnessType: keyof typeof HARNESS_ENTRY_POINTS
+  /** The entry point the adapter is imported from (`'a2-aws/harness/pi'`). */
+  readonly entryPoint: string
+  /** The adapter that makes the harness option (`'piHarness'`). */
+  readonly adapter: string
+
+  constructor(harnessType: keyof typeof HARNESS_ENTRY_POINTS) {
+    const { entryPoint, adapter } = HARNESS_ENTRY_POINTS[harnessType]
+    super(
+      'HARNESS_NOT_IMPORTED',
+      `agent() runs the ${harnessType} harness through its adapter, from its own entry point: import { ${adapter} } from '${entryPoint}' and pass harness: ${adapter}({ ... }) (the same options, without type)`,
+    )
+    this.name = 'HarnessNotImportedError'
+    this.harnessType = harnessType
+    this.entryPoint = entryPoint
+    this.adapter = adapter
   }
 }
 
@@ -60,7 +101,7 @@ function inLambda(harnessType: string): string {
 
 /**
  * A harness's package is not installed (`@mariozechner/pi-agent-core` for
- * `{ type: 'pi' }`, `@agentclientprotocol/sdk` for `{ type: 'fx' }`): the
+ * `piHarness()`, `@agentclientprotocol/sdk` for `fxHarness()`): the
  * step fails with this message, and `retry()` runs it again once it is. In
  * a Lambda function the message names the A2Agent prop that installs it.
  */

@@ -1,4 +1,4 @@
-import type { UIMessage, UIMessageChunk } from 'ai'
+import type { ToolSet, UIMessage, UIMessageChunk } from 'ai'
 import type { CompactionOptions } from '../model-step/compaction.ts'
 import type {
   GenerateContext,
@@ -6,9 +6,13 @@ import type {
   MessageMetadataContext,
   Resolvable,
 } from '../model-step/step-context.ts'
+import type { Harness } from './harness.ts'
 
-/** What every harness takes: the per-step settings, the step budget, A2's compaction. */
-interface CommonHarnessOptions<AppState, M extends UIMessage> {
+/**
+ * What every harness takes: the per-step settings, the step budget, A2's
+ * compaction. A2 reads them from the options whichever loop runs.
+ */
+export interface HarnessSettings<AppState = unknown, M extends UIMessage = UIMessage> {
   generation?: GenerationSettings
   /** Model steps per response (default 20). */
   maxSteps?: number
@@ -22,7 +26,7 @@ interface CommonHarnessOptions<AppState, M extends UIMessage> {
 
 /** The AI SDK's loop (the default): each model step is one `streamText()` call. */
 export interface AiSdkHarnessOptions<AppState = unknown, M extends UIMessage = UIMessage>
-  extends CommonHarnessOptions<AppState, M> {
+  extends HarnessSettings<AppState, M> {
   type: 'ai-sdk'
   /** Replaces the model-facing step; returns one step's UI message chunks. */
   generate?: (
@@ -36,95 +40,64 @@ export interface AiSdkHarnessOptions<AppState = unknown, M extends UIMessage = U
   messageMetadata?: (context: MessageMetadataContext<AppState, M>) => unknown
 }
 
-/** A content block of Pi's messages and tool results (`@mariozechner/pi-ai`'s `TextContent`, `ImageContent`). */
-export type PiContent =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string }
-
-/** What a Pi tool returns (`AgentToolResult` of `@mariozechner/pi-agent-core`). */
-export interface PiToolResult<Details = unknown> {
-  content: PiContent[]
-  details: Details
-  terminate?: boolean
-}
-
 /**
- * A tool in Pi's shape: an `AgentTool` of `@mariozechner/pi-agent-core`,
- * its `parameters` a TypeBox (JSON) schema. A2's tools lane runs it, so
- * approvals, `toolRecovery` and `handlerContext()` work as for a `tool()`.
+ * A loop of its own, as `agent({ harness })` takes it: the settings every
+ * harness takes (read by A2, as for `{ type: 'ai-sdk' }`) and `create`,
+ * which makes the loop for one agent. Pi's and FX's adapters are made by
+ * `piHarness()` (`a2-aws/harness/pi`) and `fxHarness()`
+ * (`a2-aws/harness/fx`), so an agent on another loop loads neither; write
+ * your own for any other loop. A plain object: spreading it
+ * (`{ ...piHarness(), compaction: false }`) keeps `create`.
+ *
+ * @example
+ * const echo: HarnessAdapter = {
+ *   type: 'echo',
+ *   create: () => ({
+ *     type: 'echo',
+ *     validatesToolInput: false,
+ *     tools: {},
+ *     compactsByDefault: false,
+ *     async step(context) {
+ *       // `UIMessageChunk`s of one step, writing the step's response message
+ *       return { stream: echoStep(context.event.payload.responseMessageId, context.messages) }
+ *     },
+ *   }),
+ * }
  */
-export interface PiTool {
-  name: string
-  label: string
-  description: string
-  /** A TypeBox schema (`Type.Object(...)`), which is JSON Schema. */
-  parameters: object
-  prepareArguments?(args: unknown): unknown
-  execute(
-    toolCallId: string,
-    params: unknown,
-    signal?: AbortSignal,
-    onUpdate?: (partialResult: PiToolResult) => void,
-  ): Promise<PiToolResult>
-}
-
-/** A message of Pi's loop (`AgentMessage` of `@mariozechner/pi-agent-core`): its `role` and Pi's fields. */
-export interface PiMessage {
-  role: string
-}
-
-/**
- * Pi's loop (`@mariozechner/pi-agent-core`, an optional peer: install it):
- * each model call of Pi's `agentLoop` is one durable A2 generation, its
- * `streamFn` running on the agent's `model`; Pi's tools and the agent's
- * `tools` run in A2's tools lane; steering reaches Pi's loop through its
- * `getSteeringMessages` at the step boundary.
- */
-export interface PiHarnessOptions<AppState = unknown, M extends UIMessage = UIMessage>
-  extends CommonHarnessOptions<AppState, M> {
-  type: 'pi'
-  /** Pi `AgentTool`s, beside the agent's AI SDK `tools` (names must differ). */
-  tools?: readonly PiTool[]
+export interface HarnessAdapter<AppState = unknown, M extends UIMessage = UIMessage>
+  extends HarnessSettings<AppState, M> {
+  /** The loop's name (`'pi'`, `'fx'`, yours), as its `Harness.type` says it too. */
+  readonly type: string
   /**
-   * Pi's context hook, run before each model call on Pi's messages. With it,
-   * A2's automatic compaction is off unless `compaction` turns it on.
+   * Makes the loop for one agent, once, when `agent()` is called (each agent
+   * gets its own): `tools` are the agent's own, which the loop's tools may
+   * not shadow. A throw refuses the agent's options.
    */
-  transformContext?(messages: PiMessage[], signal?: AbortSignal): Promise<PiMessage[]>
-  /** Pi's conversion of its messages for the model (default: user, assistant and tool results as they are). */
-  convertToLlm?(messages: PiMessage[]): PiMessage[] | Promise<PiMessage[]>
+  create(agent: { readonly tools: ToolSet }): Harness
 }
 
 /**
- * FX's loop, or any agent that speaks the Agent Client Protocol: A2 runs
- * the agent's process (`command`, default `fx acp`) through
- * `@agentclientprotocol/sdk` (an optional peer: install it). One ACP prompt
- * turn is one durable generation; the agent runs its own tools, reported as
- * provider-executed calls, and its permission requests wait for the user's
- * answer in the log.
+ * The agent's loop: `{ type: 'ai-sdk' }` (the default), or an adapter of
+ * another loop (`piHarness()` of `a2-aws/harness/pi`, `fxHarness()` of
+ * `a2-aws/harness/fx`, or your own).
  */
-export interface FxHarnessOptions {
-  type: 'fx'
-  /** The agent's command and arguments (default `['fx', 'acp']`). */
-  command?: readonly string[]
-  /** The working directory of the agent's session (default: the process's). */
-  cwd?: string
-  /** Extra environment variables for the agent's process. */
-  env?: Readonly<Record<string, string>>
-  /**
-   * How long a session's agent process stays up after its last turn (default
-   * 5 minutes); the next turn after that starts a new ACP session and hands
-   * it the conversation so far from the log.
-   */
-  idleMs?: number
-  /** How `session/update`s become progress events (see `generation.progress`). */
-  generation?: Pick<GenerationSettings, 'progress'>
-}
-
-/** The agent's loop: `{ type: 'ai-sdk' }` (the default), `{ type: 'pi' }` or `{ type: 'fx' }`. */
 export type HarnessOptions<AppState = unknown, M extends UIMessage = UIMessage> =
   | AiSdkHarnessOptions<AppState, M>
-  | PiHarnessOptions<AppState, M>
-  | FxHarnessOptions
+  // An adapter made without type arguments (`piHarness()`) is typed on
+  // `unknown` and `UIMessage`: the agent's state and messages are its
+  // contract's, never inferred from it.
+  | HarnessAdapter<NoInfer<AppState>, NoInfer<M>>
 
-/** The harness types this package runs. */
+/** The harness types this package runs: the AI SDK's in `agent()` itself, the others through their entry points. */
 export const HARNESS_TYPES = ['ai-sdk', 'pi', 'fx'] as const
+
+/**
+ * Where the adapter of each loop but the AI SDK's is imported from: its own
+ * entry point, so `agent()` loads none of them unless asked.
+ */
+export const HARNESS_ENTRY_POINTS: Readonly<
+  Record<Exclude<(typeof HARNESS_TYPES)[number], 'ai-sdk'>, { entryPoint: string; adapter: string }>
+> = {
+  pi: { entryPoint: 'a2-aws/harness/pi', adapter: 'piHarness' },
+  fx: { entryPoint: 'a2-aws/harness/fx', adapter: 'fxHarness' },
+}

@@ -1,6 +1,6 @@
 import type { ToolSet, UIMessageChunk } from 'ai'
 import type { ResolvedModel } from '../model-step/resolve-model.ts'
-import type { GenerateContext } from '../wiring/agent-options.ts'
+import type { GenerateContext } from '../model-step/step-context.ts'
 
 /**
  * The agent's loop as a port: what the generation lane drives for one model
@@ -53,7 +53,7 @@ export interface HarnessStepContext extends GenerateContext {
 }
 
 /** One step as a harness streams it. */
-interface HarnessStep {
+export interface HarnessStep {
   /** `UIMessageChunk`s of exactly one model step, writing `event.payload.responseMessageId`. */
   stream: ReadableStream<UIMessageChunk> | AsyncIterable<UIMessageChunk>
   /** The step's token usage, when the loop reports it (read after the stream ends). */
@@ -61,7 +61,7 @@ interface HarnessStep {
 }
 
 /** A call a loop asks the user to allow before it runs it itself. */
-interface HarnessApprovalRequest {
+export interface HarnessApprovalRequest {
   toolCallId: string
   toolName: string
   input: unknown

@@ -7,7 +7,7 @@ import { DEFAULT_CLAIM_TTL_MS } from '../../model/ids/claim-keys.ts'
 import { GLOBAL_TIMERS, type Timers } from '../../timing/timers.ts'
 import type { Harness } from '../harness/harness.ts'
 import { harnessOf } from '../harness/harness-of.ts'
-import type { FxHarnessOptions, HarnessOptions } from '../harness/harness-options.ts'
+import type { HarnessOptions, HarnessSettings } from '../harness/harness-options.ts'
 import { type StepCompaction, stepCompaction } from '../model-step/compaction.ts'
 import { agentModelCatalog, type ModelCatalog } from '../model-step/model-catalog.ts'
 import { checkModelChoice, type ModelChoice } from '../model-step/resolve-model.ts'
@@ -68,7 +68,8 @@ export interface AgentConfig {
  * event in the `ai.` namespace, or automatic
  * compaction with provider-executed tools (a resolver's choice is checked
  * per generation, where it fails the step instead); and an
- * `UnknownHarnessError` for a `harness.type` this package does not run.
+ * `UnknownHarnessError` for a `harness.type` this package does not run
+ * (`HarnessNotImportedError` for Pi's or FX's without its adapter).
  */
 export function resolveAgentConfig<
   Tools extends ToolSet,
@@ -144,10 +145,6 @@ export function resolveAgentConfig<
 }
 
 /** What every harness's options may set: per-step settings, the step budget, compaction. */
-function settingsOf(options: HarnessOptions): {
-  generation?: GenerationSettings
-  maxSteps?: number
-  compaction?: Exclude<HarnessOptions, FxHarnessOptions>['compaction']
-} {
+function settingsOf(options: HarnessOptions): HarnessSettings {
   return options
 }

@@ -16,13 +16,9 @@ import type { AgentMetrics } from './agent-metrics.ts'
 
 export type {
   AiSdkHarnessOptions,
-  FxHarnessOptions,
+  HarnessAdapter,
   HarnessOptions,
-  PiContent,
-  PiHarnessOptions,
-  PiMessage,
-  PiTool,
-  PiToolResult,
+  HarnessSettings,
 } from '../harness/harness-options.ts'
 export type {
   GenerateContext,

@@ -6,7 +6,7 @@ import type {
   RequestPermissionResponse,
   SessionUpdate,
 } from '@agentclientprotocol/sdk'
-import type { FxHarnessOptions } from '../../agent/harness/harness-options.ts'
+import type { FxHarnessOptions } from './fx-harness-options.ts'
 import { loadAcp } from './load-acp.ts'
 
 /** Where one prompt turn's `session/update`s and permission requests go. */

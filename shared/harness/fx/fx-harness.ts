@@ -6,10 +6,35 @@ import type {
 } from '@agentclientprotocol/sdk'
 import type { UIMessage, UIMessageChunk } from 'ai'
 import type { Harness, HarnessStepContext } from '../../agent/harness/harness.ts'
-import type { FxHarnessOptions } from '../../agent/harness/harness-options.ts'
+import type { HarnessAdapter } from '../../agent/harness/harness-options.ts'
 import { messageOf } from '../../log/message-of.ts'
 import { acpChunker } from './acp-chunks.ts'
 import { type AcpConnection, openAcpConnection } from './acp-connection.ts'
+import type { FxHarnessOptions } from './fx-harness-options.ts'
+
+/**
+ * FX's loop, or any agent that speaks the Agent Client Protocol, as
+ * `agent({ harness })` takes it: A2 runs the agent's process (`command`,
+ * default `fx acp`) through `@agentclientprotocol/sdk` (an optional peer,
+ * loaded on the first FX step: install it). One ACP prompt turn is one
+ * durable generation; the agent runs its own tools, reported as
+ * provider-executed calls, and its permission requests wait for the user's
+ * answer in the log. Each agent made with it runs its own processes.
+ *
+ * @example
+ * import { agent } from 'a2-aws/ai/server'
+ * import { fxHarness } from 'a2-aws/harness/fx'
+ *
+ * export const coder = agent({
+ *   name: 'coder',
+ *   model: 'openai/gpt-5.6-terra',
+ *   harness: fxHarness({ cwd: '/srv/repo' }),
+ * })
+ */
+export function fxHarness(options: FxHarnessOptions = {}): HarnessAdapter {
+  // A2 reads the settings off the adapter; FX's loop runs its own steps and context.
+  return { type: 'fx', generation: options.generation, create: () => fxLoop(options) }
+}
 
 /**
  * FX's loop, or any ACP agent, behind the port: one A2 step is one whole
@@ -23,7 +48,7 @@ import { type AcpConnection, openAcpConnection } from './acp-connection.ts'
  * on another Lambda) starts a new ACP session and hands it the conversation
  * so far from the log.
  */
-export function fxHarness(options: FxHarnessOptions): Harness {
+function fxLoop(options: FxHarnessOptions): Harness {
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS
   const connections = new Map<string, Promise<AcpConnection>>()
   const timers = new Map<string, ReturnType<typeof setTimeout>>()

@@ -2,13 +2,46 @@ import type { AgentEvent, AgentLoopConfig, AgentMessage } from '@mariozechner/pi
 import type { AssistantMessage, Message, Model } from '@mariozechner/pi-ai'
 import type { ModelMessage, ToolSet, UIMessage, UIMessageChunk } from 'ai'
 import type { Harness, HarnessStepContext } from '../../agent/harness/harness.ts'
-import type { PiHarnessOptions } from '../../agent/harness/harness-options.ts'
+import type { HarnessAdapter } from '../../agent/harness/harness-options.ts'
 import { modelMessagesOf } from '../../agent/model-step/prompt.ts'
 import { messageOf } from '../../log/message-of.ts'
 import { loadPi } from './load-pi.ts'
+import type { PiHarnessOptions } from './pi-harness-options.ts'
 import { piMessagesOf } from './pi-messages.ts'
 import { a2StreamFn, chunksOfPiEvent } from './pi-stream.ts'
 import { piTools } from './pi-tools.ts'
+
+/**
+ * Pi's loop as `agent({ harness })` takes it: each model call of Pi's
+ * `agentLoop` is one durable A2 generation on the agent's `model`, Pi's
+ * `tools` and the agent's run in A2's tools lane, and steering reaches Pi's
+ * loop at the step boundary. Pi's packages (`@mariozechner/pi-agent-core`,
+ * `@mariozechner/pi-ai`: optional peers, install them) are loaded on the
+ * first Pi step.
+ *
+ * @example
+ * import { agent } from 'a2-aws/ai/server'
+ * import { piHarness } from 'a2-aws/harness/pi'
+ *
+ * export const assistant = agent({
+ *   name: 'support',
+ *   model: 'openai/gpt-5.6-terra',
+ *   harness: piHarness({ tools: [closeTicket] }),
+ * })
+ */
+export function piHarness<AppState = unknown, M extends UIMessage = UIMessage>(
+  options: PiHarnessOptions<AppState, M> = {},
+): HarnessAdapter<AppState, M> {
+  // A2 reads the settings off the adapter (a spread of it may override them).
+  const { generation, maxSteps, compaction } = options
+  return {
+    type: 'pi',
+    generation,
+    maxSteps,
+    compaction,
+    create: ({ tools }) => piLoop(options, tools),
+  }
+}
 
 /**
  * Pi's loop (`@mariozechner/pi-agent-core`'s `runAgentLoop`) behind the
@@ -23,7 +56,10 @@ import { piTools } from './pi-tools.ts'
  * A2's inbox is Pi's steering queue, polled where Pi polls it; follow-ups
  * stay A2's admission (`getFollowUpMessages` has none).
  */
-export function piHarness(options: PiHarnessOptions, tools: ToolSet): Harness {
+function piLoop<AppState, M extends UIMessage>(
+  options: PiHarnessOptions<AppState, M>,
+  tools: ToolSet,
+): Harness {
   return {
     type: 'pi',
     // The tools' schemas are checked by A2 (Pi's own validation for Pi's tools).

@@ -1,6 +1,6 @@
 import { jsonSchema, type Tool, type ToolSet, tool } from 'ai'
-import type { PiTool, PiToolResult } from '../../agent/harness/harness-options.ts'
 import { loadPi } from './load-pi.ts'
+import type { PiTool, PiToolResult } from './pi-harness-options.ts'
 
 /**
  * Pi's `AgentTool`s as the tools lane runs them: the TypeBox schema is the

@@ -23,6 +23,8 @@ const ENTRY_POINTS = [
   'a2-aws/ai/server',
   'a2-aws/ai/client',
   'a2-aws/ai/react',
+  'a2-aws/harness/pi',
+  'a2-aws/harness/fx',
   'a2-aws/aws',
   'a2-aws/cdk',
   'a2-aws/node',

@@ -40,15 +40,16 @@ describe("an agent on Pi's loop, deployed with A2Agent from the packed package",
       join(project, 'agent.ts'),
       [
         "import { Type } from '@mariozechner/pi-ai'",
-        "import { agent, type PiTool } from 'a2-aws/ai/server'",
+        "import { agent } from 'a2-aws/ai/server'",
         "import { awsAgentParts } from 'a2-aws/aws'",
+        "import { type PiTool, piHarness } from 'a2-aws/harness/pi'",
         'const closeTicket: PiTool = {',
         "  name: 'closeTicket', label: 'Close ticket', description: 'Close a ticket',",
         '  parameters: Type.Object({ ticketId: Type.String() }),',
         "  async execute() { return { content: [{ type: 'text', text: 'Closed' }], details: {} } },",
         '}',
         'const aws = awsAgentParts()',
-        "export default agent({ name: 'pi-support', model: 'openai/gpt-5.6-terra', harness: { type: 'pi', tools: [closeTicket] }, store: aws.store, dispatcher: aws.dispatcher, scheduler: aws.scheduler })",
+        "export default agent({ name: 'pi-support', model: 'openai/gpt-5.6-terra', harness: piHarness({ tools: [closeTicket] }), store: aws.store, dispatcher: aws.dispatcher, scheduler: aws.scheduler })",
       ].join('\n'),
     )
     writeFileSync(

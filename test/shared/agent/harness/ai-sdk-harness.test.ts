@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { agent } from '../../../../shared/agent/index.ts'
+import { agent, HarnessNotImportedError } from '../../../../shared/agent/index.ts'
 import { hasA2Code } from '../../../../shared/index.ts'
 import { describeHarnessConformance, scriptedSubject } from '../../../../shared/testing/index.ts'
 
@@ -22,6 +22,32 @@ describe('harness.type', () => {
       })
       expect((caught as Error).message).toMatch(
         /agent\(\) has no harness of type .*: use \{ type: 'ai-sdk' \}/,
+      )
+    },
+  )
+
+  it.each([
+    ['pi', 'piHarness', 'a2-aws/harness/pi'],
+    ['fx', 'fxHarness', 'a2-aws/harness/fx'],
+  ])(
+    "Given { type: '%s' } without its adapter, Then agent() refuses it with HARNESS_NOT_IMPORTED naming the import that brings it",
+    (type, adapter, entryPoint) => {
+      let caught: unknown
+      try {
+        agent({ name: 'a', model: 'openai/gpt-5.6-terra', harness: { type } as never })
+      } catch (error) {
+        caught = error
+      }
+      expect(hasA2Code(caught, 'HARNESS_NOT_IMPORTED')).toBe(true)
+      expect(caught).toBeInstanceOf(HarnessNotImportedError)
+      expect(caught).toMatchObject({
+        name: 'HarnessNotImportedError',
+        harnessType: type,
+        adapter,
+        entryPoint,
+      })
+      expect((caught as Error).message).toContain(
+        `import { ${adapter} } from '${entryPoint}' and pass harness: ${adapter}({ ... })`,
       )
     },
   )

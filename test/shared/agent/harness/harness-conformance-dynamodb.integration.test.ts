@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { piHarness } from '../../../../shared/harness/pi/index.ts'
 import { dynamoDBEventStore } from '../../../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import {
   describeHarnessConformance,
@@ -25,7 +26,7 @@ describeHarnessConformance(
 // real @ai-sdk/gateway provider sends to the Gateway double.
 describeHarnessConformance(
   'pi through the Gateway double on DynamoDB',
-  gatewaySubject({ type: 'pi' }),
+  gatewaySubject(piHarness()),
   { describe, it, expect },
   { store, timeoutMs: 30_000 },
 )

@@ -35,6 +35,8 @@ describe("the agent's error statuses: each layer's table, merged where the endpo
       INVALID_EXPORT: 400,
       STEP_RESULT_TOO_LARGE: 500,
       UNKNOWN_HARNESS: 500,
+      // Came after the move: a plain { type: 'pi' } refused (HarnessNotImportedError).
+      HARNESS_NOT_IMPORTED: 500,
       HARNESS_UNAVAILABLE: 500,
     })
   })

@@ -1,12 +1,15 @@
 import { Type } from '@mariozechner/pi-ai'
+import type { UIMessage } from 'ai'
 import { describe, expect, it } from 'vitest'
-import { agent, type PiTool } from '../../../../shared/agent/index.ts'
-import { inputs } from '../../../../shared/ai.ts'
+import { agent } from '../../../../shared/agent/index.ts'
+import { agentContract, inputs } from '../../../../shared/ai.ts'
+import { type PiTool, piHarness } from '../../../../shared/harness/pi/index.ts'
 import {
   describeHarnessConformance,
   gatewayDouble,
   gatewaySubject,
   lastUserText,
+  reasoning,
   scriptedModel,
   scriptedSubject,
   text,
@@ -14,8 +17,8 @@ import {
 } from '../../../../shared/testing/index.ts'
 import { textOf, track, until, userMessage } from '../../../support/agent-log.ts'
 
-describeHarnessConformance('pi', scriptedSubject({ type: 'pi' }), { describe, it, expect })
-describeHarnessConformance('pi through the Gateway double', gatewaySubject({ type: 'pi' }), {
+describeHarnessConformance('pi', scriptedSubject(piHarness()), { describe, it, expect })
+describeHarnessConformance('pi through the Gateway double', gatewaySubject(piHarness()), {
   describe,
   it,
   expect,
@@ -66,12 +69,11 @@ describe('the Pi harness', () => {
           name: 'pi-support',
           model: 'openai/gpt-5.6-terra',
           instructions: 'Be concise.',
-          harness: {
-            type: 'pi',
+          harness: piHarness({
             tools: [closeTicketTool(done)],
             compaction: false,
             generation: { toolApproval: { closeTicket: 'user-approval' } },
-          },
+          }),
         }),
       )
       await Promise.all([
@@ -147,14 +149,13 @@ describe('the Pi harness', () => {
       agent({
         name: 'pi-context',
         model: model.model,
-        harness: {
-          type: 'pi',
+        harness: piHarness({
           async transformContext(messages) {
             seen.push(messages.map((message) => message.role))
             // Keep only the latest user message: Pi's own way to manage context.
             return messages.slice(-1)
           },
-        },
+        }),
       }),
     )
     await a.session('s').append(...inputs.message(userMessage('m1', 'one')))
@@ -172,6 +173,49 @@ describe('the Pi harness', () => {
     ])
   })
 
+  it("streams the model's reasoning and text through Pi's thinking and text events into the response", async () => {
+    const model = scriptedModel([reasoning('Check the order first.', 'It shipped.')])
+    const a = track(agent({ name: 'pi-reasoning', model: model.model, harness: piHarness() }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Where is it?')))
+    await a.runtime.idle()
+    const { state } = await a.session('s').state()
+    expect(state.messages.at(-1)?.parts).toMatchObject([
+      { type: 'step-start' },
+      { type: 'reasoning', text: 'Check the order first.' },
+      { type: 'text', text: 'It shipped.' },
+    ])
+  })
+
+  it("takes the agent's contract: a compaction resolver typed with the contract's state and messages gets them per step", async () => {
+    type Message = UIMessage<{ status: 'writing' }>
+    const contract = agentContract<Message, Record<never, never>, { plan: string }>({
+      name: 'pi-contract',
+      reducer: { name: 'plan', initialState: { plan: 'free' }, fold: (state) => state },
+    })
+    const seen: string[] = []
+    const model = scriptedModel([text('Hello.')])
+    const a = track(
+      agent({
+        contract,
+        model: model.model,
+        // The adapter's state and messages are the contract's only when given.
+        harness: piHarness<{ plan: string }, Message>({
+          compaction: ({ state, messages }) => {
+            seen.push(`${state.plan}:${messages.length}`)
+            return false
+          },
+        }),
+      }),
+    )
+    // Without type arguments it fits any contract, one without state too.
+    track(agent({ contract, model: model.model, harness: piHarness() }))
+    const stateless = agentContract<Message>({ name: 'pi-stateless' })
+    track(agent({ contract: stateless, model: model.model, harness: piHarness() }))
+    await a.session('s').append(...inputs.message(userMessage('m1', 'Hi')))
+    await a.runtime.idle()
+    expect(seen).toEqual(['free:1'])
+  })
+
   it('refuses a Pi tool whose name another tool has', () => {
     expect(() =>
       agent({
@@ -183,7 +227,7 @@ describe('the Pi harness', () => {
             execute: async () => ({}),
           } as never,
         },
-        harness: { type: 'pi', tools: [closeTicketTool([])] },
+        harness: piHarness({ tools: [closeTicketTool([])] }),
       }),
     ).toThrow('Two tools are named "closeTicket"')
   })

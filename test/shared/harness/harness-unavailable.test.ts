@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
-import { HarnessUnavailableError } from '../../../../shared/agent/harness/harness-errors.ts'
-import { acpLoader } from '../../../../shared/harness/fx/load-acp.ts'
-import { type ImportModule, piLoader } from '../../../../shared/harness/pi/load-pi.ts'
-import { hasA2Code } from '../../../../shared/index.ts'
+import { HarnessUnavailableError } from '../../../shared/agent/harness/harness-errors.ts'
+import { acpLoader } from '../../../shared/harness/fx/load-acp.ts'
+import { type ImportModule, piLoader } from '../../../shared/harness/pi/load-pi.ts'
+import { hasA2Code } from '../../../shared/index.ts'
 
 // The optional peers as a project without them sees them: the import is
 // Node's (vitest's) own, of a package name nothing installs, so the error is

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { agent } from '../../../../shared/agent/index.ts'
 import { inputs } from '../../../../shared/ai.ts'
+import { fxHarness } from '../../../../shared/harness/fx/index.ts'
 import { memoryEventStore } from '../../../../shared/index.ts'
 import {
   describeHarnessConformance,
@@ -27,7 +28,7 @@ const fxAgent = (dir: string, harness: { idleMs?: number } = {}) =>
   agent({
     name: 'fx',
     model: 'openai/gpt-5.6-terra',
-    harness: { type: 'fx', command: acpPeerCommand(dir), ...harness },
+    harness: fxHarness({ command: acpPeerCommand(dir), ...harness }),
   })
 
 /** A turn in which the peer calls its `act` tool (asking permission), then answers `reply`. */
@@ -142,7 +143,7 @@ describe('the FX harness', () => {
     try {
       const command = ['a2-no-such-acp-agent']
       const a = track(
-        agent({ name: 'fx', model: 'openai/gpt-5.6-terra', harness: { type: 'fx', command } }),
+        agent({ name: 'fx', model: 'openai/gpt-5.6-terra', harness: fxHarness({ command }) }),
       )
       await a.session('s').append(...inputs.message(userMessage('m1', 'Hello?')))
       const failed = await until(async () => {
@@ -167,7 +168,7 @@ describe('the FX harness', () => {
         name: 'fx',
         model: 'openai/gpt-5.6-terra',
         store,
-        harness: { type: 'fx' as const, command: acpPeerCommand(peer.dir) },
+        harness: fxHarness({ command: acpPeerCommand(peer.dir) }),
       }
       const running = track(agent(options))
       const other = track(agent(options))
@@ -206,7 +207,7 @@ describe('the FX harness', () => {
 
   it('refuses nothing of its own options at agent(): the command is an option, `fx acp` by default', () => {
     expect(() =>
-      agent({ name: 'fx', model: 'openai/gpt-5.6-terra', harness: { type: 'fx' } }),
+      agent({ name: 'fx', model: 'openai/gpt-5.6-terra', harness: fxHarness() }),
     ).not.toThrow()
   })
 })

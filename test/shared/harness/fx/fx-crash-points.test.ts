@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest'
+import { fxHarness } from '../../../../shared/harness/fx/index.ts'
 import { memoryEventStore } from '../../../../shared/stores/memory/memory-event-store.ts'
 import { type CrashPointsOptions, crashPoints } from '../../../../shared/testing/crash-points.ts'
 import { runConversation } from '../../../../shared/testing/crash-run.ts'
@@ -39,7 +40,7 @@ function fxAgent(byPrompt: Record<string, unknown>, approvals: readonly string[]
   return {
     name: 'fx-crash-points',
     // Each process's agent process goes soon after its turn: runs leave none behind.
-    harness: { type: 'fx' as const, command: acpPeerCommand(peer.dir), idleMs: 50 },
+    harness: fxHarness({ command: acpPeerCommand(peer.dir), idleMs: 50 }),
   }
 }
 

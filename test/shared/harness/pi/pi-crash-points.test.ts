@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { piHarness } from '../../../../shared/harness/pi/index.ts'
 import { type CrashPointsOptions, crashPoints } from '../../../../shared/testing/crash-points.ts'
 import {
   agentDefinition,
@@ -20,10 +21,10 @@ import {
 // `npm run test:crash-harnesses`.
 const matrix = process.env.A2_CRASH_MATRIX === 'all'
 const sampled: CrashPointsOptions['points'] = matrix ? 'all' : { sample: 12 }
-const pi = <A extends typeof agentDefinition>(definition: A) => ({
-  ...definition,
-  harness: { ...definition.harness, type: 'pi' as const },
-})
+const pi = <A extends typeof agentDefinition>(definition: A) => {
+  const { type: _aiSdk, ...settings } = definition.harness
+  return { ...definition, harness: piHarness(settings) }
+}
 
 describe('every crash point of a conversation through the Pi harness (memory store)', () => {
   it("Given a charge that needs approval, When the process dies at any point of Pi's loop, Then the card is charged exactly once and the transcript is the uncrashed one", async () => {
