@@ -382,6 +382,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'LaneSpecOptions',
       'LaneSpecThen',
       'LaneSpecWhen',
+      'PushOutcome',
       'ModelCall',
       'ScriptedModel',
       'Script',
