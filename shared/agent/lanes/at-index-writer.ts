@@ -35,13 +35,13 @@ export interface AtIndexWriter {
     options?: { fence?: Fence; progress?: boolean },
   ): Promise<StoredEvent[]>
   /**
-   * Appends the work's closing event (a step's end, a tool's result) with
+   * Appends the work's last event (a step's end, a tool's result) with
    * the controller's decision after it, at the index of the state it was
    * decided on (controller/decision-after.ts): each try reads the state, so
    * a conflict decides again. Marked `decided: true` when that left the
    * controller nothing to do, so it wakes no admission.
    */
-  close(
+  appendLast(
     event: AIEventInput<UIMessage>,
     options: { fence: Fence; controller: ControllerOptions },
   ): Promise<StoredEvent[]>
@@ -94,7 +94,7 @@ export function atIndexWriter(
         await moveOn()
       }
     },
-    async close(event, { fence, controller }) {
+    async appendLast(event, { fence, controller }) {
       for (;;) {
         const { state, index } = await moveOn()
         const decision = decisionAfter(state.ai, event, controller)

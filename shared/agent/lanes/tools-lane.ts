@@ -150,7 +150,7 @@ async function openCall(
   const { life } = snapshot
   const fence = { claim: claim.key, attempt: claim.attempt }
   const settle = async (errorText: string) => {
-    await writer.close(
+    await writer.appendLast(
       toolResult(record, resultId(record, claim), { outcome: 'error', errorText }),
       { fence, controller: lane.config.controller },
     )
@@ -289,11 +289,11 @@ async function recordResult(
   // admission need not wake for it.
   const options = { fence, controller: lane.config.controller }
   try {
-    await writer.close(toolResult(record, id, execution), options)
+    await writer.appendLast(toolResult(record, id, execution), options)
   } catch (error) {
     if (!isContentRefusal(error)) throw error
     const errorText = `A2 could not store the tool's output: ${error.message}. Store large content elsewhere (S3, your database) and return a reference`
-    await writer.close(toolResult(record, id, { outcome: 'error', errorText }), options)
+    await writer.appendLast(toolResult(record, id, { outcome: 'error', errorText }), options)
   }
 }
 

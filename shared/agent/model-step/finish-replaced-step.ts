@@ -27,9 +27,9 @@ export async function finishReplacedStep(
     from: { index: snapshot.index, life: snapshot.life },
     goesOn: whileCurrent(sessionId, serve.replaces, fence),
   })
-  // The at-index writer's `close`: the work's last event, with the
+  // The at-index writer's `appendLast`: the work's last event, with the
   // controller's decision after it.
-  await writer.close(
+  await writer.appendLast(
     generationCompleted(serve.replaces, serve.requestId, {
       outcome: 'success',
       finishReason: 'tool-calls',

@@ -68,9 +68,9 @@ export function stepWrites(
   const append: Append = (events) => writer.append(events, { fence })
   // The step's end goes with the controller's decision after it (the next
   // step, the response's end), so admission need not wake for it: that is
-  // the at-index writer's `close`, its work's last event.
+  // the at-index writer's `appendLast`, its work's last event.
   const appendEnd = async (outcome: StepOutcome) =>
-    void (await writer.close(generationCompleted(generationId, step.requestId, outcome), {
+    void (await writer.appendLast(generationCompleted(generationId, step.requestId, outcome), {
       fence,
       controller: lane.config.controller,
     }))
