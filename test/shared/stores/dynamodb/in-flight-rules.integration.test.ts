@@ -3,7 +3,7 @@ import { dynamoDBEventStore } from '../../../../shared/stores/dynamodb/dynamodb-
 import { eventLogTableForSuite } from '../../../support/aws.ts'
 import { deployDuringApproval, expectTheTurnWentOn } from '../../../support/deploy-cases.ts'
 
-// The cases of test/shared/agent/deploys/in-flight-rules.test.ts on one
+// The cases of test/shared/agent/in-flight-rules.test.ts on one
 // table, each version's process with its own store instance (its own hints
 // of where the log ends), as two deploys' Lambda containers have.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { memoryEventStore } from '../../../../shared/stores/memory/memory-event-store.ts'
-import { deployDuringApproval, expectTheTurnWentOn } from '../../../support/deploy-cases.ts'
+import { memoryEventStore } from '../../../shared/stores/memory/memory-event-store.ts'
+import { deployDuringApproval, expectTheTurnWentOn } from '../../support/deploy-cases.ts'
 
 // The same cases run on DynamoDB in
 // test/shared/stores/dynamodb/in-flight-rules.integration.test.ts.
