@@ -17,6 +17,7 @@ const connectionLabel = {
   unreachable: 'Offline: reconnecting…',
   troubled: 'Server error: retrying…',
   refused: 'Refused',
+  outdated: 'Out of date',
 } as const
 
 /** Why the pill says Recovering, for its tooltip. */
