@@ -129,7 +129,8 @@ export function Composer({
           </button>
         </div>
       </div>
-      {error ? (
+      {/* A refused protocol is the reload notice's to say, once for the page. */}
+      {error && problem !== 'outdated' ? (
         <p className="error" role="alert">
           {error}
         </p>
