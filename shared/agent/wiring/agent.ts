@@ -4,6 +4,7 @@ import { type FetchOptions, logEndpoint } from '../../http/log-endpoint.ts'
 import { type ContractEvents, contract as coreContract } from '../../log/contract.ts'
 import type { EventInput } from '../../log/event.ts'
 import { eventLog } from '../../log/event-log.ts'
+import { VERSION_HEADER } from '../../log/wire-protocol.ts'
 import '../../runtime/handler-context-storage.ts'
 import type { AgentState } from '../../model/contract/agent-contract.ts'
 import { AI_EVENTS } from '../../model/events/ai-events.ts'
@@ -176,7 +177,12 @@ export function agent<
     name: config.name,
     version: config.version,
     options,
-    fetch: (request, fetchOptions) => endpoint(request, fetchOptions),
+    // Every answer names the version that gave it, so a page can tell a deploy came.
+    fetch: async (request, fetchOptions) => {
+      const response = await endpoint(request, fetchOptions)
+      response.headers.set(VERSION_HEADER, config.version)
+      return response
+    },
     // The lanes hold state erased to `unknown` (see resolveAgentConfig); it
     // is this agent's AgentState, folded by its own reducer.
     session: (id, sessionOptions) =>

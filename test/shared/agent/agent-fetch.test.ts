@@ -32,7 +32,10 @@ describe("the agent's fetch", () => {
     )
     const pushed = await a.fetch(post({ events: inputs.message(userMessage('m1', 'Hi')) }))
     expect(pushed.status).toBe(200)
+    // Every answer names the version that gave it (the client passes it on).
+    expect(pushed.headers.get('a2-version')).toBe(a.version)
     const stream = await a.fetch(new Request(url))
+    expect(stream.headers.get('a2-version')).toBe(a.version)
     const read = await readSse(stream, {
       until: (r) =>
         r.messages.some((m) => (JSON.parse(m.data) as StoredEvent).type === 'ai.message.completed'),
