@@ -17,10 +17,16 @@
 // Importing it loads no AWS SDK: the DynamoDB store and the other AWS
 // adapters are in `a2-aws/aws`, the memory store and the log in `a2-aws`.
 
+export type { VersionPolicy } from '../model/controller/version-pin.ts'
 export { runWithHandlerContext } from '../runtime/handler-context-storage.ts'
 export { TimerConflictError } from '../runtime/in-process-scheduler.ts'
 export type { Lane } from '../runtime/lane-table.ts'
 export type { Scheduler, Timer } from '../runtime/scheduler.ts'
+export {
+  localVersions,
+  type RoutedRuntime,
+  type VersionRoutes,
+} from '../runtime/version-routes.ts'
 export type { Dispatcher, WakeUp } from '../runtime/wake-up.ts'
 export type { RetryPolicy } from '../timing/backoff.ts'
 export type { Timers } from '../timing/timers.ts'

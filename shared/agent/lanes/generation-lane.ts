@@ -113,6 +113,7 @@ async function runStep(
         attempt: claim.attempt,
         ...(step.model ? { modelId: step.model.modelId } : {}),
         version: lane.config.version,
+        ...(lane.config.versions.routes ? { route: lane.config.versions.routes.here } : {}),
         requestMetadata: wantsMetadata(step, state),
       }),
     )

@@ -2,8 +2,10 @@ import type { TelemetryOptions, ToolSet, UIMessage } from 'ai'
 import type { ContractEvents } from '../../log/contract.ts'
 import type { ControllerOptions } from '../../model/controller/controller-options.ts'
 import type { ToolApprovalPolicy } from '../../model/controller/step-facts.ts'
+import { DEFAULT_PINNED_FOR_MS, type VersionPolicy } from '../../model/controller/version-pin.ts'
 import { controlRequestSchema } from '../../model/events/control.ts'
 import { DEFAULT_CLAIM_TTL_MS } from '../../model/ids/claim-keys.ts'
+import type { VersionRoutes } from '../../runtime/version-routes.ts'
 import { GLOBAL_TIMERS, type Timers } from '../../timing/timers.ts'
 import type { Harness } from '../harness/harness.ts'
 import { harnessOf } from '../harness/harness-of.ts'
@@ -34,6 +36,8 @@ export interface AgentConfig {
   readonly name: string
   /** This deploy's version (given, or derived: agent-version.ts), recorded on the steps and results it runs. */
   readonly version: string
+  /** Which version runs a pinned turn's work, and how it is reached (`versions`). */
+  readonly versions: { policy: VersionPolicy; pinnedForMs: number; routes?: VersionRoutes }
   readonly tools: ToolSet
   readonly claimTtlMs: number
   /** What the controller needs of the options (`maxSteps`), and its command check. */
@@ -128,6 +132,11 @@ export function resolveAgentConfig<
       toolApproval: harness.generation?.toolApproval ?? {},
       harness: harnessOptions.type,
     }),
+    versions: {
+      policy: options.versions?.policy ?? 'turn',
+      pinnedForMs: options.versions?.pinnedForMs ?? DEFAULT_PINNED_FOR_MS,
+      ...(options.versions?.routes ? { routes: options.versions.routes } : {}),
+    },
     tools,
     claimTtlMs: options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS,
     controller: {

@@ -3,8 +3,10 @@ import type { Contract, ContractEvents } from '../../log/contract.ts'
 import type { StoredEvent } from '../../log/event.ts'
 import type { EventStore } from '../../log/event-store.ts'
 import type { ToolApprovalPolicy } from '../../model/controller/step-facts.ts'
+import type { VersionPolicy } from '../../model/controller/version-pin.ts'
 import type { HandlerContext } from '../../runtime/handler-context.ts'
 import type { Scheduler } from '../../runtime/scheduler.ts'
+import type { VersionRoutes } from '../../runtime/version-routes.ts'
 import type { Dispatcher } from '../../runtime/wake-up.ts'
 import type { RetryPolicy } from '../../timing/backoff.ts'
 import type { Timers } from '../../timing/timers.ts'
@@ -46,6 +48,15 @@ export interface AgentOptions<
    * version). See docs/deploy.md, "Deploying a new version".
    */
   version?: string
+  /**
+   * Which version's code runs a turn after a deploy (`policy`: `'turn'`,
+   * the default, finishes a turn on the version that started it; `'pinned'`
+   * keeps a session's life on its first version; `'latest'` runs each step
+   * where it lands), for how long a pin holds (`pinnedForMs`, default a
+   * day), and how pinned work reaches its version (`routes`; without them
+   * nothing is pinned). See docs/deploy.md, "Deploying a new version".
+   */
+  versions?: { policy?: VersionPolicy; pinnedForMs?: number; routes?: VersionRoutes }
   contract?: Contract<Events, AppState> & { message?: M }
   model: Resolvable<ModelChoice, AppState, M>
   instructions?: Resolvable<string | undefined, AppState, M>

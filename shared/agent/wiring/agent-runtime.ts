@@ -3,6 +3,7 @@ import type { EventLog } from '../../log/event-log.ts'
 import type { EventStore } from '../../log/event-store.ts'
 import { messageOf } from '../../log/message-of.ts'
 import { deadLetterEvents } from '../../model/controller/dead-letter.ts'
+import { pinElsewhere } from '../../model/controller/version-pin.ts'
 import { isLane, LANE_NAMES, type Lane } from '../../runtime/lane-table.ts'
 import { DONE, type RunOutcome, type WakeUp } from '../../runtime/wake-up.ts'
 import { runControllerLane } from '../lanes/controller-lane.ts'
@@ -26,6 +27,12 @@ export interface RunOptions {
   metrics?: AgentMetrics
   /** Turns the AI SDK's telemetry on for the run's model calls (default: the agent's `telemetry` option). */
   telemetry?: boolean
+  /**
+   * The wake-up was forwarded here by a process of another version, for the
+   * version this process runs (`versions.routes`): it runs here, and is
+   * never forwarded again.
+   */
+  forwarded?: boolean
 }
 
 export interface AgentRuntime {
@@ -72,6 +79,33 @@ export interface AgentRuntime {
   idle(): Promise<void>
   /** Stops embedded timers and dispatch (tests, shutdown). */
   close(): void
+}
+
+/** The lanes that run a turn's code (the model step, the tools): what a version pin holds to its version. */
+const PINNED_LANES: ReadonlySet<Lane> = new Set(['generation', 'tools'])
+
+/**
+ * A turn's work pinned to another version (`versions`, controller/version-pin.ts)
+ * runs on that version's code, through its route: the outcome there, or
+ * undefined to run it here (no pin elsewhere, or its version no longer
+ * answers: then under the in-flight rules, and the log says so).
+ */
+async function runWherePinned(
+  ports: InvocationPorts,
+  wakeUp: WakeUp,
+): Promise<RunOutcome | undefined> {
+  const { config } = ports
+  const { routes, policy, pinnedForMs } = config.versions
+  if (!routes || policy === 'latest') return undefined
+  const { state } = await ports.state(wakeUp.sessionId)
+  const pin = pinElsewhere(state.ai, { version: config.version, policy, pinnedForMs }, config.now())
+  if (!pin) return undefined
+  const outcome = await routes.forward(pin.route, wakeUp)
+  if (outcome) return outcome
+  config.logger.warn(
+    `a2: ${wakeUp.lane} work of session ${wakeUp.sessionId} is pinned to version ${pin.version}, which no longer answers at ${pin.route}: version ${config.version} runs it`,
+  )
+  return undefined
 }
 
 /** Each lane's run, by the lane table's names (shared/runtime/lane-table.ts). */
@@ -127,7 +161,12 @@ export function agentRuntime(
       config.logger.warn(`a2: no lane "${wakeUp.lane}"`)
       return DONE
     }
-    return RUNS[wakeUp.lane](portsFor(options), wakeUp)
+    const ports = portsFor(options)
+    if (options?.forwarded !== true && PINNED_LANES.has(wakeUp.lane)) {
+      const there = await runWherePinned(ports, wakeUp)
+      if (there) return there
+    }
+    return RUNS[wakeUp.lane](ports, wakeUp)
   }
 
   async function deadLetter(

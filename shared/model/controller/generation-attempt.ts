@@ -57,6 +57,8 @@ export function attemptOpening<M extends UIMessage>(
     modelId?: string
     /** The agent version running the attempt: recorded on its start. */
     version?: string
+    /** Where this version's code is reached again: recorded too, for pins. */
+    route?: string
     /** Request the model's catalog metadata (its first generation, compaction on). */
     requestMetadata: boolean
   },
@@ -99,6 +101,7 @@ export function attemptOpening<M extends UIMessage>(
       attempt: attempt.attempt,
       ...(modelId === undefined ? {} : { modelId }),
       ...(attempt.version === undefined ? {} : { version: attempt.version }),
+      ...(attempt.route === undefined ? {} : { route: attempt.route }),
     },
   })
   return events

@@ -18,6 +18,8 @@ export const generationStartedSchema = z.object({
   modelId: z.string().optional(),
   /** The agent version whose code runs this attempt (`agent({ version })`, or derived). */
   version: z.string().optional(),
+  /** Where a process of that version is reached again (`VersionRoutes.here`): what pins forward to. */
+  route: z.string().optional(),
 })
 
 /** Streamed output, batched. Applied to the response as the AI SDK would. */

@@ -46,6 +46,8 @@ export interface ActiveTurn {
    * before versions were recorded.
    */
   version?: string
+  /** Where that version's code is reached (its step's `route`), and since when (epoch ms): the turn's pin. */
+  pin?: VersionPin
   /** The failed call's message, while `phase` is `failed`. */
   error?: string
   /** Generation requests made in this turn; numbers the next request's ID. */
@@ -195,6 +197,17 @@ export interface CommandReceipt {
 /**
  * The conversation as the AI reducer folds it. JSON-safe: snapshots store it.
  */
+/**
+ * A version of the agent's code that work is pinned to (`agent({ versions })`):
+ * the version, where a process of it is reached (`VersionRoutes.here`), and
+ * when the pin was made (the step's start, epoch ms).
+ */
+export interface VersionPin {
+  version: string
+  route: string
+  since: number
+}
+
 export interface AIState<M extends UIMessage = UIMessage> {
   /** The transcript: admitted inputs and responses, in order. */
   messages: TranscriptMessage<M>[]
@@ -232,6 +245,12 @@ export interface AIState<M extends UIMessage = UIMessage> {
   activeResponseMessageId: string | null
   /** `ai.session.closed` was recorded. */
   closed: boolean
+  /**
+   * The version that ran the session's first model step in this life, with
+   * its route: what `versions.policy: 'pinned'` keeps the session on. Null
+   * until a step that recorded a route started.
+   */
+  versionPin: VersionPin | null
   /**
    * Lanes that kept failing and gave up (newest last): the lane, the work's
    * key, the model step (`requestId`, the generation lane's), the last error.
@@ -282,6 +301,7 @@ export function initialAIState<M extends UIMessage = UIMessage>(): AIState<M> {
     receipt: null,
     ...turnFacts(null),
     closed: false,
+    versionPin: null,
     deadLetters: [],
     durableSteps: {},
     stoppedResponseIds: [],

@@ -60,7 +60,7 @@ function reduceEvent<M extends UIMessage>(state: AIState<M>, stored: StoredEvent
     case 'ai.generation.requested':
       return reduceGenerationRequested(state, event, event.payload)
     case 'ai.generation.started':
-      return reduceGenerationStarted(state, event.payload, event.index)
+      return reduceGenerationStarted(state, event.payload, event.index, event.timestamp)
     case 'ai.generation.progress':
       return reduceGenerationProgress(state, event.payload, event.index)
     case 'ai.generation.completed':

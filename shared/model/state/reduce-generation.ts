@@ -33,18 +33,25 @@ export function reduceGenerationStarted<M extends UIMessage>(
   state: AIState<M>,
   payload: AIEventPayload<'ai.generation.started', M>,
   index: number,
+  timestamp: number,
 ): AIState<M> {
   const active = state.active
   if (active?.turnId !== payload.turnId || requestOf(active) !== payload.requestId) return state
   const started = beginStep(state, index)
+  // The turn's first step with a version pins the turn (and, the first in the life, the session).
+  const first = active.version === undefined && payload.version !== undefined
+  const pin =
+    first && payload.route !== undefined
+      ? { version: payload.version as string, route: payload.route, since: timestamp }
+      : undefined
   return {
     ...started,
+    ...(pin && (state.versionPin ?? null) === null ? { versionPin: pin } : {}),
     active: {
       ...active,
       phase: active.phase === 'pausing' ? 'pausing' : 'generating',
-      ...(active.version === undefined && payload.version !== undefined
-        ? { version: payload.version }
-        : {}),
+      ...(first ? { version: payload.version } : {}),
+      ...(pin ? { pin } : {}),
       generation: {
         generationId: payload.generationId,
         requestId: payload.requestId,
