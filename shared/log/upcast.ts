@@ -88,6 +88,14 @@ export function upcastEvent<Event extends StoredEvent>(
 }
 
 /**
+ * Upcasting by a record of definitions alone (it declares its keys): A2's
+ * registry, or a contract's events merged with it.
+ */
+export function upcastsOf(events: NonNullable<UpcastContract['events']>): UpcastContract {
+  return { declares: (type) => Object.hasOwn(events, type), events }
+}
+
+/**
  * The version an append of this type is stamped with: the contract's current
  * one, or 1 (an undeclared type, or a contract without `events`).
  */

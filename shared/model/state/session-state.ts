@@ -1,6 +1,6 @@
 import type { StoredEvent } from '../../log/event.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
-import { type UpcastContract, upcastEvent } from '../../log/upcast.ts'
+import { upcastEvent, upcastsOf } from '../../log/upcast.ts'
 import type { EventDefinition, EventUpcasts } from '../../log/versioned-event.ts'
 import { AI_EVENT_UPCASTS } from '../events/ai-event-upcasts.ts'
 import { AI_STATE_KEYS, type AIState, initialAIState } from './ai-state.ts'
@@ -42,11 +42,7 @@ export function sessionReducer<App>(
   aiUpcasts: EventUpcasts = AI_EVENT_UPCASTS,
 ): Reducer<SessionState> {
   const app = contract?.reducer as Reducer<unknown, StoredEvent> | undefined
-  const definitions = { ...contract?.events, ...aiUpcasts }
-  const versions: UpcastContract = {
-    declares: (type) => Object.hasOwn(definitions, type),
-    events: definitions,
-  }
+  const versions = upcastsOf({ ...contract?.events, ...aiUpcasts })
   return {
     name: app ? `${AI_STATE_REDUCER.name}+${app.name}` : AI_STATE_REDUCER.name,
     initialState: { ai: AI_STATE_REDUCER.initialState, app: app?.initialState ?? {} },
