@@ -6,6 +6,7 @@ import type { AgentLike, ContractFreeOnly, MessageOf } from './agent-types.ts'
 import type { BackoffOptions } from './backoff.ts'
 import { type ClientSession, createSession } from './client-session.ts'
 import { type HeadersOption, resolveHeaders } from './endpoint.ts'
+import { skewWatch } from './server-skew.ts'
 
 /** A session's token, or how to find the token of a session. */
 export type SessionToken =
@@ -93,7 +94,11 @@ export function untypedAgentClient(
 ): AgentClient {
   const { api, gcTime = DEFAULT_GC_TIME_MS, contract } = options
   // Looked up per call, so a fetch patched after start-up (tests, mocks) is used.
-  const fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  const base = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  // Every request names this build's wire protocol, and every session hears
+  // what the server's answers say of it (a refusal: the page must reload).
+  const skew = skewWatch(base)
+  const fetch = skew.fetch
   const generateId = options.generateId ?? (() => crypto.randomUUID())
   const reducer = sessionReducer(contract)
   const sessions = new Map<string, ClientSession>()
@@ -126,6 +131,7 @@ export function untypedAgentClient(
           endpoint: { api, fetch, ...headersFor(id, options) },
           reducer,
           contract,
+          skew,
           generateId,
           reconnect: options.reconnect,
           idleCheckMs: options.idleCheckMs,

@@ -9,6 +9,7 @@ import {
 } from '../model/state/session-state.ts'
 import type { BackoffOptions } from './backoff.ts'
 import type { Endpoint } from './endpoint.ts'
+import type { SkewWatch } from './server-skew.ts'
 import { type AgentActions, sessionActions } from './session-actions.ts'
 import { notify, sessionCore, settle } from './session-core.ts'
 import { pushEvents } from './session-push.ts'
@@ -41,6 +42,8 @@ export interface SessionConfig {
   endpoint: Endpoint
   reducer: Reducer<SessionState>
   contract: ContractLike | undefined
+  /** The client's view of its server (its protocol, a reload it demanded), shared by its sessions. */
+  skew: SkewWatch
   generateId: () => string
   reconnect: BackoffOptions | undefined
   /** Head checks while the stream rests after a quiet end (default `DEFAULT_IDLE_CHECK_MS`). */
@@ -71,11 +74,17 @@ export function createSession(id: string, config: SessionConfig): ClientSession 
     ...sessionActions(push, observe(getSnapshot), config.generateId),
     subscribe(listener) {
       core.listeners.add(listener)
+      // What the server says of itself changes every session's picture.
+      core.unlistenSkew ??= config.skew.listen(() => notify(core))
       // A stream already resting opens again: a new reader wants current state.
       core.stream?.wake()
       updateHolds(core)
       return () => {
         core.listeners.delete(listener)
+        if (core.listeners.size === 0) {
+          core.unlistenSkew?.()
+          core.unlistenSkew = undefined
+        }
         updateHolds(core)
       }
     },

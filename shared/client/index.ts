@@ -9,6 +9,7 @@
 //   code need not import the root, which holds the memory store).
 
 export { type A2Code, hasA2Code } from '../log/error-brand.ts'
+export { WIRE_PROTOCOL } from '../log/wire-protocol.ts'
 export type { ContractLike } from '../model/state/session-state.ts'
 export {
   type AgentClient,
@@ -27,6 +28,7 @@ export { AgentClientError, type AgentClientErrorCode } from './client-error.ts'
 export type { ClientSession } from './client-session.ts'
 export type { HeadersOption } from './endpoint.ts'
 export { messageChunks } from './message-chunks.ts'
+export type { ReloadReason, ServerVersions } from './server-skew.ts'
 export type { AgentActions, ApprovalRef, PushResult } from './session-actions.ts'
 export type {
   AgentIndicator,

@@ -4,6 +4,7 @@ import type { BackoffOptions } from './backoff.ts'
 import type { AgentClientError } from './client-error.ts'
 import type { Endpoint } from './endpoint.ts'
 import { PendingCommands } from './pending-commands.ts'
+import type { SkewWatch } from './server-skew.ts'
 import type { AgentSnapshot } from './session-view.ts'
 import type { ConnectionStatus, SseSubscription } from './sse-subscription.ts'
 
@@ -11,6 +12,7 @@ import type { ConnectionStatus, SseSubscription } from './sse-subscription.ts'
 interface CoreConfig {
   readonly endpoint: Endpoint
   readonly reducer: Reducer<SessionState>
+  readonly skew: SkewWatch
   readonly generateId: () => string
   readonly reconnect: BackoffOptions | undefined
   readonly idleCheckMs?: number | undefined
@@ -41,6 +43,8 @@ export interface SessionCore {
   inFlight: number
   stream: SseSubscription | undefined
   closeTimer: ReturnType<typeof setTimeout> | undefined
+  /** Stops hearing of the server's versions; set while the session has listeners. */
+  unlistenSkew: (() => void) | undefined
   /** The picture `getSnapshot` last built; undefined once something changed. */
   snapshot: AgentSnapshot | undefined
   idle: boolean
@@ -66,6 +70,7 @@ export function sessionCore(
     inFlight: 0,
     stream: undefined,
     closeTimer: undefined,
+    unlistenSkew: undefined,
     snapshot: undefined,
     idle: true,
   }

@@ -5,7 +5,12 @@ import { type AgentSnapshot, indicatorOf, stageOf, statusOf } from './session-vi
 
 /** The current picture: the pending commands folded over the confirmed state; the same object until something changes. */
 export function sessionSnapshot(core: SessionCore): AgentSnapshot {
-  if (core.snapshot) return core.snapshot
+  const skew = core.config.skew.current()
+  // The server's picture is the client's: it may have changed without this session.
+  const { snapshot } = core
+  if (snapshot && snapshot.reload === skew.reload && snapshot.server === skew.server) {
+    return snapshot
+  }
   const { confirmed, connection, streamHead } = core
   const commands = core.pending.list()
   const view = optimisticAIState(confirmed.state.ai, commands)
@@ -29,6 +34,8 @@ export function sessionSnapshot(core: SessionCore): AgentSnapshot {
     connection,
     caughtUp: connection === 'open' && streamHead !== undefined && confirmed.index >= streamHead,
     error: core.streamError,
+    reload: skew.reload,
+    server: skew.server,
   }
   return core.snapshot
 }

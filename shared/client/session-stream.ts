@@ -93,6 +93,8 @@ function rewind(core: SessionCore): void {
 /** Closes the stream now and drops every listener and waiter. */
 export function closeSession(core: SessionCore): void {
   core.listeners.clear()
+  core.unlistenSkew?.()
+  core.unlistenSkew = undefined
   core.waiters.clear()
   clearTimeout(core.closeTimer)
   core.closeTimer = undefined

@@ -4,6 +4,7 @@ import type { ControlRequest } from '../model/events/control.ts'
 import type { ActiveTurn, AIState } from '../model/state/ai-state.ts'
 import type { TranscriptMessage } from '../model/state/message-types.ts'
 import type { AgentClientError } from './client-error.ts'
+import type { ReloadReason, ServerVersions } from './server-skew.ts'
 import type { ConnectionStatus } from './sse-subscription.ts'
 
 /**
@@ -79,6 +80,15 @@ export interface AgentSnapshot<M extends UIMessage = UIMessage, State = AIState<
   caughtUp: boolean
   /** Why the stream is reconnecting or failed; `null` while it is healthy. */
   error: AgentClientError | null
+  /**
+   * Why the page must reload, once the server refused the wire protocol it
+   * was written for (a deploy moved on): the stream has stopped for good
+   * (`connection: 'failed'`) and pushes are refused. `null` while the server
+   * serves this page, a newer one included.
+   */
+  reload: ReloadReason | null
+  /** What the server's answers say of it: its newest protocol, its deployment version. */
+  server: ServerVersions
 }
 
 /**

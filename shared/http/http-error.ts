@@ -1,6 +1,7 @@
 import { type A2Code, type A2Details, A2Error, isA2Error } from '../log/error-brand.ts'
 import type { SomeErrorStatuses } from '../log/error-statuses.ts'
 import { LOG_ERROR_STATUSES } from '../log/errors.ts'
+import type { ProtocolMismatch } from '../log/wire-protocol.ts'
 
 /** Codes the HTTP edge adds to the log's own. */
 export type HttpErrorCode =
@@ -15,12 +16,15 @@ export type HttpErrorCode =
   | 'TOKEN_EXPIRED'
   | 'SERVER_EVENT_REFUSED'
   | 'UNKNOWN_EVENT_TYPE'
+  | 'PROTOCOL_MISMATCH'
   | 'INTERNAL'
 
 /** The details of the edge's codes that have some (sent as the body's `details`). */
 interface HttpCodeDetails {
   /** The `maxBodyBytes` the body went over. */
   BODY_TOO_LARGE: { limitBytes: number }
+  /** The request's protocol and the ones the server speaks: the page must reload. */
+  PROTOCOL_MISMATCH: ProtocolMismatch
 }
 
 declare module '../log/error-brand.ts' {

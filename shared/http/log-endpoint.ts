@@ -8,19 +8,29 @@ import { errorResponse, HttpError } from './http-error.ts'
 import { streamResponse } from './log-stream-response.ts'
 import type { Principal } from './principal.ts'
 import { readJsonBody } from './read-body.ts'
+import { requestProtocol, withServerProtocol } from './request-protocol.ts'
 import type { SseResponseOptions } from './sse.ts'
 
 /**
  * What a request wants to do, for `authorize` to decide; `principal` is who
  * the platform verified (a Cognito user, an IAM caller), when it did.
+ *
+ * `protocol` is the wire protocol the request was written for (its
+ * `a2-protocol`, 1 when it names none). It is recorded here, where a
+ * deployer's own policy and logging see every read and push, rather than in
+ * the stored events: the edge reads (and would translate) a request of any
+ * protocol it speaks into the events of today, so what the log holds does
+ * not depend on the page that sent it, and a protocol in every event would
+ * only restate which deploy's page was open.
  */
 export type Operation =
-  | { type: 'read'; sessionId: string; request: Request; principal?: Principal }
+  | { type: 'read'; sessionId: string; request: Request; protocol: number; principal?: Principal }
   | {
       type: 'push'
       sessionId: string
       events: readonly EventInput[]
       request: Request
+      protocol: number
       principal?: Principal
     }
 
@@ -123,6 +133,10 @@ const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  *   the original answer.
  * - `POST {}` naming no session opens one, when `openSession` is given.
  *
+ * Every request may name the wire protocol it was written for
+ * (`a2-protocol`, or `?protocol=`; none is protocol 1); one the server does
+ * not speak is refused first, `400 PROTOCOL_MISMATCH`, so nothing is read
+ * or written for it. Every response names the server's (`a2-protocol`).
  * Errors are JSON: `{ error: { code, message, details? } }`.
  */
 export function logEndpoint<Options extends FetchOptions = FetchOptions>(
@@ -133,11 +147,17 @@ export function logEndpoint<Options extends FetchOptions = FetchOptions>(
     request: Request,
     fetchOptions: Options = {} as Options,
   ): Promise<Response> {
+    return withServerProtocol(await answer(request, fetchOptions))
+  }
+
+  async function answer(request: Request, fetchOptions: Options): Promise<Response> {
     try {
       const url = new URL(request.url)
+      // First: a page of another deploy is told to reload, whoever it is.
+      const asked = { request, url, protocol: requestProtocol(request, url) }
       if (request.method === 'GET') {
         await authenticate(request, fetchOptions)
-        return await get(options, request, url, fetchOptions)
+        return await get(options, asked, fetchOptions)
       }
       if (request.method === 'POST') {
         const refusal = await authenticate(request, fetchOptions).then(
@@ -147,7 +167,7 @@ export function logEndpoint<Options extends FetchOptions = FetchOptions>(
         // A stranger may only open a session (`POST {}`); anything else they
         // send is answered with who they are not, before what is wrong with it.
         if (refusal) return await openOrRefuse(request, url, fetchOptions, refusal.error)
-        return await post(options, request, url, fetchOptions)
+        return await post(options, asked, fetchOptions)
       }
       throw new HttpError(
         405,
@@ -173,11 +193,17 @@ async function authorizeOrThrow(
   }
 }
 
+/** A request, its URL, and the wire protocol it was written for. */
+interface Asked {
+  request: Request
+  url: URL
+  protocol: number
+}
+
 /** A GET: the head, an inspection read, or the session's stream. */
 async function get<Options extends FetchOptions>(
   options: LogEndpointOptions<Options>,
-  request: Request,
-  url: URL,
+  { request, url, protocol }: Asked,
   fetchOptions: FetchOptions,
 ): Promise<Response> {
   const { log } = options
@@ -186,6 +212,7 @@ async function get<Options extends FetchOptions>(
     type: 'read' as const,
     sessionId: session.sessionId,
     request,
+    protocol,
     ...principalOf(fetchOptions),
   }
   if (url.searchParams.has('head')) {
@@ -216,8 +243,7 @@ async function get<Options extends FetchOptions>(
 /** A POST of events: checked, authorized, appended, answered as stored. */
 async function post<Options extends FetchOptions>(
   options: LogEndpointOptions<Options>,
-  request: Request,
-  url: URL,
+  { request, url, protocol }: Asked,
   fetchOptions: Options,
 ): Promise<Response> {
   const { log, checkPush } = options
@@ -250,6 +276,7 @@ async function post<Options extends FetchOptions>(
     sessionId: session.sessionId,
     events,
     request,
+    protocol,
     ...principalOf(fetchOptions),
   })
   const stored: StoredEvent[] = options.append

@@ -2,7 +2,7 @@
  * JSON with object keys sorted, so two payloads that differ only in key order
  * compare equal. Used to tell an exact replay from a reused ID.
  */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
     if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner
     const sorted: Record<string, unknown> = {}

@@ -23,6 +23,7 @@ describe("docs/http.md's error table", () => {
       'shared/http/http-error.ts',
       'shared/http/log-endpoint.ts',
       'shared/http/read-body.ts',
+      'shared/http/request-protocol.ts',
       'shared/http/session-capability.ts',
       'shared/aws/lambda/http-access.ts',
       'shared/agent/session/push-policy.ts',

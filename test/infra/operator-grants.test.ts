@@ -117,7 +117,8 @@ describe('the operator policies: grantErase, grantImport, grantExport, grantInsp
   it('pass cfn-lint with no errors', () => {
     const [findings = []] = cfnLint(template.template.toJSON())
     expect(findings.filter((finding) => finding.startsWith('E'))).toEqual([])
-  })
+    // cfn-lint's start alone takes seconds, and more on a loaded machine.
+  }, 60_000)
 
   it('add no finding to the agent: the stack stays cdk-nag clean but for the operator roles themselves', () => {
     const findings = unacknowledgedNagFindings(stack)

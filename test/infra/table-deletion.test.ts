@@ -74,7 +74,8 @@ describe('the event log table when the stack goes', () => {
     expect(snapshotted).toEqual(
       expect.arrayContaining([expect.stringMatching(/^E3035 /), expect.stringMatching(/^E3036 /)]),
     )
-  })
+    // cfn-lint's start alone takes seconds, and more on a loaded machine.
+  }, 60_000)
 
   it('keeps an explicit choice that agrees with the policy', () => {
     expect(tableOf(agentWith({ deletionProtection: false }))).toMatchObject({

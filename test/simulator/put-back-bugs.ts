@@ -21,8 +21,22 @@ export const PUT_BACK: Record<
     edits: Edit[]
     /** The store the bug is in (default: the memory store); DynamoDB runs on moto, an instance per process. */
     on?: 'dynamodb'
+    /** Runs with a deploy mid-run (`simulate({ deploys: true })`): the bug is in a deploy's rules. */
+    deploys?: true
   }
 > = {
+  'deploy-skips-schema-check': {
+    says: "issue 38's rule for a call made under another version: an approved call is run by the new version without checking its input against the tool's schema as the new version has it, so a tool runs on input its schema refuses",
+    deploys: true,
+    edits: [
+      {
+        file: 'agent/lanes/tools-lane.ts',
+        fixed:
+          'if (record.version === version || definition.inputSchema === undefined) return undefined',
+        broken: 'return undefined',
+      },
+    ],
+  },
   'stale-hint': {
     says: "issue 37's first case: a DynamoDB store instance's hints of where a session's log ends are not tied to the life they were learned in: an instance that saw a life reach far goes on with that end once it meets the session erased and started over elsewhere, appends past the new life's events, behind the old one's tombstones, and the session is wedged",
     on: 'dynamodb',
@@ -235,6 +249,7 @@ export async function findPutBackBug(
         seed,
         maxSteps,
         ...(onMoto ? { store: onMoto.broken.store } : {}),
+        ...(bug.deploys ? { deploys: true } : {}),
       })
       if (report.failures.length === 0) continue
       // Only what the fix holds: the same seed, the same budget, passes on the fixed code.
@@ -242,6 +257,7 @@ export async function findPutBackBug(
         seed,
         maxSteps,
         ...(onMoto ? { store: onMoto.fixed.store } : {}),
+        ...(bug.deploys ? { deploys: true } : {}),
       })
       if (again.failures.length > 0) continue
       found ??= {

@@ -13,6 +13,13 @@ import { findPutBackBug } from './put-back-bugs.ts'
 // move the first finding seed; the window leaves room, and when a search
 // misses, `npm run simulate:put-back -- <bug>` finds the new first seed.
 describe('the simulator finds the bugs of its turn when they are put back', () => {
+  it("a deploy's rule undone (issue 38): an approved call made under the old version runs on input the new schema refuses", async () => {
+    // Seed 2 is the first of 1-200 with a deploy to find it (4 of 200: a
+    // closeTicket call of sim-v1 approved after sim-v2 went live).
+    const found = await findPutBackBug('deploy-skips-schema-check', { from: 1, seeds: 10 })
+    expect(found?.broken.join('\n')).toMatch(/closeTicket call .* ran on input its schema refuses/)
+  }, 60_000)
+
   it("a takeover that decides on a state read before its claim (issue 37): a frozen attempt's recorded tool call is asked for again", async () => {
     // 10 of seeds 1-200 find it (seed 31 first; 4 before the workload
     // combined): a process frozen as it records a tool call thaws as the

@@ -10,6 +10,7 @@
  *   npm run simulate -- --seed 42 --only 1 --turns 2 --faults store.throttled,process.killed
  *   npm run simulate -- --store dynamodb --seeds 5  # on the DynamoDB store over moto (sampled: slow)
  *   npm run simulate -- --day --seeds 20            # a day of one pool: 8-12 sessions over 3 hours
+ *   npm run simulate -- --deploys --seeds 1000      # a deploy mid-run: sim-v1's processes drain, sim-v2's start
  *   npm run simulate -- --seeds 1000 --digests /tmp/d  # and each seed's `seed digest steps events`
  *
  * Exits non-zero when any seed broke an invariant.
@@ -81,6 +82,7 @@ async function main(): Promise<void> {
       faults: { type: 'string' },
       trace: { type: 'boolean', default: false },
       day: { type: 'boolean', default: false },
+      deploys: { type: 'boolean', default: false },
       store: { type: 'string', default: 'memory' },
       'no-shrink': { type: 'boolean', default: false },
       digests: { type: 'string' },
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
     ...(values.turns ? { turns: number('turns', values.turns) } : {}),
     ...(values.faults ? { faults: parseFaults(values.faults) } : {}),
     ...(values.day ? { day: true } : {}),
+    ...(values.deploys ? { deploys: true } : {}),
   }
   if (values.store === 'dynamodb') {
     await onDynamoDB(

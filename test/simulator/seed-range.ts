@@ -9,7 +9,7 @@ import {
 export async function expectSeedsPass(
   from: number,
   to: number,
-  options: { day?: boolean } = {},
+  options: { day?: boolean; deploys?: boolean } = {},
 ): Promise<SimulationReport[]> {
   const reports: SimulationReport[] = []
   const failures: string[] = []

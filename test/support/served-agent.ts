@@ -38,6 +38,14 @@ export interface ServedAgent {
    * empty log, as `npm start` on the memory store does; `agent` is the new one.
    */
   restartWithNewLog(steps: Step[]): Promise<void>
+  /**
+   * A deploy: restarts on the same port with a new agent object answering
+   * `steps`, made with `changes` over the first one's options, on the same
+   * store (the log stays); `agent` is the new one. Open streams end.
+   */
+  redeploy(steps: Step[], changes?: Partial<AgentOptions>): Promise<void>
+  /** Sent as every response's `a2-version` when set (a deployment's version). */
+  version?: string
   /** Rewrites requests before they reach the agent (e.g. to forget a resume index). */
   rewrite?: (request: Request) => Request
 }
@@ -53,8 +61,13 @@ export async function servedAgent(
 ): Promise<ServedAgent> {
   const { chunkDelayMs = 0, ...agentOptions } = options
   const model = scriptedModel(steps, { chunkDelayMs })
-  const create = (script: ScriptedModel) =>
-    agent({ name: 'client-test', model: script.model, ...agentOptions } as AgentOptions)
+  const create = (script: ScriptedModel, changes: Partial<AgentOptions> = {}) =>
+    agent({
+      name: 'client-test',
+      model: script.model,
+      ...agentOptions,
+      ...changes,
+    } as AgentOptions)
   let a = create(model)
   const open = new Set<ReadableStreamDefaultController<Uint8Array>>()
   const served: ServedAgent = {
@@ -79,10 +92,21 @@ export async function servedAgent(
       served.agent = a
       server = await serveFetch(handle, { port })
     },
+    redeploy: async (next, changes = {}) => {
+      const port = Number(new URL(server.url).port)
+      const store = a.runtime.log.store
+      served.dropStreams()
+      await server.close()
+      a.runtime.close()
+      a = create(scriptedModel(next, { chunkDelayMs }), { ...changes, store })
+      served.agent = a
+      server = await serveFetch(handle, { port })
+    },
   }
   async function handle(incoming: Request): Promise<Response> {
     const request = served.rewrite ? served.rewrite(incoming) : incoming
     const response = await a.fetch(request)
+    if (served.version !== undefined) response.headers.set('a2-version', served.version)
     if (request.method !== 'GET' || !response.ok || !response.body) return response
     served.resumes.push(Number(new URL(request.url).searchParams.get('after') ?? 0))
     const reader = response.body.getReader()

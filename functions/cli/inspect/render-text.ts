@@ -41,7 +41,7 @@ function diagnosisLines(diagnosis: Diagnosis): string[] {
   const turn =
     diagnosis.turnId === null
       ? 'no active turn'
-      : `turn ${diagnosis.turnId}, phase ${diagnosis.phase}`
+      : `turn ${diagnosis.turnId}, phase ${diagnosis.phase}${diagnosis.turnVersion === undefined ? '' : `, started on version ${diagnosis.turnVersion}`}`
   const out = [
     `status: ${diagnosis.status} (${turn}${diagnosis.inbox > 0 ? `, ${diagnosis.inbox} queued` : ''})`,
   ]

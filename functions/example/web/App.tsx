@@ -9,6 +9,7 @@ import { connectionProblem } from './connection-problem.ts'
 import { DeadLetters } from './DeadLetters.tsx'
 import { Inspector } from './Inspector.tsx'
 import { QueuePanel } from './QueuePanel.tsx'
+import { ReloadNotice } from './ReloadNotice.tsx'
 import { SessionRefused } from './SessionRefused.tsx'
 import { TopBar } from './TopBar.tsx'
 import { useRecovering } from './use-recovering.ts'
@@ -52,7 +53,7 @@ export function App({
       : indicator
         ? indicatorLabel[indicator]
         : null
-  const problem = connectionProblem(agent.connection, agent.error)
+  const problem = connectionProblem(agent.connection, agent.error, agent.reload)
   const recovering = useRecovering(agent)
   const stopped = useMemo(() => new Set(state.stoppedResponseIds), [state.stoppedResponseIds])
   const unanswered = useMemo(() => stoppedUnanswered(state), [state])
@@ -105,6 +106,7 @@ export function App({
               deny={agent.deny}
             />
             {problem === 'refused' ? <SessionRefused error={agent.error} /> : null}
+            {agent.reload ? <ReloadNotice reason={agent.reload} /> : null}
             <Composer agent={agent} problem={problem} />
           </div>
         </main>

@@ -12,6 +12,7 @@ const problemHint: Record<ConnectionProblem, string> = {
   troubled:
     'The server is having trouble: Send is held until it recovers, and your message stays here.',
   refused: 'This conversation cannot go on from this link: start a new one.',
+  outdated: 'This page is out of date: reload it to go on, and your conversation comes back.',
 }
 
 /** What Send (and Steer, Stop) will do now, so the hint is true in every state. */
@@ -128,7 +129,8 @@ export function Composer({
           </button>
         </div>
       </div>
-      {error ? (
+      {/* A refused protocol is the reload notice's to say, once for the page. */}
+      {error && problem !== 'outdated' ? (
         <p className="error" role="alert">
           {error}
         </p>

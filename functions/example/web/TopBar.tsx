@@ -17,6 +17,7 @@ const connectionLabel = {
   unreachable: 'Offline: reconnecting…',
   troubled: 'Server error: retrying…',
   refused: 'Refused',
+  outdated: 'Out of date',
 } as const
 
 /** Why the pill says Recovering, for its tooltip. */
@@ -44,6 +45,8 @@ export function TopBar({
   inspecting: boolean
   onInspect(): void
 }) {
+  // Out of date is the page's: it shows even while this session's stream is still open.
+  const following = agent.connection === 'open' && problem !== 'outdated'
   return (
     <header className="topbar">
       <div className="brand">
@@ -61,11 +64,11 @@ export function TopBar({
         <button type="button" className="ghost small" aria-pressed={inspecting} onClick={onInspect}>
           Inspect
         </button>
-        {agent.connection === 'open' && recovering ? (
+        {following && recovering ? (
           <span className="pill pill-streaming" title={RECOVERING_TITLE}>
             Recovering…
           </span>
-        ) : agent.connection === 'open' ? (
+        ) : following ? (
           <span className={`pill pill-${agent.status}`} title="Session status">
             {statusLabel[agent.status]}
           </span>

@@ -112,6 +112,7 @@ async function runStep(
         generationId,
         attempt: claim.attempt,
         ...(step.model ? { modelId: step.model.modelId } : {}),
+        version: lane.config.version,
         requestMetadata: wantsMetadata(step, state),
       }),
     )

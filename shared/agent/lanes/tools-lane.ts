@@ -1,5 +1,10 @@
-import { type ExecutableTool, executeTool, isExecutableTool } from '@ai-sdk/provider-utils'
-import type { Tool, UIMessage } from 'ai'
+import {
+  type ExecutableTool,
+  executeTool,
+  isExecutableTool,
+  safeValidateTypes,
+} from '@ai-sdk/provider-utils'
+import { asSchema, type Tool, type UIMessage } from 'ai'
 import { isContentRefusal } from '../../log/content-refusal.ts'
 import { hasA2Code } from '../../log/error-brand.ts'
 import type { StoredEvent } from '../../log/event.ts'
@@ -78,6 +83,9 @@ interface OpenedCall {
 /** How a tool's execution ended, before anything of it is recorded. */
 type Execution = { outcome: 'output'; output: unknown } | { outcome: 'error'; errorText: string }
 
+/** An execution as recorded: with the version whose code ran it. */
+type RanExecution = Execution & { version: string }
+
 /**
  * One call, in three steps: open it (claim it, or settle it without
  * running: reported after an interruption, or an unknown tool), execute it
@@ -109,7 +117,7 @@ async function runTool(
         started = true
       })
       if (execution === CUT_SHORT) return CUT_SHORT
-      return recordResult(lane, writer, opened, execution)
+      return recordResult(lane, writer, opened, { ...execution, version: lane.config.version })
     },
     { giveBack: () => !(report && started) },
   )
@@ -165,13 +173,51 @@ async function openCall(
     ? tools[record.toolName]
     : undefined
   if (!definition || !isExecutableTool(definition)) {
+    const version = lane.config.version
     return settle(
       definition
         ? `Tool "${record.toolName}" has no execute function`
-        : `Unknown tool "${record.toolName}"`,
+        : record.version === undefined || record.version === version
+          ? `Unknown tool "${record.toolName}"`
+          : `Unknown tool "${record.toolName}": version ${version} of the agent has no such tool (the call was made under version ${record.version}; the tool was removed or renamed since)`,
     )
   }
-  return { record, claim, fence, definition, input: toolInput(state, record), state, life }
+  const input = toolInput(state, record)
+  const refused = await refusedUnderThisVersion(lane, record, definition, input)
+  if (refused !== undefined) {
+    lane.config.logger.warn(
+      `a2: tool call ${record.toolCallId} of session ${sessionId} was not run: ${refused}`,
+    )
+    return settle(refused)
+  }
+  return { record, claim, fence, definition, input, state, life }
+}
+
+/**
+ * A call made under another version of the agent (a deploy came between
+ * the model's step and the call's run: an approval a day later, a queued
+ * call) is checked against the tool's input schema as this version has it,
+ * so no tool runs on input its current schema refuses: the model is told
+ * why, and the turn goes on. A call made under this version was checked
+ * when it was made (and its stored input is the schema's output, which a
+ * transforming schema would not accept twice).
+ */
+async function refusedUnderThisVersion(
+  lane: ToolsPorts,
+  record: ToolRecord,
+  definition: Tool,
+  input: unknown,
+): Promise<string | undefined> {
+  const { version } = lane.config
+  if (record.version === version || definition.inputSchema === undefined) return undefined
+  const checked = await safeValidateTypes({
+    value: input,
+    schema: asSchema(definition.inputSchema),
+  })
+  if (checked.success) return undefined
+  const madeUnder =
+    record.version === undefined ? 'an earlier version' : `version ${record.version}`
+  return `The call's input no longer fits tool "${record.toolName}" as version ${version} of the agent defines it (the call was made under ${madeUnder}; the tool's input schema changed since), so the tool was not run: ${checked.error.message}`
 }
 
 /**
@@ -282,7 +328,7 @@ async function recordResult(
   lane: ToolsPorts,
   writer: AtIndexWriter,
   { record, claim, fence }: OpenedCall,
-  execution: Execution,
+  execution: RanExecution,
 ): Promise<void> {
   const id = resultId(record, claim)
   // With the controller's decision after it (the next step, say), so
@@ -293,7 +339,11 @@ async function recordResult(
   } catch (error) {
     if (!isContentRefusal(error)) throw error
     const errorText = `A2 could not store the tool's output: ${error.message}. Store large content elsewhere (S3, your database) and return a reference`
-    await writer.appendLast(toolResult(record, id, { outcome: 'error', errorText }), options)
+    const { version } = execution
+    await writer.appendLast(
+      toolResult(record, id, { outcome: 'error', errorText, version }),
+      options,
+    )
   }
 }
 

@@ -24,13 +24,15 @@ export function timerFiring(parts: {
     events: readonly EventInput[],
     options: { author: 'a2'; life?: string },
   ): Promise<StoredEvent[]>
-  logger: Pick<Logger, 'warn'>
+  logger: Pick<Logger, 'warn' | 'info'>
+  /** What handles the timer's events here, to say when nothing does. */
+  handlers?: { types: ReadonlySet<string>; version: string }
 }): (timer: FiredTimer) => Promise<void> {
   return async (timer) => {
     const { setIn } = timer
     if (!setIn) {
       await parts.append(timer.sessionId, timer.events, { author: 'a2' })
-      return
+      return sayUnhandled(parts, timer)
     }
     const dropped = (why: string) =>
       parts.logger.warn(`a2: timer "${timer.name}" of session ${timer.sessionId} dropped: ${why}`)
@@ -48,6 +50,7 @@ export function timerFiring(parts: {
     }
     try {
       await parts.append(timer.sessionId, timer.events, { author: 'a2', life })
+      sayUnhandled(parts, timer)
     } catch (error) {
       if (!hasA2Code(error, 'LIFE_ENDED')) throw error
       dropped(
@@ -56,5 +59,29 @@ export function timerFiring(parts: {
           : 'the session was erased and started over since it was set',
       )
     }
+  }
+}
+
+/**
+ * A timer is set by a handler or a tool for something to run when it fires;
+ * after a deploy that removed the handler, its application events are
+ * appended and settle as events nothing handles do (the reducer folds
+ * them, nothing waits on them). The log says so, so a reminder that went
+ * nowhere is found.
+ */
+function sayUnhandled(
+  parts: {
+    logger: Pick<Logger, 'info'>
+    handlers?: { types: ReadonlySet<string>; version: string }
+  },
+  timer: FiredTimer,
+): void {
+  const { handlers } = parts
+  if (!handlers) return
+  for (const { type } of timer.events) {
+    if (type.startsWith('ai.') || type.startsWith('a2.') || handlers.types.has(type)) continue
+    parts.logger.info(
+      `a2: timer "${timer.name}" of session ${timer.sessionId} appended a "${type}" event, which no handler of version ${handlers.version} handles: it is in the log for the reducer, and nothing runs for it`,
+    )
   }
 }

@@ -18,6 +18,7 @@ import type {
   GenerationSettings,
   ResolverContext,
 } from './agent-options.ts'
+import { agentVersion } from './agent-version.ts'
 
 export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
 
@@ -31,6 +32,8 @@ export type Logger = Pick<Console, 'info' | 'warn' | 'error'>
  */
 export interface AgentConfig {
   readonly name: string
+  /** This deploy's version (given, or derived: agent-version.ts), recorded on the steps and results it runs. */
+  readonly version: string
   readonly tools: ToolSet
   readonly claimTtlMs: number
   /** What the controller needs of the options (`maxSteps`), and its command check. */
@@ -110,8 +113,21 @@ export function resolveAgentConfig<
   const recovery: Record<string, 'report' | 'rerun' | undefined> = options.toolRecovery ?? {}
   const handlers: AgentConfig['handlers'] = options.handlers ?? {}
   const logger = options.logger ?? console
+  const toolRecovery = (toolName: string) =>
+    Object.hasOwn(recovery, toolName) ? (recovery[toolName] ?? 'rerun') : 'rerun'
+  const handledTypes = new Set(Object.keys(handlers))
+  const serialTools = options.toolLane === 'tools'
   return {
     name,
+    version: agentVersion(options.version, {
+      tools,
+      ...(options.contract ? { contract: options.contract } : {}),
+      handledTypes,
+      toolRecovery,
+      serialTools,
+      toolApproval: harness.generation?.toolApproval ?? {},
+      harness: harnessOptions.type,
+    }),
     tools,
     claimTtlMs: options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS,
     controller: {
@@ -119,9 +135,8 @@ export function resolveAgentConfig<
       // The schema the log validates pushes with, not the browser's hand-written check.
       isWellFormed: (payload) => controlRequestSchema.safeParse(payload).success,
     },
-    serialTools: options.toolLane === 'tools',
-    toolRecovery: (toolName) =>
-      Object.hasOwn(recovery, toolName) ? (recovery[toolName] ?? 'rerun') : 'rerun',
+    serialTools,
+    toolRecovery,
     toolApproval: harness.generation?.toolApproval ?? {},
     generation: harness.generation ?? {},
     harness: loop,
@@ -130,7 +145,7 @@ export function resolveAgentConfig<
     compaction: async (context) =>
       stepCompaction(await compactionOf(context), { tools, customGenerate }),
     handlers,
-    handledTypes: new Set(Object.keys(handlers)),
+    handledTypes,
     modelCatalog: agentModelCatalog(options.modelCatalog ?? {}, logger),
     now: options.now ?? Date.now,
     timers: options.timers ?? GLOBAL_TIMERS,

@@ -38,6 +38,14 @@ export interface AgentOptions<
 > {
   /** The agent's identity (or take it from `contract`). */
   name?: string
+  /**
+   * This deploy's version (a release tag, a commit: up to 64 printable
+   * characters), recorded on every model step and tool result it runs.
+   * Default: a digest of what decides how stored sessions are read and run
+   * (tools and their schemas, the contract, the handlers, the package
+   * version). See docs/deploy.md, "Deploying a new version".
+   */
+  version?: string
   contract?: Contract<Events, AppState> & { message?: M }
   model: Resolvable<ModelChoice, AppState, M>
   instructions?: Resolvable<string | undefined, AppState, M>

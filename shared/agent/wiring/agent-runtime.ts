@@ -172,6 +172,7 @@ export function agentRuntime(
         session: (sessionId) => ports.log.session(sessionId),
         append: ports.appendAndWake,
         logger: config.logger,
+        handlers: { types: config.handledTypes, version: config.version },
       })(timer)
     },
     // A service's message decided where it is written, as a browser's push

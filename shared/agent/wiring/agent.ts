@@ -32,6 +32,12 @@ export interface Agent<
   M extends UIMessage = UIMessage,
 > {
   readonly name: string
+  /**
+   * This deploy's version: `agent({ version })`, or a digest of the tools,
+   * their schemas, the contract and the handlers. Every model step and tool
+   * result records the version that ran it.
+   */
+  readonly version: string
   readonly options: AgentOptions<Tools, Events, AppState, M>
   /**
    * The HTTP endpoint: GET streams a session's events as SSE, POST accepts
@@ -174,6 +180,7 @@ export function agent<
   const { session, ...runtimeParts } = runtime
   return {
     name: config.name,
+    version: config.version,
     options,
     fetch: (request, fetchOptions) => endpoint(request, fetchOptions),
     // The lanes hold state erased to `unknown` (see resolveAgentConfig); it

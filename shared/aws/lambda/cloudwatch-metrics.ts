@@ -10,6 +10,13 @@ export interface MetricsTarget {
 /** A sink that buffers an invocation's figures until `flush`. */
 export interface InvocationMetrics extends AgentMetrics {
   flush(): void
+  /**
+   * Facts every flush carries beside the figures (the agent's version): EMF
+   * metadata, so CloudWatch Logs Insights can group figures by version
+   * without a dimension per deploy (each new dimension value is a new
+   * custom metric, billed by the month).
+   */
+  describe?(facts: Readonly<Record<string, string>>): void
 }
 
 /**
@@ -21,13 +28,20 @@ export interface InvocationMetrics extends AgentMetrics {
  */
 export function cloudWatchMetrics(target: MetricsTarget): InvocationMetrics {
   const metrics = new Metrics({ namespace: target.namespace, serviceName: target.service })
+  let facts: Readonly<Record<string, string>> = {}
   return {
     record(metric, value) {
       metrics.addMetric(metric, MetricUnit[AGENT_METRICS[metric]], value)
     },
     flush() {
       // An invocation that recorded nothing writes nothing (Powertools would warn).
-      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics()
+      if (!metrics.hasStoredMetrics()) return
+      // Powertools clears metadata with each publish: set it for this one.
+      for (const [key, value] of Object.entries(facts)) metrics.addMetadata(key, value)
+      metrics.publishStoredMetrics()
+    },
+    describe(given) {
+      facts = given
     },
   }
 }

@@ -5,6 +5,8 @@ import { PipelineError } from '../errors.ts'
 /** What the Lambda handlers need of an agent (what `agent()` returns). */
 export type PipelineAgent = Pick<Agent, 'name' | 'fetch' | 'runtime'> & {
   readonly options: Pick<Agent['options'], 'dispatcher'>
+  /** What `agent()` says it is (optional: a hand-made agent object may not say). */
+  readonly version?: string
 }
 
 /**

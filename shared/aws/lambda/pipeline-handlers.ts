@@ -71,6 +71,7 @@ export function pipelineHandlers(
     return dynamodb
   }
   const { maxReceiveCount } = environment
+  if (agent.version !== undefined) options.metrics?.describe?.({ agentVersion: agent.version })
   // A figure is never worth a failed invocation (and a batch redelivered).
   const metrics = options.metrics ? safeMetrics(options.metrics) : undefined
   const lanes = {

@@ -55,6 +55,8 @@ export function attemptOpening<M extends UIMessage>(
     generationId: string
     attempt: number
     modelId?: string
+    /** The agent version running the attempt: recorded on its start. */
+    version?: string
     /** Request the model's catalog metadata (its first generation, compaction on). */
     requestMetadata: boolean
   },
@@ -96,6 +98,7 @@ export function attemptOpening<M extends UIMessage>(
       step,
       attempt: attempt.attempt,
       ...(modelId === undefined ? {} : { modelId }),
+      ...(attempt.version === undefined ? {} : { version: attempt.version }),
     },
   })
   return events

@@ -16,6 +16,8 @@ export const generationStartedSchema = z.object({
   step: z.number().int().positive(),
   attempt: z.number().int().positive(),
   modelId: z.string().optional(),
+  /** The agent version whose code runs this attempt (`agent({ version })`, or derived). */
+  version: z.string().optional(),
 })
 
 /** Streamed output, batched. Applied to the response as the AI SDK would. */
@@ -88,6 +90,8 @@ export const toolResultSchema = z.object({
   reason: z.string().optional(),
   providerExecuted: z.boolean().optional(),
   providerMetadata: z.record(z.string(), z.unknown()).optional(),
+  /** The agent version whose code ran the tool (absent where A2 settled the call without running it). */
+  version: z.string().optional(),
   decided,
 })
 

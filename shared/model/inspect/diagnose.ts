@@ -66,6 +66,8 @@ export interface Diagnosis {
   status: SessionStatus
   phase: TurnPhase | null
   turnId: string | null
+  /** The agent version that started the active turn's first step (undefined: none started, or before versions). */
+  turnVersion?: string
   waits: Wait[]
   /** Queued inputs not yet admitted. */
   inbox: number
@@ -323,6 +325,7 @@ export function diagnose(state: AIState, options: DiagnoseOptions): Diagnosis {
     status,
     phase: active?.phase ?? null,
     turnId: active?.turnId ?? null,
+    ...(active?.version === undefined ? {} : { turnVersion: active.version }),
     waits,
     inbox: state.inbox.items.length,
     deadLetters: state.deadLetters,

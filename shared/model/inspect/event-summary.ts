@@ -106,7 +106,7 @@ export function summarizeEvent(event: Pick<StoredEvent, 'type' | 'payload'>): st
       case 'ai.generation.requested':
         return `step ${String(payload.step)} ${pairs({ request: payload.requestId, retry: payload.retryId })}`
       case 'ai.generation.started':
-        return `step ${String(payload.step)} attempt ${String(payload.attempt)} ${pairs({ generation: payload.generationId, model: payload.modelId })}`
+        return `step ${String(payload.step)} attempt ${String(payload.attempt)} ${pairs({ generation: payload.generationId, model: payload.modelId, version: payload.version })}`
       case 'ai.generation.completed':
         return `${String(payload.outcome)} ${pairs({ finish: payload.finishReason, error: payload.error, generation: payload.generationId })}`
       case 'ai.generation.superseded':
@@ -116,7 +116,7 @@ export function summarizeEvent(event: Pick<StoredEvent, 'type' | 'payload'>): st
       case 'ai.approval.requested':
         return `${String(payload.toolName)} ${pairs({ approval: payload.approvalId, call: payload.toolCallId })}`
       case 'ai.tool.result':
-        return `${String(payload.outcome)}${payload.preliminary ? ' (preliminary)' : ''} ${pairs({ call: payload.toolCallId, error: payload.errorText, reason: payload.reason, output: payload.output })}`
+        return `${String(payload.outcome)}${payload.preliminary ? ' (preliminary)' : ''} ${pairs({ call: payload.toolCallId, error: payload.errorText, reason: payload.reason, output: payload.output, version: payload.version })}`
       case 'ai.tool.interrupted':
         return pairs({ call: payload.toolCallId, reason: payload.reason })
       case 'ai.message.completed':

@@ -39,6 +39,13 @@ export interface ActiveTurn {
   step: number
   /** Steering or Send now asked this turn to hand off before another step. */
   handoff: boolean
+  /**
+   * The agent version whose code started the turn's first model step (as
+   * its `ai.generation.started` records it); later steps may run on a newer
+   * one. Undefined before the first step starts, and for steps of code from
+   * before versions were recorded.
+   */
+  version?: string
   /** The failed call's message, while `phase` is `failed`. */
   error?: string
   /** Generation requests made in this turn; numbers the next request's ID. */
@@ -88,6 +95,8 @@ export interface ActiveGeneration {
   attempt: number
   status: 'running' | 'completed' | 'failed' | 'interrupted'
   finishReason?: string
+  /** The agent version whose code runs (ran) the attempt. */
+  version?: string
 }
 
 export interface PendingApproval {
@@ -150,6 +159,12 @@ export interface ToolRecord {
    * the same event (and the same timer target times) as the first attempt.
    */
   called?: { id: string; index: number; timestamp: number }
+  /**
+   * The agent version whose model step made the call (its attempt's
+   * `ai.generation.started`). The tools lane checks the input again when it
+   * runs the call under another version: the tool's schema may have changed.
+   */
+  version?: string
 }
 
 export interface CompactionState extends CompactionData {

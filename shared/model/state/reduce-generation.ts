@@ -42,6 +42,9 @@ export function reduceGenerationStarted<M extends UIMessage>(
     active: {
       ...active,
       phase: active.phase === 'pausing' ? 'pausing' : 'generating',
+      ...(active.version === undefined && payload.version !== undefined
+        ? { version: payload.version }
+        : {}),
       generation: {
         generationId: payload.generationId,
         requestId: payload.requestId,
@@ -49,6 +52,7 @@ export function reduceGenerationStarted<M extends UIMessage>(
         step: payload.step,
         attempt: payload.attempt,
         status: 'running',
+        ...(payload.version === undefined ? {} : { version: payload.version }),
       },
     },
   }

@@ -30,6 +30,8 @@ export function reduceToolCalled<M extends UIMessage>(
   if (state.active?.turnId !== payload.turnId) return state
   if (state.tools.some((tool) => sameCall(tool, payload.toolCallId, payload.generationId)))
     return state
+  const generation = generationOf(state.active)
+  const version = generation?.generationId === payload.generationId ? generation.version : undefined
   const tool: ToolRecord = {
     toolCallId: payload.toolCallId,
     toolName: payload.toolName,
@@ -42,6 +44,7 @@ export function reduceToolCalled<M extends UIMessage>(
       ? {}
       : { providerExecuted: payload.providerExecuted }),
     ...(payload.deferredResult ? { deferredResult: true } : {}),
+    ...(version === undefined ? {} : { version }),
   }
   return { ...state, tools: [...state.tools, tool] }
 }

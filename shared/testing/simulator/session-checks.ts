@@ -95,6 +95,12 @@ export function brokenToolKeys(
       broken.push(`${toolName} (toolRecovery: 'report') ran ${runs} times for call ${calledId}`)
     }
   }
+  // A deploy's rule: no tool runs on input its schema, as the running version has it, refuses.
+  for (const { call, says } of tools.refusedInputRuns) {
+    const [toolName = '', session, calledId = ''] = call.split('\u0000')
+    if (session === sessionId)
+      broken.push(`${toolName} call ${calledId} ran on input its schema refuses: ${says}`)
+  }
   return broken
 }
 

@@ -75,6 +75,8 @@ export interface SimProcess {
   inFlight: Set<QueueMessage>
   /** When it last took a request, a message or a timer (simulated ms): what an idle reclaim looks at. */
   lastActive: number
+  /** A deploy came since it started: it finishes what it runs and takes nothing new. */
+  retired?: boolean
 }
 
 /**
@@ -88,6 +90,8 @@ export interface SimProcess {
 export class ProcessPool {
   readonly processes = new Map<number, SimProcess>()
   started = 0
+  /** Processes a deploy retired. */
+  retired = 0
   private starting = 0
 
   private readonly options: PoolOptions
@@ -123,6 +127,28 @@ export class ProcessPool {
 
   live(): SimProcess[] {
     return [...this.processes.values()]
+  }
+
+  /** The processes that take new work: a deploy retires the ones that were up. */
+  private serving(): SimProcess[] {
+    return this.live().filter((process) => !process.retired)
+  }
+
+  /**
+   * A deploy, as Lambda does one: the sandboxes that are up finish the
+   * invocations they run (on the old code) and get no new ones; new
+   * sandboxes start on the new code (`build` says which). A retired one
+   * dies once it is idle.
+   */
+  deploy(): void {
+    const { world } = this.options
+    for (const process of this.live()) {
+      process.retired = true
+      this.retired++
+      if (process.busy === 0 && process.inFlight.size === 0)
+        world.kill(process.owner, 'retired by the deploy')
+    }
+    this.replenish()
   }
 
   start(): SimProcess {
@@ -171,7 +197,7 @@ export class ProcessPool {
   /** Keeps `min` processes, each new one after a cold start. */
   replenish(): void {
     const { world, random } = this.options
-    while (this.processes.size + this.starting < this.options.min) {
+    while (this.serving().length + this.starting < this.options.min) {
       this.starting++
       world.after(random.between(100, 1_500), undefined, () => {
         this.starting--
@@ -183,7 +209,7 @@ export class ProcessPool {
 
   /** A random live process, for a request or a timer (undefined while none lives). */
   any(): SimProcess | undefined {
-    const live = this.live()
+    const live = this.serving()
     if (live.length === 0) return undefined
     const process = this.options.random.pick(live)
     process.lastActive = this.options.world.time
@@ -214,11 +240,11 @@ export class ProcessPool {
 
   private take(message: QueueMessage): boolean {
     // A frozen sandbox polls for nothing.
-    const free = this.live().filter(
+    const free = this.serving().filter(
       (process) => process.busy < this.options.slots && !this.options.world.isFrozen(process.owner),
     )
     if (free.length === 0) {
-      if (this.processes.size + this.starting < this.options.max) {
+      if (this.serving().length + this.starting < this.options.max) {
         this.starting++
         this.options.world.after(this.options.random.between(100, 1_500), undefined, () => {
           this.starting--
@@ -288,6 +314,8 @@ export class ProcessPool {
     } finally {
       process.busy--
       process.lastActive = world.time
+      if (process.retired && process.busy === 0 && process.inFlight.size === 0)
+        world.kill(owner, 'retired by the deploy, its last invocation done')
       queues.pump()
     }
   }

@@ -65,6 +65,16 @@ export async function runAndCheck(
   const records = new Map<string, UserRecord>()
   const browsers = new Map<string, BrowserRecord>()
   playSessions(run, options, records, browsers)
+  if (shape.deployAt !== undefined) {
+    world.after(shape.deployAt, undefined, () => {
+      world.log(
+        'deploy',
+        'version sim-v2 is live: new processes run it, the old ones finish what they run',
+      )
+      run.deployment.deployed = true
+      run.pool.deploy()
+    })
+  }
   const end = await world.run()
   // What the run's processes did (the checks' own reads of the sessions come after).
   const snapshotsInRun = { ...run.snapshots }
@@ -108,6 +118,7 @@ export async function runAndCheck(
       timersFired: run.timers.fired,
       snapshotsWritten: snapshotsInRun.written,
       snapshotsRead: snapshotsInRun.read,
+      retired: run.pool.retired,
       faults: { ...faults.injected },
     },
   }
@@ -127,5 +138,6 @@ function reportedOptions(run: SimRun, options: SimulationOptions): SimulationRep
     ...(users ? { agent: users } : {}),
     ...(day ? { day } : {}),
     ...(!users && serialTools ? { serialTools: true } : {}),
+    ...(run.shape.deployAt === undefined ? {} : { deploys: true }),
   }
 }

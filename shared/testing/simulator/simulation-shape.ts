@@ -21,6 +21,8 @@ export interface RunShape {
   plans: SessionPlan[]
   /** The workload's agent runs its local tools one at a time. */
   serialTools: boolean
+  /** When version 2 of the workload agent is deployed (simulated ms; `deploys` only). */
+  deployAt?: number
 }
 
 /** Resolves a run's options against the seed's `shape` and `workload` streams. */
@@ -44,6 +46,9 @@ export function resolveShape(options: SimulationOptions, random: Random): RunSha
     max: Math.max(drawn.processes.min, drawn.processes.max),
   }
   const users = options.agent
+  if (options.deploys && users) {
+    throw new TypeError('simulate({ deploys }) deploys the workload agent: it takes no `agent`')
+  }
   const kinds = options.kinds ?? (users ? USER_AGENT_TURN_KINDS : undefined)
   const planned = planSessions(random.fork('workload'), {
     sessions,
@@ -62,5 +67,8 @@ export function resolveShape(options: SimulationOptions, random: Random): RunSha
     kinds,
     plans: options.only ? planned.filter((_, index) => options.only?.includes(index)) : planned,
     serialTools: drawn.serialTools,
+    // From a stream of its own: the seed's other draws stay as they were.
+    // Within the first turns' approvals and tool runs, where a deploy meets work in flight.
+    ...(options.deploys ? { deployAt: random.fork('deploy').between(500, 12_000) } : {}),
   }
 }

@@ -58,6 +58,16 @@ export interface SimulationOptions {
    */
   // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
   agent?: SimulatedAgent<any>
+  /**
+   * A deploy mid-run (the workload's agent only): at a time drawn from the
+   * seed, version `sim-v2` of the workload agent replaces `sim-v1`, whose
+   * `closeTicket` takes only two-digit ticket numbers (its input schema
+   * changed): the processes that are up finish what they run and take
+   * nothing new, new ones start on the new code, so both versions work on
+   * the same sessions for a while, and calls the old version made are run
+   * (or refused) by the new one.
+   */
+  deploys?: boolean
 }
 
 /**
@@ -83,6 +93,8 @@ export interface SimulationReport {
     /** Your agent, when the run was of it (a replay passes it again). */
     // biome-ignore lint/suspicious/noExplicitAny: any agent's tools
     agent?: SimulatedAgent<any>
+    /** The run had a deploy (`deploys: true`). */
+    deploys?: boolean
   }
   end: WorldEnd
   failures: SessionFailure[]
@@ -111,6 +123,8 @@ export interface SimulationReport {
     snapshotsWritten: number
     /** The run's cold reads by processes that started from a stored snapshot (the snapshot read path). */
     snapshotsRead: number
+    /** With a deploy: processes that were up at it and ran on (old code) until idle. */
+    retired: number
     faults: Partial<Record<FaultKind, number>>
   }
 }

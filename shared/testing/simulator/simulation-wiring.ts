@@ -20,7 +20,12 @@ import { CLAIM_TTL_MS, type Tally } from './simulation-world.ts'
 import { withCrashPoints } from './tool-crash-points.ts'
 import { countedTools, EffectRuns, toolPolicies, userScript, withSummaries } from './user-agent.ts'
 import type { WakeUpLedger } from './wake-up-ledger.ts'
-import { ToolLedger, workloadAgentOptions, workloadScript } from './workload-agent.ts'
+import {
+  ToolLedger,
+  type WorkloadVersion,
+  workloadAgentOptions,
+  workloadScript,
+} from './workload-agent.ts'
 import type { World } from './world.ts'
 
 // The parts of one simulated run and how they are wired: the store each
@@ -61,6 +66,8 @@ export interface SimRun extends RunBase {
   models: Map<number, LanguageModelV4>
   pool: ProcessPool
   router: Agent
+  /** Whether the deploy has happened: processes then start on version 2 (`deploys` only). */
+  deployment: { deployed: boolean }
 }
 
 type Definition = ReturnType<typeof workloadAgentOptions>
@@ -69,16 +76,20 @@ type Definition = ReturnType<typeof workloadAgentOptions>
 function definitions(
   base: RunBase,
   ledger: ToolLedger,
-): (owner: () => number | undefined) => Definition {
+): (owner: () => number | undefined, version?: WorkloadVersion) => Definition {
   const { users, plans, serialTools } = base.shape
   const ordering = plans.some((plan) => plan.turns.some((turn) => turn.kind === 'order'))
-  return (owner) =>
+  return (owner, version) =>
     users
       ? ({
           ...users.options,
           tools: countedTools(users.options.tools ?? {}, ledger),
         } as Definition)
-      : workloadAgentOptions(base.world, ledger, owner, { handlers: ordering, serialTools })
+      : workloadAgentOptions(base.world, ledger, owner, {
+          handlers: ordering,
+          serialTools,
+          ...(version ? { version } : {}),
+        })
 }
 
 /** Wires the run's parts, in the order the seed's streams and the world's agenda expect. */
@@ -89,7 +100,9 @@ export function wireRun(base: RunBase): SimRun {
   const queues = new SimQueues(world, faults, schedule.fork('queues'))
   const timers = new SimTimers(world, faults, schedule.fork('timers'))
   const ledger = new ToolLedger()
-  const script = withSummaries(users ? userScript(users.model) : workloadScript(shape.plans))
+  const scriptOf = (version?: WorkloadVersion) =>
+    withSummaries(users ? userScript(users.model) : workloadScript(shape.plans, version))
+  const script = scriptOf()
   const effects = new EffectRuns()
   for (const effectLedger of users?.effects ?? []) effectLedger.reset()
   const messages = users?.messages ?? ['Hello']
@@ -113,11 +126,21 @@ export function wireRun(base: RunBase): SimRun {
       : {}),
     models: new Map(),
     router: routerOf(definitionOf),
+    deployment: { deployed: false },
   } satisfies Omit<SimRun, 'pool'>
   const latency = schedule.fork('latency')
   const oversizedPrompts = new Set<string>()
-  const build = (parts: AgentParts): Agent =>
-    buildAgent(run, parts, definitionOf, script, latency, oversizedPrompts)
+  // With a deploy, each process runs the version that was live when it started.
+  const scripts =
+    shape.deployAt === undefined
+      ? undefined
+      : { 'sim-v1': scriptOf('sim-v1'), 'sim-v2': scriptOf('sim-v2') }
+  const build = (parts: AgentParts): Agent => {
+    if (!scripts) return buildAgent(run, parts, definitionOf, script, latency, oversizedPrompts)
+    const version = run.deployment.deployed ? 'sim-v2' : 'sim-v1'
+    const versioned = (owner: () => number | undefined) => definitionOf(owner, version)
+    return buildAgent(run, parts, versioned, scripts[version], latency, oversizedPrompts)
+  }
   const pool = new ProcessPool({
     world,
     queues,

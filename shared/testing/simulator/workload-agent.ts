@@ -32,6 +32,8 @@ export class ToolLedger {
   readonly stepBodies = new Map<string, number>()
   /** The app handler's runs: `session \0 handled event ID \0 life` -> the idempotency keys they saw. */
   readonly handled = new Map<string, Set<string>>()
+  /** Runs of a tool on input its schema, as the version running it has it, refuses: never allowed. */
+  readonly refusedInputRuns: { call: string; says: string }[] = []
 
   ran(toolName: string): { sessionId: string; key: string; call: string } {
     const ctx = handlerContext()
@@ -71,13 +73,20 @@ export function workloadAgentOptions(
   {
     handlers = true,
     serialTools = false,
+    version,
   }: {
     /** With the app handler (only runs that place orders: every handler adds a lane to each append's work). */
     handlers?: boolean
     /** Local tools one at a time (`toolLane: 'tools'`), not concurrently. */
     serialTools?: boolean
+    /** A run with a deploy: which of the two versions (default: neither, the agent's derived version). */
+    version?: WorkloadVersion
   } = {},
 ) {
+  // Version 2's ticket system has two-digit numbers: a call version 1's model made does not fit.
+  const closeTicketInput = z.object({
+    ticketId: version === 'sim-v2' ? z.string().regex(/^T-\d{2,}$/) : z.string(),
+  })
   const tools = {
     lookup: tool({
       description: 'Look a ticket up',
@@ -124,9 +133,15 @@ export function workloadAgentOptions(
     }),
     closeTicket: tool({
       description: 'Close a ticket',
-      inputSchema: z.object({ ticketId: z.string() }),
+      inputSchema: closeTicketInput,
       execute: async ({ ticketId }) => {
-        ledger.ran('closeTicket')
+        const { call } = ledger.ran('closeTicket')
+        // The tool trusts its schema; A2 promised no input it refuses gets here.
+        if (!closeTicketInput.safeParse({ ticketId }).success)
+          ledger.refusedInputRuns.push({
+            call,
+            says: `${JSON.stringify({ ticketId })} under ${version}`,
+          })
         return { ticketId, closed: true }
       },
     }),
@@ -193,6 +208,7 @@ export function workloadAgentOptions(
   }
   return {
     name: 'sim-agent',
+    ...(version === undefined ? {} : { version }),
     tools,
     handlers: handlers ? shipping : {},
     toolRecovery: { runCommand: 'report' },
@@ -204,6 +220,13 @@ export function workloadAgentOptions(
     },
   } satisfies Omit<AgentOptions<typeof tools>, 'model'>
 }
+
+/** The workload agent's versions in a run with a deploy (`simulate({ deploys: true })`). */
+export type WorkloadVersion = 'sim-v1' | 'sim-v2'
+
+/** The ticket each version's model closes: one its own `closeTicket` schema accepts. */
+const closedTicket = (version: WorkloadVersion | undefined): string =>
+  version === 'sim-v2' ? 'T-19' : 'T-9'
 
 /**
  * Model steps per response: above every turn's but the one whose model
@@ -231,7 +254,10 @@ export const turnText = (sessionId: string, turn: number, kind: string): string 
  * assistant messages since it say the step), so a step run again after a
  * crash or a fault gets the same answer.
  */
-export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCall) => Step {
+export function workloadScript(
+  plans: readonly SessionPlan[],
+  version?: WorkloadVersion,
+): (call: SimModelCall) => Step {
   const bySession = new Map(plans.map((plan) => [plan.sessionId, plan]))
   const hungOnce = new Set<string>()
   return (call) => {
@@ -287,7 +313,7 @@ export function workloadScript(plans: readonly SessionPlan[]): (call: SimModelCa
         return toolCalls({
           toolCallId: 'call_0',
           toolName: 'closeTicket',
-          input: { ticketId: 'T-9' },
+          input: { ticketId: closedTicket(version) },
         })
       case 'remind':
         return toolCalls({

@@ -18,4 +18,21 @@ describe("the chat page's reading of its connection", () => {
     for (const fine of ['idle', 'connecting', 'open'] as const)
       expect(connectionProblem(fine, null)).toBeNull()
   })
+
+  it('tells a server of another deploy, which only a reload answers, from one that refused the link', () => {
+    const mismatch = new AgentClientError('PROTOCOL_MISMATCH', 400, 'reload the page', {
+      details: { client: 2, server: 1, oldest: 1 },
+    })
+    const reload = {
+      code: 'PROTOCOL_MISMATCH' as const,
+      message: 'reload the page',
+      client: 2,
+      server: 1,
+      oldest: 1,
+    }
+    expect(connectionProblem('failed', mismatch, reload)).toBe('outdated')
+    // Another session of the page was refused: this one's open stream does not change that.
+    expect(connectionProblem('open', null, reload)).toBe('outdated')
+    expect(connectionProblem('failed', mismatch, null)).toBe('refused')
+  })
 })

@@ -121,6 +121,9 @@ describe('the functions’ CloudWatch metrics (EMF)', () => {
     expect(line?._aws.CloudWatchMetrics[0]?.Namespace).toBe('Test/A2')
     expect(line?._aws.CloudWatchMetrics[0]?.Dimensions).toEqual([['service']])
     expect(line?.service).toBe('Test/Support')
+    // The agent's version as EMF metadata (no dimension: a deploy adds no metrics).
+    expect(line?.agentVersion).toBe(assistant.version)
+    expect(line?.agentVersion).toMatch(/^[0-9a-f]{12}$/)
     const values = valuesOf(line)
     expect(values.TurnsStarted).toBe(1)
     expect(values.Appends).toBeGreaterThanOrEqual(1)
