@@ -3,7 +3,7 @@ import type { Contract } from './contract.ts'
 import { UpcastError } from './errors.ts'
 import type { StoredEvent } from './event.ts'
 import { messageOf } from './message-of.ts'
-import type { EventDefinition, EventUpcast } from './versioned-event.ts'
+import { type EventDefinition, type EventUpcast, versionOf } from './versioned-event.ts'
 
 /**
  * What upcasting needs of a contract: which types it declares, and their
@@ -108,9 +108,6 @@ type Definition = EventDefinition | EventUpcast
 
 /** A plain zod schema (version 1), not a versioned event nor an upcast. */
 const isSchema = (definition: Definition): definition is z.ZodType => '_zod' in definition
-
-const versionOf = (definition: Definition): number =>
-  isSchema(definition) ? 1 : definition.version
 
 function definitionOf(contract: UpcastContract | undefined, type: string): Definition | undefined {
   if (!contract?.events || !contract.declares(type)) return undefined

@@ -82,6 +82,12 @@ export function schemaOf(definition: EventDefinition): z.ZodType {
   return isVersionedEvent(definition) ? definition.schema : definition
 }
 
+/** The version appends of this definition are stamped with: 1 for a plain zod schema. */
+export function versionOf(definition: EventDefinition | EventUpcast): number {
+  // A zod schema carries `_zod`; a versioned event and an upcast carry their version.
+  return '_zod' in definition ? 1 : definition.version
+}
+
 /**
  * A type's current version and its upcasters, without its schema: an entry
  * of A2's registry, which a browser folds by without loading the schemas.
