@@ -1,7 +1,8 @@
 // `a2-aws/ai`: the conversation model, isomorphic (no AWS, React or Node
 // I/O; browsers and servers share it). What it is for:
 // - `inputs`: the builders of every command (message, approval, stop, ...);
-// - `agentContract()`: an app's events and state beside the conversation;
+// - `agentContract()`: an app's events and state beside the conversation,
+//   and `versionedEvent()` for an event whose schema has changed;
 // - `handlerContext()`: the durable context of the running tool or handler;
 // - `AIState` and its fold: `initialAIState`, `reduceAIState`,
 //   `AI_STATE_REDUCER`, `deriveUIMessages` over a raw history,
@@ -12,6 +13,13 @@
 //   `diagnose` (why a session is not moving) and `claimKeysToRead`;
 // - the event and state types.
 
+export {
+  type EventDefinition,
+  type Upcaster,
+  type Upcasters,
+  type VersionedEvent,
+  versionedEvent,
+} from './log/versioned-event.ts'
 export {
   type AgentContract,
   type AgentContractDefinition,

@@ -1,5 +1,6 @@
 // `a2-aws`: the event log. What it is for:
-// - events and app contracts (`contract`), reducers and their fold
+// - events and app contracts (`contract`), event schemas that evolve
+//   (`versionedEvent`, `upcastEvent`), reducers and their fold
 //   (`foldEvents`), the log over a store (`eventLog`);
 // - the `EventStore` port, to plug in or write a store, and the embedded
 //   `memoryEventStore` (the DynamoDB store is in `a2-aws/aws`; the suite a
@@ -59,6 +60,7 @@ export {
   PartialDuplicateBatchError,
   ReservedEventIdError,
   SessionNotEmptyError,
+  UpcastError,
 } from './log/errors.ts'
 export type { EventInput, NewEvent, StoredEvent } from './log/event.ts'
 export {
@@ -94,6 +96,15 @@ export {
   importSession,
   parseSessionExport,
 } from './log/session-export.ts'
+export { type UpcastContract, upcastEvent } from './log/upcast.ts'
+export {
+  type EventDefinition,
+  type EventSchemaOf,
+  type Upcaster,
+  type Upcasters,
+  type VersionedEvent,
+  versionedEvent,
+} from './log/versioned-event.ts'
 export {
   type MemoryEventStoreOptions,
   memoryEventStore,

@@ -12,7 +12,14 @@ export function canonicalJson(value: unknown): string {
   })
 }
 
-/** The part of an event that must match for a resubmission to be a replay. */
-export function eventContent(event: { type: string; payload: unknown }): string {
-  return canonicalJson({ type: event.type, payload: event.payload })
+/**
+ * The part of an event that must match for a resubmission to be a replay:
+ * its type, payload and schema version. Version 1 is left out, so the
+ * content of an event written before versions is what it was.
+ */
+export function eventContent(event: { type: string; payload: unknown; version?: number }): string {
+  const { type, payload, version } = event
+  return canonicalJson(
+    version !== undefined && version > 1 ? { type, payload, version } : { type, payload },
+  )
 }

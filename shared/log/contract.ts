@@ -2,18 +2,22 @@ import type { z } from 'zod'
 import { InvalidEventError } from './errors.ts'
 import type { EventInput, StoredEvent } from './event.ts'
 import type { Reducer } from './reducer.ts'
+import { type EventDefinition, type EventSchemaOf, schemaOf } from './versioned-event.ts'
 
-/** Event types mapped to the zod schemas of their payloads. */
-export type ContractEvents = Record<string, z.ZodType>
+/**
+ * Event types mapped to the zod schemas of their payloads: a plain schema
+ * (version 1), or a `versionedEvent()` with upcasters from older versions.
+ */
+export type ContractEvents = Record<string, EventDefinition>
 
 /** The stored events a contract declares, as a union discriminated by `type`. */
 export type ContractEvent<Events extends ContractEvents> = {
-  [Type in keyof Events & string]: StoredEvent<Type, z.output<Events[Type]>>
+  [Type in keyof Events & string]: StoredEvent<Type, z.output<EventSchemaOf<Events[Type]>>>
 }[keyof Events & string]
 
 /** What a caller may submit for a contract: its declared events, typed. */
 export type ContractEventInput<Events extends ContractEvents> = {
-  [Type in keyof Events & string]: EventInput<Type, z.input<Events[Type]>>
+  [Type in keyof Events & string]: EventInput<Type, z.input<EventSchemaOf<Events[Type]>>>
 }[keyof Events & string]
 
 export interface ContractDefinition<Events extends ContractEvents, State> {
@@ -30,7 +34,7 @@ export interface ContractDefinition<Events extends ContractEvents, State> {
 export interface Contract<Events extends ContractEvents = ContractEvents, State = unknown>
   extends ContractDefinition<Events, State> {
   /**
-   * Validates an event of a declared type against its schema and returns it
+   * Validates an event of a declared type against its (current) schema and returns it
    * with the parsed payload; an event of an undeclared type is returned as is.
    * Throws `InvalidEventError` naming the type and the failing path. A
    * contract may also fill in a missing ID the event's content determines;
@@ -65,7 +69,7 @@ export function contract<Events extends ContractEvents, State = never>(
     declares: (type) => Object.hasOwn(events, type),
     validate(event) {
       if (!Object.hasOwn(events, event.type)) return event
-      const schema = events[event.type] as z.ZodType
+      const schema = schemaOf(events[event.type] as EventDefinition)
       const result = schema.safeParse(event.payload)
       if (!result.success) {
         throw new InvalidEventError(

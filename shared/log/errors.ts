@@ -24,6 +24,7 @@ export type A2ErrorCode =
   | 'INVALID_APPEND'
   | 'SESSION_NOT_EMPTY'
   | 'INVALID_EXPORT'
+  | 'UPCAST_FAILED'
 
 /**
  * The details of the codes that have some: what an edge may tell a caller
@@ -74,6 +75,8 @@ export const LOG_ERROR_STATUSES: ErrorStatuses<A2ErrorCode> = {
   CLAIM_HELD: 409,
   SESSION_NOT_EMPTY: 409,
   INVALID_EXPORT: 400,
+  // The log holds an event today's code cannot read: the code's to fix.
+  UPCAST_FAILED: 500,
 }
 
 /** A payload failed its contract's schema, or the event's shape is wrong. */
@@ -386,5 +389,43 @@ export class InvalidExportError extends A2Error<'INVALID_EXPORT'> {
     super('INVALID_EXPORT', `Invalid session export at line ${line}: ${message}`)
     this.name = 'InvalidExportError'
     this.line = line
+  }
+}
+
+/**
+ * An event of an older schema version could not be brought to the current
+ * one when the log was read or folded: a version has no upcaster, an
+ * upcaster threw, or its output failed the current schema (`path`, `issues`).
+ * The stored event is untouched; the code's upcasters need fixing.
+ */
+export class UpcastError extends A2Error<'UPCAST_FAILED'> {
+  readonly sessionId: string
+  readonly index: number
+  readonly eventType: string
+  /** The version the event was written with, and the version the code reads. */
+  readonly fromVersion: number
+  readonly toVersion: number
+  /** Path of the first failing field of the upcast payload; `[]` when no schema check failed. */
+  readonly path: readonly (string | number)[]
+  readonly issues: readonly { path: readonly (string | number)[]; message: string }[]
+
+  constructor(
+    event: { sessionId: string; index: number; type: string },
+    versions: { from: number; to: number },
+    reason: string,
+    issues: readonly { path: readonly (string | number)[]; message: string }[] = [],
+  ) {
+    super(
+      'UPCAST_FAILED',
+      `Cannot upcast "${event.type}" event ${event.index} of session "${event.sessionId}" from version ${versions.from} to ${versions.to}: ${reason}`,
+    )
+    this.name = 'UpcastError'
+    this.sessionId = event.sessionId
+    this.index = event.index
+    this.eventType = event.type
+    this.fromVersion = versions.from
+    this.toVersion = versions.to
+    this.path = issues[0]?.path ?? []
+    this.issues = issues
   }
 }

@@ -11,11 +11,17 @@ import type {
   TailOptions,
 } from './event-store.ts'
 import { foldEvents, type Reducer, type StateSnapshot } from './reducer.ts'
+import { currentVersion, type UpcastContract, upcastEvent } from './upcast.ts'
 
 export interface EventLogOptions {
   store: EventStore
-  /** Validates appends of the event types it declares. */
-  contract?: Pick<Contract, 'validate'>
+  /**
+   * Validates appends of the event types it declares. Given its `declares`
+   * and `events` too, the log stamps appends of a `versionedEvent()` type
+   * with its current version, and upcasts older events wherever it hands
+   * them out (`read`, `tail`, `state`): the stored log is never rewritten.
+   */
+  contract?: Pick<Contract, 'validate'> & Partial<Pick<Contract, 'declares' | 'events'>>
   /**
    * Checks an append's events once more, after the contract's validation
    * and before anything is written: for checks that must wait, such as an
@@ -84,6 +90,13 @@ export function eventLog(options: EventLogOptions): EventLog {
   const generateId = options.generateId ?? (() => crypto.randomUUID())
   const snapshotEvery = options.snapshotEvery ?? DEFAULT_SNAPSHOT_EVERY
   const { retentionMs } = options
+  // What the log stamps and upcasts with: the contract, when it says which
+  // types it declares and how (`events`).
+  const versions: UpcastContract | undefined =
+    contract?.declares && contract.events
+      ? { declares: contract.declares, events: contract.events }
+      : undefined
+  const upcast = (event: StoredEvent): StoredEvent => upcastEvent(versions, event)
 
   function prepare(events: readonly EventInput[], author: 'caller' | 'a2') {
     const refuseReserved = (id: string | undefined): void => {
@@ -97,7 +110,8 @@ export function eventLog(options: EventLogOptions): EventLog {
       // An ID the contract supplies is held to the rules of a caller's.
       if (event.id !== checked.id) refuseReserved(checkEnvelope(event).id)
       const id = event.id ?? generateId()
-      return { id, type: event.type, payload: event.payload }
+      const version = currentVersion(versions, event.type)
+      return { id, type: event.type, payload: event.payload, ...(version > 1 ? { version } : {}) }
     })
   }
 
@@ -130,7 +144,7 @@ export function eventLog(options: EventLogOptions): EventLog {
     // A reducer declares the events it folds (`Reducer<State, E>`); the log
     // hands it every stored event and the reducer ignores the rest.
     const fold = reducer.fold as unknown as (state: State, event: StoredEvent) => State
-    const result = foldEvents({ ...reducer, fold }, snapshot, events)
+    const result = foldEvents({ ...reducer, fold }, snapshot, events.map(upcast))
     if (events.length >= snapshotEvery) {
       // A failed snapshot write only costs a longer replay next time.
       await store.writeSnapshot(sessionId, reducer.name, result).catch(() => undefined)
@@ -161,7 +175,7 @@ export function eventLog(options: EventLogOptions): EventLog {
             return (await store.append(sessionId, prepared, options)).events
           }
         },
-        read: (readOptions) => store.read(sessionId, readOptions),
+        read: async (readOptions) => (await store.read(sessionId, readOptions)).map(upcast),
         head: () => store.head(sessionId),
         restingHead: async () => {
           if (store.restingHead) return store.restingHead(sessionId)
@@ -170,8 +184,34 @@ export function eventLog(options: EventLogOptions): EventLog {
           const [last] = await store.read(sessionId, { after: index - 1, limit: 1 })
           return last?.life ? { index, life: last.life } : { index }
         },
-        tail: (tailOptions) => store.tail(sessionId, tailOptions),
+        tail: (tailOptions) =>
+          versions
+            ? mapTail(store.tail(sessionId, tailOptions), upcast)
+            : store.tail(sessionId, tailOptions),
         state: (reducer) => state(sessionId, reducer),
+      }
+    },
+  }
+}
+
+/**
+ * A tail with each event mapped. `return()` goes straight to the source, so
+ * a reader that stops ends the store's tail at once.
+ */
+function mapTail(
+  source: AsyncIterable<StoredEvent>,
+  map: (event: StoredEvent) => StoredEvent,
+): AsyncIterable<StoredEvent> {
+  return {
+    [Symbol.asyncIterator]() {
+      const events = source[Symbol.asyncIterator]()
+      return {
+        async next() {
+          const next = await events.next()
+          return next.done ? next : { done: false, value: map(next.value) }
+        },
+        return: async (value?: unknown) =>
+          events.return ? events.return(value) : { done: true, value: undefined },
       }
     },
   }

@@ -14,6 +14,11 @@ export interface NewEvent<Type extends string = string, Payload = unknown> {
   id: string
   type: Type
   payload: Payload
+  /**
+   * The schema version of the payload; absent means 1. The log stamps the
+   * contract's current version of a `versionedEvent()` type; stores keep it.
+   */
+  version?: number
 }
 
 /**
@@ -39,6 +44,22 @@ export interface StoredEvent<Type extends string = string, Payload = unknown> {
   life: string
   index: number
   timestamp: number
+  /**
+   * The schema version the payload was written with; absent means 1 (a
+   * plain zod schema, or an event written before versions). Reads and folds
+   * through the log see events upcast to the contract's current version
+   * (`upcastEvent`); the stored event keeps the version it was written with.
+   * See docs/event-log.md, "Changing an event's schema".
+   */
+  version?: number
+}
+
+/**
+ * A schema version as events carry it: a field only above 1 (absent means
+ * 1), so an event of a plain schema looks as it did before versions.
+ */
+export function versionField(version: number | undefined): { version?: number } {
+  return version !== undefined && Number.isSafeInteger(version) && version > 1 ? { version } : {}
 }
 
 /**

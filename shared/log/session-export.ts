@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { InvalidExportError, SessionNotEmptyError } from './errors.ts'
-import type { StoredEvent } from './event.ts'
+import { type StoredEvent, versionField } from './event.ts'
 import { checkEnvelope, checkSessionId } from './event-envelope.ts'
 import type { EventStore } from './event-store.ts'
 import { MAX_APPEND_BYTES, MAX_EVENTS_PER_APPEND } from './limits.ts'
@@ -22,12 +22,15 @@ const eventSchema = z.object({
   type: z.string().min(1),
   timestamp: z.number().int().nonnegative(),
   payload: z.unknown(),
+  // Written only above 1 (1 is read as none); an export from before versions has none.
+  version: z.number().int().min(1).optional(),
 })
 
 /**
  * A session's log as JSON Lines: a header line (`format`, `version`,
  * `sessionId`, `events`), then one line per event (`index`, `id`, `type`,
- * `timestamp`, `payload`), in index order. Nothing else: state is a fold of
+ * `timestamp`, `payload`, and `version` when the payload's schema version
+ * is above 1), in index order: as stored, never upcast. Nothing else: state is a fold of
  * the events, so the file is the session.
  *
  * @example
@@ -43,8 +46,8 @@ export async function exportSession(store: EventStore, rawSessionId: string): Pr
     events: events.length,
   }
   const lines = [JSON.stringify(header)]
-  for (const { index, id, type, timestamp, payload } of events) {
-    lines.push(JSON.stringify({ index, id, type, timestamp, payload }))
+  for (const { index, id, type, timestamp, payload, version } of events) {
+    lines.push(JSON.stringify({ index, id, type, timestamp, payload, ...versionField(version) }))
   }
   return `${lines.join('\n')}\n`
 }
@@ -79,7 +82,8 @@ export function parseSessionExport(jsonl: string): { sessionId: string; events: 
     if (event.index !== at) {
       throw new InvalidExportError(at + 1, `index ${event.index} where ${at} was expected`)
     }
-    events.push({ ...event, sessionId: header.sessionId, life: '' })
+    const { version, ...rest } = event
+    events.push({ ...rest, sessionId: header.sessionId, life: '', ...versionField(version) })
   }
   if (events.length !== header.events) {
     throw new InvalidExportError(
@@ -120,7 +124,12 @@ export async function importSession(
     const { events } = await store.append(
       sessionId,
       // Held to the rules of any append: a hand-edited file gets no ID the log refuses.
-      batch.map(({ id, type, payload }) => ({ ...checkEnvelope({ id, type, payload }), id })),
+      // Each keeps the schema version it was written with: the log upcasts it when read.
+      batch.map(({ id, type, payload, version }) => ({
+        ...checkEnvelope({ id, type, payload }),
+        id,
+        ...versionField(version),
+      })),
       {
         expectedIndex: first.index - 1,
         timestamp: first.timestamp,

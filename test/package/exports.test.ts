@@ -34,6 +34,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'ReservedEventIdError',
       'SessionActiveError',
       'SessionNotEmptyError',
+      'UpcastError',
       'allOf',
       'claimKeyOfLife',
       'contract',
@@ -46,6 +47,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'memoryEventStore',
       'parseSessionExport',
       'sessionCapability',
+      'upcastEvent',
+      'versionedEvent',
     ],
     types: [
       'A2Code',
@@ -87,6 +90,12 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'StoredEvent',
       'StoredSnapshot',
       'TailOptions',
+      'UpcastContract',
+      'Upcaster',
+      'Upcasters',
+      'VersionedEvent',
+      'EventDefinition',
+      'EventSchemaOf',
     ],
   },
   'a2-aws/ai': {
@@ -113,6 +122,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'stoppedUnanswered',
       'timeline',
       'turnAwaits',
+      'versionedEvent',
     ],
     types: [
       'AIEvent',
@@ -162,6 +172,10 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
       'TranscriptMessage',
       'TurnPhase',
       'Wait',
+      'EventDefinition',
+      'Upcaster',
+      'Upcasters',
+      'VersionedEvent',
     ],
   },
   'a2-aws/ai/server': {

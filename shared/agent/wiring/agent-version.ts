@@ -4,6 +4,7 @@ import { canonicalJson } from '../../log/canonical-json.ts'
 import type { Contract } from '../../log/contract.ts'
 import { idHash } from '../../log/id-hash.ts'
 import { A2_PACKAGE_VERSION } from '../../log/package-version.ts'
+import { type EventDefinition, schemaOf, versionOf } from '../../log/versioned-event.ts'
 import { AI_STATE_REDUCER } from '../../model/state/ai-state-reducer.ts'
 
 /** What an agent's derived version is a digest of: everything that changes how stored sessions are read and run. */
@@ -48,7 +49,7 @@ export function agentVersion(given: string | undefined, parts: VersionParts): st
       reducer: parts.contract.reducer?.name ?? null,
       events: Object.keys(parts.contract.events)
         .sort()
-        .map((type) => [type, schemaShape(parts.contract?.events[type])]),
+        .map((type) => [type, eventShape(parts.contract?.events[type] as EventDefinition)]),
     },
     handlers: [...parts.handledTypes].sort(),
   }
@@ -96,6 +97,16 @@ function jsonSchemaOf(schema: NonNullable<Tool['inputSchema']>): unknown {
 
 const policyShape = (policy: unknown): unknown =>
   typeof policy === 'function' ? 'decided' : (policy ?? null)
+
+/**
+ * An event type's current schema, and its version when above 1 (a plain
+ * schema's shape is what it was before versions, so its digest stays).
+ */
+function eventShape(definition: EventDefinition): unknown {
+  const version = versionOf(definition)
+  const schema = schemaShape(schemaOf(definition))
+  return version === 1 ? schema : { version, schema }
+}
 
 function schemaShape(schema: unknown): unknown {
   try {

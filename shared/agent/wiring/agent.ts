@@ -7,7 +7,7 @@ import { eventLog } from '../../log/event-log.ts'
 import { VERSION_HEADER } from '../../log/wire-protocol.ts'
 import '../../runtime/handler-context-storage.ts'
 import type { AgentState } from '../../model/contract/agent-contract.ts'
-import { AI_EVENTS } from '../../model/events/ai-events.ts'
+import { aiEventDefinitions } from '../../model/events/ai-event-definitions.ts'
 import { checkInputIdentity } from '../../model/events/input-identity.ts'
 import { sessionReducer } from '../../model/state/session-state.ts'
 import type { WakeUp } from '../../runtime/wake-up.ts'
@@ -86,7 +86,10 @@ export function agent<
   // 1. Configuration: the options resolved and checked once, at startup.
   const config = resolveAgentConfig(options)
   const appEvents = (options.contract?.events ?? {}) as ContractEvents
-  const declared = coreContract({ name: config.name, events: { ...appEvents, ...AI_EVENTS } })
+  const declared = coreContract({
+    name: config.name,
+    events: { ...appEvents, ...aiEventDefinitions() },
+  })
 
   // 2. The log: the store, what every log over it carries (the contract,
   // the AI SDK's check of the messages commands carry, retention), and the
@@ -96,6 +99,9 @@ export function agent<
     contract: {
       validate: <Event extends EventInput>(event: Event): Event =>
         checkInputIdentity(declared.validate(event)),
+      // What the log stamps versions and upcasts by.
+      declares: declared.declares,
+      events: declared.events,
     },
     check: checkMessages,
     ...(options.retention === undefined ? {} : { retentionMs: retentionMs(options.retention) }),

@@ -1,5 +1,8 @@
 import type { StoredEvent } from '../../log/event.ts'
 import type { Reducer, StateSnapshot } from '../../log/reducer.ts'
+import { upcastEvent, upcastsOf } from '../../log/upcast.ts'
+import type { EventDefinition, EventUpcasts } from '../../log/versioned-event.ts'
+import { AI_EVENT_UPCASTS } from '../events/ai-event-upcasts.ts'
 import { AI_STATE_KEYS, type AIState, initialAIState } from './ai-state.ts'
 import { AI_STATE_REDUCER } from './ai-state-reducer.ts'
 
@@ -13,15 +16,22 @@ export interface SessionState {
   app: unknown
 }
 
-/** An app contract as the client needs it: only its reducer, which the browser folds too. */
+/**
+ * An app contract as the client needs it: its reducer, which the browser
+ * folds too, and its events, whose older versions it upcasts first.
+ */
 export interface ContractLike<App = unknown> {
   reducer?: Reducer<App, never>
+  events?: Readonly<Record<string, EventDefinition>>
 }
 
 /**
  * The session reducer: the AI reducer over every event, and the contract's
  * reducer over every event when there is one. Its name joins both names (the
- * snapshot identity), so renaming either invalidates the snapshots.
+ * snapshot identity), so renaming either invalidates the snapshots. Each
+ * event is upcast first (`upcastEvent`): an app event by the contract's
+ * `events`, an `ai.*` one by A2's registry (`aiUpcasts`, a test's own), so
+ * a browser folds current payloads too, whatever version the log holds.
  *
  * @example
  * const reducer = sessionReducer(supportDesk)
@@ -29,12 +39,15 @@ export interface ContractLike<App = unknown> {
  */
 export function sessionReducer<App>(
   contract: ContractLike<App> | undefined,
+  aiUpcasts: EventUpcasts = AI_EVENT_UPCASTS,
 ): Reducer<SessionState> {
   const app = contract?.reducer as Reducer<unknown, StoredEvent> | undefined
+  const versions = upcastsOf({ ...contract?.events, ...aiUpcasts })
   return {
     name: app ? `${AI_STATE_REDUCER.name}+${app.name}` : AI_STATE_REDUCER.name,
     initialState: { ai: AI_STATE_REDUCER.initialState, app: app?.initialState ?? {} },
-    fold: (state, event) => {
+    fold: (state, stored) => {
+      const event = upcastEvent(versions, stored)
       const ai = AI_STATE_REDUCER.fold(state.ai, event)
       const next = app ? app.fold(state.app, event) : state.app
       return ai === state.ai && next === state.app ? state : { ai, app: next }

@@ -6,7 +6,7 @@ import type {
   TransactWriteItem,
 } from '@aws-sdk/client-dynamodb'
 import { guardedCount } from '../../log/errors.ts'
-import type { NewEvent, StoredEvent } from '../../log/event.ts'
+import { type NewEvent, type StoredEvent, versionField } from '../../log/event.ts'
 import type { AppendOptions } from '../../log/event-store.ts'
 import { decodePayload, encodeBatch } from '../payload-codec.ts'
 import { eventItem, guardItem } from './event-items.ts'
@@ -189,7 +189,8 @@ export function appendTransaction({
       },
     })
     return {
-      ...event,
+      id: event.id,
+      type: event.type,
       payload: decodePayload(
         payload.kind === 'gzip' ? { gzip: payload.data } : { json: payload.json },
       ),
@@ -197,6 +198,7 @@ export function appendTransaction({
       life,
       index,
       timestamp,
+      ...versionField(event.version),
     }
   })
   const cursorAt = cursor ? items.length : -1

@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb'
 import type { IdGuard } from '../../log/duplicate-batch.ts'
-import type { NewEvent, StoredEvent } from '../../log/event.ts'
+import { type NewEvent, type StoredEvent, versionField } from '../../log/event.ts'
 import { decodePayload, type EncodedPayload } from '../payload-codec.ts'
 import {
   eventSk,
@@ -14,11 +14,15 @@ import {
   TOMBSTONE_ATTRIBUTE,
   TOMBSTONE_RETENTION_SECONDS,
   TTL_ATTRIBUTE,
+  VERSION_ATTRIBUTE,
 } from './table-keys.ts'
 
 type Item = Record<string, AttributeValue>
 
-/** Event item: `p` holds the payload as JSON, or `pz` as gzipped JSON; `l` its life. */
+/**
+ * Event item: `p` holds the payload as JSON, or `pz` as gzipped JSON; `l`
+ * its life; `v` its schema version, when above 1.
+ */
 export function eventItem(
   sessionId: string,
   index: number,
@@ -27,6 +31,7 @@ export function eventItem(
   payload: EncodedPayload,
   life: string,
 ): Item {
+  const { version } = versionField(event.version)
   return {
     ...sessionItemKey(sessionId, eventSk(index)),
     sid: { S: sessionId },
@@ -35,6 +40,7 @@ export function eventItem(
     id: { S: event.id },
     t: { S: event.type },
     ts: { N: String(timestamp) },
+    ...(version === undefined ? {} : { [VERSION_ATTRIBUTE]: { N: String(version) } }),
     ...(payload.kind === 'gzip' ? { pz: { B: payload.data } } : { p: { S: payload.json } }),
   }
 }
@@ -67,6 +73,7 @@ export function storedEventFromItem(item: Item, life: string): StoredEvent {
     life,
     index: Number(item.i?.N),
     timestamp: Number(item.ts?.N),
+    ...versionField(item[VERSION_ATTRIBUTE] ? Number(item[VERSION_ATTRIBUTE].N) : undefined),
   }
 }
 

@@ -41,6 +41,12 @@ export const TOMBSTONE_ATTRIBUTE = 'erased'
  */
 export const HEAD_LIFE_ATTRIBUTE = 'life'
 export const LIFE_ATTRIBUTE = 'l'
+/**
+ * An event's schema version (`StoredEvent.version`) on its item, only when
+ * above 1: an item without it is of version 1, as every item written
+ * before versions is.
+ */
+export const VERSION_ATTRIBUTE = 'v'
 /** How long a tombstone stays: longer than any writer lives (a Lambda, 15 minutes). */
 export const TOMBSTONE_RETENTION_SECONDS = 7 * 24 * 3600
 /** A claim item's expiry in epoch milliseconds (not the TTL attribute). */

@@ -9,7 +9,7 @@ import {
   LifeEndedError,
   PartialDuplicateBatchError,
 } from '../../log/errors.ts'
-import type { NewEvent, StoredEvent } from '../../log/event.ts'
+import { type NewEvent, type StoredEvent, versionField } from '../../log/event.ts'
 import type { AppendOptions, AppendResult } from '../../log/event-store.ts'
 import { decodePayload, encodeBatch } from '../payload-codec.ts'
 import { clone, keyOf, logOf, type MemoryState, wake } from './memory-state.ts'
@@ -129,6 +129,7 @@ function storedBatch(
       life,
       index: first + position,
       timestamp,
+      ...versionField(event.version),
     }
   })
 }

@@ -66,6 +66,21 @@ export function describeAppend(
       expect((await store.read(s))[0]).toEqual(events[0])
     })
 
+    it("keeps an event's schema version: returned and read back as stored; none for version 1", async () => {
+      const { store } = harness()
+      const s = session()
+      const { events } = await store.append(s, [
+        { ...ev('v-1'), version: 3 },
+        { ...ev('v-2'), version: 1 },
+        ev('v-3'),
+      ])
+      expect(events.map((event) => event.version)).toEqual([3, undefined, undefined])
+      expect(events[1]).not.toHaveProperty('version')
+      const read = await store.read(s)
+      expect(read).toEqual(events)
+      expect(read.map((event) => Object.hasOwn(event, 'version'))).toEqual([true, false, false])
+    })
+
     it('appends at the expected index, and refuses a mismatch with APPEND_CONFLICT writing nothing', async () => {
       const { store } = harness()
       const s = session()

@@ -33,6 +33,20 @@ function itAnswersReplays({ harness, it, expect }: EventIdsKit): void {
     expect(await store.head(s)).toBe(3)
   })
 
+  it('answers a replay of a versioned event as one: the version is part of the content, version 1 the same as none', async () => {
+    const { store } = harness()
+    const s = session()
+    const batch = [
+      { ...ev(randomUUID()), version: 3 },
+      { ...ev(randomUUID()), version: 1 },
+    ]
+    const first = await store.append(s, batch)
+    const again = await store.append(s, [batch[0] as NewEvent, ev(batch[1]?.id as string)])
+    expect(again.replayed).toBe(true)
+    expect(again.events).toEqual(first.events)
+    expect(await store.head(s)).toBe(2)
+  })
+
   it('treats payloads that differ only in key order as the same content', async () => {
     const { store } = harness()
     const s = session()
@@ -58,6 +72,10 @@ function itRejectsReusedIds({ harness, it, expect }: EventIdsKit): void {
   const rejections: [string, (s: string, earlier: NewEvent[]) => [string, NewEvent[]]][] = [
     ['other content', (s, [a]) => [s, [ev(a?.id as string, { changed: true })]]],
     ['another type', (s, [a]) => [s, [ev(a?.id as string, a?.payload, 'other.type')]]],
+    [
+      'another schema version',
+      (s, [a, b]) => [s, [{ ...(a as NewEvent), version: 2 }, b as NewEvent]],
+    ],
     ['another session', (_s, earlier) => [session(), earlier]],
     ['only part of the earlier batch', (s, [a]) => [s, [a as NewEvent]]],
     ['the earlier batch plus a new event', (s, earlier) => [s, [...earlier, ev(randomUUID())]]],

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { StoredEvent } from '../../index.ts'
+import { z } from 'zod'
+import { contract, eventLog, type StoredEvent, versionedEvent } from '../../index.ts'
 import { sleep } from '../../timing/sleep.ts'
 import {
   type ConformanceTestApi,
@@ -10,7 +11,7 @@ import {
   session,
 } from './conformance-kit.ts'
 
-/** Reading a range, and tailing a session until the signal aborts. */
+/** Reading a range, tailing a session until the signal aborts, and the log's reads upcast. */
 export function describeReadAndTail(
   harness: () => EventStoreHarness,
   { describe, it, expect }: ConformanceTestApi,
@@ -58,6 +59,39 @@ export function describeReadAndTail(
       controller.abort()
       await done
       expect(indices(seen)).toEqual([1])
+    })
+
+    it("reads and tails older events upcast through the log, stamps a versioned type's appends, and keeps the stored events as written", async () => {
+      const { store } = harness()
+      const id = session()
+      await store.append(id, [ev(randomUUID(), { text: 'old' }, 'note.edited')])
+      const edits = contract({
+        name: 'edits',
+        events: {
+          'note.edited': versionedEvent({
+            version: 2,
+            schema: z.object({ body: z.string() }),
+            upcast: { 1: (v1: { text: string }) => ({ body: v1.text }) },
+          }),
+        },
+      })
+      const s = eventLog({ store, contract: edits }).session(id)
+      await s.append([{ type: 'note.edited', payload: { body: 'new' } }])
+      const current = [
+        { payload: { body: 'old' }, version: 2 },
+        { payload: { body: 'new' }, version: 2 },
+      ]
+      const shape = (events: StoredEvent[]) =>
+        events.map(({ payload, version }) => ({ payload, version }))
+      expect(shape(await s.read())).toEqual(current)
+      const controller = new AbortController()
+      const tailed = await collect(s.tail({ signal: controller.signal }), 2)
+      controller.abort()
+      expect(shape(tailed)).toEqual(current)
+      expect(shape(await store.read(id))).toEqual([
+        { payload: { text: 'old' }, version: undefined },
+        { payload: { body: 'new' }, version: 2 },
+      ])
     })
   })
 }

@@ -2,6 +2,7 @@ import type { UIMessage } from 'ai'
 import type { z } from 'zod'
 import type { ContractEvents } from '../../log/contract.ts'
 import type { StoredEvent } from '../../log/event.ts'
+import type { EventSchemaOf } from '../../log/versioned-event.ts'
 import type { AIEventPayload, AIEventType } from '../../model/events/ai-events.ts'
 
 // What a lane spec expects a lane to append, and how an append is held to
@@ -39,7 +40,7 @@ export type ExpectedAppend<
       [T in Exclude<keyof Events & string, AIEventType>]: {
         type: T
         id?: string
-        payload?: DeepPartial<z.output<Events[T]>>
+        payload?: DeepPartial<z.output<EventSchemaOf<Events[T]>>>
       }
     }[Exclude<keyof Events & string, AIEventType>]
 

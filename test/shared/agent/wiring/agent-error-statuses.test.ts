@@ -38,6 +38,8 @@ describe("the agent's error statuses: each layer's table, merged where the endpo
       // Came after the move: a plain { type: 'pi' } refused (HarnessNotImportedError).
       HARNESS_NOT_IMPORTED: 500,
       HARNESS_UNAVAILABLE: 500,
+      // Event schemas that evolve: the log holds an event the code's upcasters cannot read.
+      UPCAST_FAILED: 500,
     })
   })
 

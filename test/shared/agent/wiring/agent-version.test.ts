@@ -3,7 +3,8 @@ import { tool } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { agent } from '../../../../shared/agent/index.ts'
-import { agentContract } from '../../../../shared/ai.ts'
+import { agentContract, versionedEvent } from '../../../../shared/ai.ts'
+import type { EventDefinition } from '../../../../shared/index.ts'
 import { A2_PACKAGE_VERSION } from '../../../../shared/log/package-version.ts'
 import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
 import { repoRoot } from '../../../support/repo-root.ts'
@@ -14,7 +15,7 @@ const ticketTool = (ticketId: z.ZodType = z.string()) =>
 const versionOf = (options: Partial<Parameters<typeof agent>[0]> = {}): string =>
   agent({ name: 'versions', model, tools: { closeTicket: ticketTool() }, ...options }).version
 
-const withContract = (plan: z.ZodType): string =>
+const withContract = (plan: EventDefinition): string =>
   agent({
     name: 'versions',
     model,
@@ -42,6 +43,13 @@ describe("an agent's version", () => {
       versionOf({ handlers: { 'ticket.closed': () => {} } }),
       withContract(z.object({ plan: z.string() })),
       withContract(z.object({ plan: z.enum(['a']) })),
+      // A versioned event counts by its version and its current schema.
+      withContract(
+        versionedEvent({ version: 2, schema: z.object({ plan: z.enum(['a']) }), upcast: {} }),
+      ),
+      withContract(
+        versionedEvent({ version: 2, schema: z.object({ plan: z.enum(['b']) }), upcast: {} }),
+      ),
     ]
     for (const version of changed) expect(version).not.toBe(base)
     expect(new Set(changed).size).toBe(changed.length)

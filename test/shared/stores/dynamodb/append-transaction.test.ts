@@ -217,3 +217,24 @@ describe('an append transaction', () => {
     expect(legacy.items[legacy.positions.events]?.Put?.Item?.l).toBeUndefined()
   })
 })
+
+describe("an event item's schema version", () => {
+  it('is a short attribute `v`, written only above 1', () => {
+    const { items, positions } = appendTransaction({
+      tableName: 'events',
+      sessionId: 's1',
+      base: 0,
+      life: 'L1',
+      events: [
+        { id: 'e1', type: 'plan.changed', payload: {}, version: 2 },
+        { id: 'e2', type: 'plan.changed', payload: {}, version: 1 },
+        { id: 'e3', type: 'plan.changed', payload: {} },
+      ],
+      contents: ['c1', 'c2', 'c3'],
+      timestamp: 1_000,
+      options: {},
+    })
+    const eventItems = items.slice(positions.events, positions.events + 3)
+    expect(eventItems.map((item) => item.Put?.Item?.v)).toEqual([{ N: '2' }, undefined, undefined])
+  })
+})
