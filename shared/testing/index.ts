@@ -49,31 +49,31 @@
 //   (`formatCompatibilityReport()`).
 
 export {
+  type CheckSessionsOptions,
+  checkSessionCompatibility,
+  checkSessions,
+} from '../agent/compatibility/check-sessions.ts'
+export type {
+  CheckedAgent,
+  CheckedContract,
+  CheckedSession,
+  NamedSnapshot,
+} from '../agent/compatibility/checked-session.ts'
+export type {
+  CompatibilityFinding,
+  CompatibilityFindingKind,
+  CompatibilityReport,
+  SessionCompatibility,
+} from '../agent/compatibility/compatibility-report.ts'
+export { formatCompatibilityReport } from '../agent/compatibility/format-report.ts'
+export { sessionFromExport, storeSessions } from '../agent/compatibility/session-sources.ts'
+export {
   type BedrockCall,
   type BedrockDouble,
   type BedrockDoubleCredentials,
   type BedrockDoubleOptions,
   bedrockDouble,
 } from './bedrock-double.ts'
-export {
-  type CheckSessionsOptions,
-  checkSessionCompatibility,
-  checkSessions,
-} from './compatibility/check-sessions.ts'
-export type {
-  CheckedAgent,
-  CheckedContract,
-  CheckedSession,
-  NamedSnapshot,
-} from './compatibility/checked-session.ts'
-export type {
-  CompatibilityFinding,
-  CompatibilityFindingKind,
-  CompatibilityReport,
-  SessionCompatibility,
-} from './compatibility/compatibility-report.ts'
-export { formatCompatibilityReport } from './compatibility/format-report.ts'
-export { sessionFromExport, storeSessions } from './compatibility/session-sources.ts'
 export type { ConverseContentBlock, ConverseRequest } from './converse-call.ts'
 export {
   type CrashFailure,

@@ -13,6 +13,7 @@ import {
   type EventStore,
 } from '../../../shared/log/event-store.ts'
 import { exportSession, importSession } from '../../../shared/log/session-export.ts'
+import { AI_STATE_REDUCER } from '../../../shared/model/state/ai-state-reducer.ts'
 import { sessionReducer } from '../../../shared/model/state/session-state.ts'
 import { dynamoDBEventStore } from '../../../shared/stores/dynamodb/dynamodb-event-store.ts'
 import { awsSetupProblem } from '../aws-setup.ts'
@@ -20,7 +21,7 @@ import { deniedActions } from './grant-probe.ts'
 import { OperatorNotGrantedError } from './operator-not-granted.ts'
 
 export const LIFECYCLE_USAGE = `Usage: a2-aws erase <sessionId> --table <name> [--schedule-group <name>] [--force] [--json]
-       a2-aws export <sessionId> --table <name> [--out <file>]
+       a2-aws export <sessionId> --table <name> [--out <file>] [--snapshot <reducer>]
        a2-aws import <file | -> --table <name> [--session <id>]
 
 A session's data on a deployed table (AWS credentials and region from the
@@ -42,6 +43,11 @@ when not (exit 2, naming the actions; docs/operations.md has each policy).
   --force             erase even while a turn is active (a stuck session)
   --session <id>      import under another session ID
   --out <file>        write the export there instead of stdout
+  --snapshot <reducer>
+                      export also the session's stored snapshot of this
+                      reducer (repeatable; an agent's is ${AI_STATE_REDUCER.name},
+                      or ${AI_STATE_REDUCER.name}+<its contract's reducer name>),
+                      for a2-aws check to compare with the new code's reducer
   --json              print the erase receipt as JSON
   --help`
 
@@ -191,7 +197,7 @@ export async function lifecycleCommand(
         values.json ? `${JSON.stringify(receipt, null, 2)}\n` : receiptText(receipt, values.table),
       )
     } else if (command === 'export') {
-      const jsonl = await exportSession(store, subject)
+      const jsonl = await exportSession(store, subject, { snapshots: values.snapshot ?? [] })
       if (values.out) await writeFile(values.out, jsonl)
       else io.stdout(jsonl)
     } else {
@@ -281,6 +287,7 @@ function parse(argv: readonly string[]) {
       force: { type: 'boolean' },
       session: { type: 'string' },
       out: { type: 'string' },
+      snapshot: { type: 'string', multiple: true },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     },

@@ -5,8 +5,17 @@ import { describe, expect, it } from 'vitest'
 import { lifecycleCommand } from '../../../../functions/cli/lifecycle/lifecycle-command.ts'
 import { agent } from '../../../../shared/agent/index.ts'
 import { inputs } from '../../../../shared/ai.ts'
-import { type EventStore, memoryEventStore, type StoredEvent } from '../../../../shared/index.ts'
-import { exportSession, importSession } from '../../../../shared/log/session-export.ts'
+import {
+  type EventStore,
+  eventLog,
+  memoryEventStore,
+  type StoredEvent,
+} from '../../../../shared/index.ts'
+import {
+  exportSession,
+  importSession,
+  parseSessionExport,
+} from '../../../../shared/log/session-export.ts'
 import { sessionReducer } from '../../../../shared/model/state/session-state.ts'
 import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
 import { track, until, userMessage } from '../../../support/agent-log.ts'
@@ -154,6 +163,23 @@ describe('a2-aws erase | export | import', () => {
     const piped = cli(other, await readFile(file, 'utf8'))
     expect(await piped.run('import', '-', '--table', 't', '--session', 'copy')).toBe(0)
     expect(await other.head('copy')).toBe(await source.head('s1'))
+  })
+
+  it("export --snapshot carries the session's stored snapshot of that reducer (version 2), for a2-aws check", async () => {
+    const store = memoryEventStore()
+    await answered(store, 's1')
+    const reducer = sessionReducer(undefined)
+    await eventLog({ store, snapshotEvery: 1 }).session('s1').state(reducer)
+    const { run, out } = cli(store)
+    expect(await run('export', 's1', '--table', 't', '--snapshot', reducer.name)).toBe(0)
+    const lines = out.join('').trimEnd().split('\n')
+    const head = await store.head('s1')
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ version: 2, events: head, snapshots: 1 })
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({
+      snapshot: reducer.name,
+      index: head,
+    })
+    expect(parseSessionExport(out.join('')).snapshots).toHaveLength(1)
   })
 
   it('answers wrong arguments with the usage and exit 2', async () => {
