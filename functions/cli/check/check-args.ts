@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
 
 export const CHECK_USAGE = `Usage: a2-aws check --agent <module>[#export] <export file | directory>...
-       a2-aws check --agent <module>[#export] --table <name> --session <id>...
+       a2-aws check --agent <module>[#export] --table <name> (--session <id>... | --sample <n>)
 
 Checks stored sessions against new code before a deploy: each session's
 events upcast and validated by the agent's contract, folded by its reducers
@@ -19,6 +19,7 @@ and line named).
   --table <name>             read the sessions from this DynamoDB table (with
                              --session, repeatable), their snapshots with them
   --session <id>             a session to read from --table
+  --sample <n>               read up to n sessions of --table (a Scan of their heads)
   --region <region>          the table's region (default: the environment's)
   --endpoint <url>           a DynamoDB-compatible endpoint (moto, DynamoDB Local)
   --json                     the report as JSON
@@ -27,7 +28,8 @@ and line named).
 export interface CheckArgs {
   agent: { module: string; exportName?: string }
   paths: string[]
-  table?: { name: string; sessions: string[]; region?: string; endpoint?: string }
+  /** Sessions of a table: those named, or up to `sample` of them. */
+  table?: { name: string; sessions: string[]; sample?: number; region?: string; endpoint?: string }
   json: boolean
 }
 
@@ -50,16 +52,27 @@ export function parseCheckArgs(argv: readonly string[]): CheckArgs | { problem: 
   const sessions = values.session ?? []
   if (values.table) {
     if (positionals.length > 0) return { problem: 'read exports or a --table, not both' }
-    if (sessions.length === 0) return { problem: 'name the sessions to read: --session <id>' }
+    const sample = values.sample === undefined ? undefined : Number(values.sample)
+    if (sample !== undefined && !(Number.isSafeInteger(sample) && sample > 0)) {
+      return {
+        problem: `--sample takes a number of sessions, not ${JSON.stringify(values.sample)}`,
+      }
+    }
+    if ((sessions.length === 0) === (sample === undefined)) {
+      return { problem: 'name the sessions to read: --session <id>..., or --sample <n>' }
+    }
     const table = {
       name: values.table,
       sessions,
+      ...(sample === undefined ? {} : { sample }),
       ...(values.region ? { region: values.region } : {}),
       ...(values.endpoint ? { endpoint: values.endpoint } : {}),
     }
     return { agent, paths: [], table, json: values.json === true }
   }
-  if (sessions.length > 0) return { problem: '--session reads from a table: add --table <name>' }
+  if (sessions.length > 0 || values.sample !== undefined) {
+    return { problem: '--session and --sample read from a table: add --table <name>' }
+  }
   if (positionals.length === 0)
     return { problem: 'name the exports to check (files or directories)' }
   return { agent, paths: positionals, json: values.json === true }
@@ -74,6 +87,7 @@ function parse(argv: readonly string[]) {
       agent: { type: 'string' },
       table: { type: 'string' },
       session: { type: 'string', multiple: true },
+      sample: { type: 'string' },
       region: { type: 'string' },
       endpoint: { type: 'string' },
       json: { type: 'boolean' },

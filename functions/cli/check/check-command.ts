@@ -1,10 +1,14 @@
 import { checkSessions } from '../../../shared/agent/compatibility/check-sessions.ts'
-import type { CheckedSession } from '../../../shared/agent/compatibility/checked-session.ts'
+import type {
+  CheckedAgent,
+  CheckedSession,
+} from '../../../shared/agent/compatibility/checked-session.ts'
 import { formatCompatibilityReport } from '../../../shared/agent/compatibility/format-report.ts'
 import { storeSessions } from '../../../shared/agent/compatibility/session-sources.ts'
 import { hasA2Code } from '../../../shared/log/error-brand.ts'
 import type { EventStore } from '../../../shared/log/event-store.ts'
 import { dynamoDBEventStore } from '../../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { sessionIdsOf } from '../../../shared/stores/dynamodb/session-scan.ts'
 import { awsSetupProblem } from '../aws-setup.ts'
 import { tableClient } from '../inspect/table-client.ts'
 import { CHECK_USAGE, type CheckArgs, parseCheckArgs } from './check-args.ts'
@@ -14,20 +18,42 @@ import { AgentModuleError, loadAgent } from './load-agent.ts'
 export interface CheckIo {
   stdout: (text: string) => void
   stderr: (line: string) => void
-  /** The store of a table (default: the DynamoDB store with the environment's credentials). */
-  store?: (table: NonNullable<CheckArgs['table']>) => Promise<EventStore>
+  /**
+   * A table's store, and up to `limit` of its session IDs for `--sample`
+   * (default: the DynamoDB store with the environment's credentials, and a
+   * Scan of the session heads).
+   */
+  table?: (
+    table: TableArgs,
+  ) => Promise<{ store: EventStore; sessionIds(limit: number): Promise<string[]> }>
 }
 
-const defaultStore =
+type TableArgs = NonNullable<CheckArgs['table']>
+
+const defaultTable =
   (stderr: (line: string) => void) =>
-  async ({ name, region, endpoint }: NonNullable<CheckArgs['table']>): Promise<EventStore> => {
+  async ({ name, region, endpoint }: TableArgs) => {
     const { client, assumed } = await tableClient({
       ...(region ? { region } : {}),
       ...(endpoint ? { endpoint } : {}),
     })
     for (const line of assumed) stderr(`a2-aws check: ${line}`)
-    return dynamoDBEventStore({ client, tableName: name })
+    return {
+      store: dynamoDBEventStore({ client, tableName: name }),
+      sessionIds: (limit: number) => sessionIdsOf(client, name, { limit }),
+    }
   }
+
+/** The sessions of a table to check: those named, or a sample. */
+async function tableSessions(
+  args: TableArgs,
+  agent: CheckedAgent,
+  io: CheckIo,
+): Promise<AsyncIterable<CheckedSession>> {
+  const { store, sessionIds } = await (io.table ?? defaultTable(io.stderr))(args)
+  const ids = args.sample === undefined ? args.sessions : await sessionIds(args.sample)
+  return storeSessions(store, ids, agent, `table ${args.name}`)
+}
 
 /**
  * `a2-aws check --agent <module> <exports...>`: the exit code. 0 when no
@@ -48,13 +74,8 @@ export async function checkCommand(argv: readonly string[], io: CheckIo): Promis
   let agent: Awaited<ReturnType<typeof loadAgent>> | undefined
   try {
     agent = await loadAgent(args.agent.module, args.agent.exportName)
-    const sessions: AsyncIterable<CheckedSession> = args.table
-      ? storeSessions(
-          await (io.store ?? defaultStore(io.stderr))(args.table),
-          args.table.sessions,
-          agent,
-          `table ${args.table.name}`,
-        )
+    const sessions = args.table
+      ? await tableSessions(args.table, agent, io)
       : exportSessions(await exportFiles(args.paths))
     const report = await checkSessions({ agent, sessions })
     io.stdout(

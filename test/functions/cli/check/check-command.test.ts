@@ -13,13 +13,20 @@ function cli() {
   const out: string[] = []
   const err: string[] = []
   const store = memoryEventStore()
+  const asked: number[] = []
   const run = (...argv: string[]) =>
     checkCommand(argv, {
       stdout: (text) => void out.push(text),
       stderr: (line) => void err.push(line),
-      store: async () => store,
+      table: async ({ name }) => ({
+        store,
+        sessionIds: async (limit: number) => {
+          asked.push(limit)
+          return name === 'staging' ? ['s4'] : []
+        },
+      }),
     })
-  return { run, out, err, store }
+  return { run, out, err, store, asked }
 }
 
 let dir: string
@@ -79,12 +86,18 @@ describe('a2-aws check', () => {
     )
   })
 
-  it('reads sessions and their snapshots from a table with --table and --session', async () => {
-    const { run, out, store } = cli()
+  it('reads sessions and their snapshots from a table with --table and --session, or --sample', async () => {
+    const { run, out, store, asked } = cli()
     await importSession(store, calledNotRun(exportCopy(template, 'template', 's4')))
     expect(
       await run('--agent', `${AGENTS}#withoutLookup`, '--table', 'staging', '--session', 's4'),
     ).toBe(1)
+    expect(out.join('')).toContain('session s4 (table staging):')
+    out.length = 0
+    expect(
+      await run('--agent', `${AGENTS}#withoutLookup`, '--table', 'staging', '--sample', '5'),
+    ).toBe(1)
+    expect(asked).toEqual([5])
     expect(out.join('')).toContain('session s4 (table staging):')
   })
 
@@ -97,7 +110,12 @@ describe('a2-aws check', () => {
       [['--agent', `${AGENTS}#nope`, join(dir, 'done')], 'has no export nope'],
       [['--agent', `${AGENTS}#notAnAgent`, join(dir, 'done')], 'is not an agent()'],
       [['--agent', 'no/such/module.js', join(dir, 'done')], 'cannot load no/such/module.js'],
-      [['--agent', `${AGENTS}#current`, '--session', 's1'], '--session reads from a table'],
+      [['--agent', `${AGENTS}#current`, '--session', 's1'], 'read from a table'],
+      [['--agent', `${AGENTS}#current`, '--table', 't'], '--session <id>..., or --sample <n>'],
+      [
+        ['--agent', `${AGENTS}#current`, '--table', 't', '--sample', '0'],
+        '--sample takes a number',
+      ],
     ]
     for (const [argv, said] of cases) {
       const { run, err } = cli()
