@@ -101,10 +101,21 @@ function refusalOf(
       index: event.index,
       type: event.type,
       path: at,
-      message: `event ${event.index} (${event.type}) is refused by the contract's current schema at ${at} (${error.issues[0]?.message ?? 'invalid'}): give the contract an upcaster from the stored shape`,
+      message: `event ${event.index} (${event.type}) is refused by ${
+        isAIEvent(event.type)
+          ? "this a2-aws version's schema of the AI protocol"
+          : "the contract's current schema"
+      } at ${at} (${error.issues[0]?.message ?? 'invalid'}): ${
+        isAIEvent(event.type)
+          ? 'a break of a2-aws itself: keep the a2-aws version that wrote it, and report it'
+          : 'give the contract an upcaster from the stored shape'
+      }`,
     }
   }
 }
+
+/** The AI protocol's own events: a refusal of one is no app's to upcast. */
+const isAIEvent = (type: string): boolean => Object.hasOwn(AI_EVENTS, type)
 
 /** The first path where a stored state and a new fold differ, as JSON compares them; undefined when equal. */
 function firstChange(stored: unknown, folded: unknown): string | undefined {

@@ -177,6 +177,21 @@ describe('checkSessions: stored sessions against new code', () => {
     ])
   })
 
+  it("finds a stored AI protocol event this a2-aws version's schema refuses, as a2-aws's own break", async () => {
+    const { session } = await recorded()
+    const at = session.events.findIndex((event) => event.type === 'ai.tool.called')
+    const events = session.events.map((event, n) =>
+      n === at ? { ...event, payload: { ...(event.payload as object), toolCallId: 7 } } : event,
+    )
+    const result = await checkSessionCompatibility(deployedAgent(), { ...session, events })
+    expect(result.findings[0]).toMatchObject({
+      kind: 'event-refused',
+      index: at + 1,
+      type: 'ai.tool.called',
+      message: expect.stringContaining('a break of a2-aws itself'),
+    })
+  })
+
   it('finds a reducer that changed meaning under the same name, from the export’s snapshot', async () => {
     const { session } = await recorded()
     const upperCase = (state: Notes, text: string) => ({
