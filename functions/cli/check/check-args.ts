@@ -10,8 +10,8 @@ tool calls yet to run (awaiting approval, approved, called) checked against
 its tools. Prints each session that would break and why. Reads exports
 (a2-aws export; a directory: every .jsonl file under it), or a table.
 Exit 0: none would break; 1: a session would break; 2: wrong arguments, an
-agent module that does not load, or an export that cannot be read (the file
-and line named).
+agent module that does not load, no export found, or an export that cannot
+be read (the file and line named).
 
   --agent <module>[#export]  the new code's agent module (e.g. ./dist/agent.js): its
                              export of agent() (#name; default: the default export, or

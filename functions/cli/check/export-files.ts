@@ -6,20 +6,23 @@ import { sessionFromExport } from '../../../shared/agent/compatibility/session-s
 /** Files read ahead while the check folds, so reading never waits on the disk one file at a time. */
 const READ_AHEAD = 32
 
-/** An export file or directory that is not there (exit 2). */
+/** An export file or directory that is not there, or directories with no export in them (exit 2). */
 export class MissingExportError extends Error {
-  constructor(path: string) {
-    super(`no such file or directory: ${path}`)
+  constructor(message: string) {
+    super(message)
     this.name = 'MissingExportError'
   }
 }
 
-/** The export files the paths name: files as given, a directory's .jsonl files (recursively), sorted. */
+/**
+ * The export files the paths name: files as given, a directory's .jsonl
+ * files (recursively), sorted; none at all is an error.
+ */
 export async function exportFiles(paths: readonly string[]): Promise<string[]> {
   const files: string[] = []
   for (const path of paths) {
     const info = await stat(path).catch(() => undefined)
-    if (info === undefined) throw new MissingExportError(path)
+    if (info === undefined) throw new MissingExportError(`no such file or directory: ${path}`)
     if (!info.isDirectory()) {
       files.push(path)
       continue
@@ -31,6 +34,10 @@ export async function exportFiles(paths: readonly string[]): Promise<string[]> {
         .map((entry) => join(entry.parentPath, entry.name))
         .sort(),
     )
+  }
+  // A step that exported nothing (a wrong directory, an empty sample) checked nothing: not a pass.
+  if (files.length === 0) {
+    throw new MissingExportError(`no .jsonl export under ${paths.join(', ')}: nothing to check`)
   }
   return files
 }

@@ -38,6 +38,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'done', 's1.jsonl'), exportCopy(template, 'template', 's1'))
   await writeFile(join(dir, 'done', 'nested', 's2.jsonl'), exportCopy(template, 'template', 's2'))
   await writeFile(join(dir, 'done', 'notes.txt'), 'not an export')
+  await mkdir(join(dir, 'empty'))
   await writeFile(join(dir, 'pending.jsonl'), calledNotRun(exportCopy(template, 'template', 's3')))
 })
 
@@ -106,6 +107,7 @@ describe('a2-aws check', () => {
       [[join(dir, 'done')], '--agent'],
       [['--agent', `${AGENTS}#current`], 'name the exports'],
       [['--agent', `${AGENTS}#current`, join(dir, 'missing')], 'no such file or directory'],
+      [['--agent', `${AGENTS}#current`, join(dir, 'empty')], 'no .jsonl export under'],
       [['--agent', AGENTS, join(dir, 'done')], 'exports several agents (current, withoutLookup)'],
       [['--agent', `${AGENTS}#nope`, join(dir, 'done')], 'has no export nope'],
       [['--agent', `${AGENTS}#notAnAgent`, join(dir, 'done')], 'is not an agent()'],
