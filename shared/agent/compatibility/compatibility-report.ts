@@ -1,6 +1,9 @@
 /**
  * What would break when the new code reads a stored session, one kind per
  * way it breaks:
+ * - `upcast-failed`: the contract's upcasters fail on a stored event (none
+ *   for its version, one throws, or its result fails the current schema):
+ *   the log cannot read the session.
  * - `event-refused`: the contract's current schema refuses a stored event
  *   (after its upcasters): give an upcaster from the old shape.
  * - `reducer-threw`: the session's reducer (the AI reducer and the
@@ -16,6 +19,7 @@
  *   new tool's `inputSchema`.
  */
 export type CompatibilityFindingKind =
+  | 'upcast-failed'
   | 'event-refused'
   | 'reducer-threw'
   | 'state-not-json'

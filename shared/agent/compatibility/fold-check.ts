@@ -23,11 +23,16 @@ export interface FoldCheck {
 /**
  * Prepares the fold check of an agent once, for every session: the contract
  * the log validates appends with (the app's events beside the AI
- * protocol's, as `agent()` declares them) and the session reducer.
+ * protocol's, as `agent()` declares them), which upcasts both, and the
+ * session reducer. `upcast` is the log's (a test's stands in for a failing
+ * one).
  */
-export function foldCheck(agent: CheckedAgent): FoldCheck {
+export function foldCheck(
+  agent: CheckedAgent,
+  upcast: typeof upcastEvent = upcastEvent,
+): FoldCheck {
   const app = agent.options.contract as Contract | undefined
-  const declared: Pick<Contract, 'validate'> = declareContract({
+  const declared: Contract = declareContract({
     name: app?.name ?? 'a2-aws.check',
     events: { ...(app?.events ?? {}), ...AI_EVENTS } as ContractEvents,
   })
@@ -44,7 +49,19 @@ export function foldCheck(agent: CheckedAgent): FoldCheck {
       }
       let state = reducer.initialState
       for (const stored of session.events) {
-        const event = upcastEvent(app, stored)
+        let event: StoredEvent
+        try {
+          event = upcast(declared, stored)
+        } catch (error) {
+          findings.push({
+            kind: 'upcast-failed',
+            sessionId,
+            index: stored.index,
+            type: stored.type,
+            message: `the contract's upcasters fail on event ${stored.index} (${stored.type}): ${messageOf(error)}; the session cannot be read until they read it`,
+          })
+          return undefined
+        }
         const refusal = refusalOf(declared, event)
         if (refusal) findings.push({ kind: 'event-refused', sessionId, ...refusal })
         try {
@@ -88,7 +105,7 @@ export function foldCheck(agent: CheckedAgent): FoldCheck {
 
 /** Why the contract refuses an event, as a finding's location and sentence. */
 function refusalOf(
-  declared: Pick<Contract, 'validate'>,
+  declared: Contract,
   event: StoredEvent,
 ): Omit<CompatibilityFinding, 'kind' | 'sessionId'> | undefined {
   try {
