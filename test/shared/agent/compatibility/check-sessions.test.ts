@@ -13,7 +13,7 @@ import {
   storeSessions,
 } from '../../../../shared/testing/index.ts'
 import { scriptedModel, text, toolCalls } from '../../../../shared/testing/scripted-model.ts'
-import { track, userMessage } from '../../../support/agent-log.ts'
+import { track, until, userMessage } from '../../../support/agent-log.ts'
 
 const ticketId = z.object({ ticketId: z.string() })
 const closeTicket = tool({
@@ -144,6 +144,41 @@ describe('checkSessions: stored sessions against new code', () => {
       path: 'input.ticketId',
       message: expect.stringContaining('expected number, received string'),
     })
+  })
+
+  it('finds an approved call that has not run (its execute still going when exported) of a removed tool', async () => {
+    const store = memoryEventStore()
+    const hanging = tool({
+      description: 'Close a support ticket',
+      inputSchema: ticketId,
+      // Runs until the test ends: the call is approved and not done.
+      execute: () => new Promise<{ closed: boolean }>(() => {}),
+    })
+    const a = track(
+      agent({
+        name: 'desk',
+        model: scriptedModel([
+          toolCalls({ toolCallId: 'c1', toolName: 'closeTicket', input: { ticketId: 'T-1' } }),
+        ]).model,
+        store,
+        tools: { closeTicket: hanging },
+        harness: { type: 'ai-sdk', generation: { toolApproval: { closeTicket: 'user-approval' } } },
+      }),
+    )
+    await a.session('s2').append(...inputs.message(userMessage('m1', 'Close T-1')))
+    await a.runtime.idle()
+    const pending = (await a.session('s2').state()).state.pendingApprovals[0]
+    if (!pending) throw new Error('no pending approval')
+    await a.session('s2').append(...inputs.approval(pending, { approved: true }))
+    await until(async () =>
+      (await a.session('s2').state()).state.tools.some((call) => call.status === 'running'),
+    )
+    const session = sessionFromExport(await exportSession(store, 's2'))
+    const result = await checkSessionCompatibility(deployedAgent({ tools: { lookup } }), session)
+    expect(result.findings).toEqual([
+      expect.objectContaining({ kind: 'tool-removed', toolName: 'closeTicket', toolCallId: 'c1' }),
+    ])
+    expect(result.findings[0]?.message).toContain('is approved or called and has not run')
   })
 
   it('finds a called call not yet run (a log cut after ai.tool.called) of a removed tool', async () => {
