@@ -91,6 +91,8 @@ export {
 } from './log/limits.ts'
 export { foldEvents, type Reducer, type StateSnapshot } from './log/reducer.ts'
 export {
+  type ExportedSnapshot,
+  type ExportOptions,
   exportSession,
   type ImportOptions,
   importSession,

@@ -381,14 +381,25 @@ export class SessionNotEmptyError extends A2Error<'SESSION_NOT_EMPTY'> {
   }
 }
 
-/** A session export (JSONL) that cannot be read: `line` is 1-based. */
+/**
+ * A session export (JSONL) that cannot be read: `line` is 1-based; `file`
+ * names it when it was read from one.
+ */
 export class InvalidExportError extends A2Error<'INVALID_EXPORT'> {
   readonly line: number
+  /** What is wrong at that line. */
+  readonly reason: string
+  readonly file?: string
 
-  constructor(line: number, message: string) {
-    super('INVALID_EXPORT', `Invalid session export at line ${line}: ${message}`)
+  constructor(line: number, reason: string, file?: string) {
+    super(
+      'INVALID_EXPORT',
+      `Invalid session export ${file === undefined ? '' : `${file} `}at line ${line}: ${reason}`,
+    )
     this.name = 'InvalidExportError'
     this.line = line
+    this.reason = reason
+    if (file !== undefined) this.file = file
   }
 }
 

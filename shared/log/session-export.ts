@@ -7,14 +7,40 @@ import { MAX_APPEND_BYTES, MAX_EVENTS_PER_APPEND } from './limits.ts'
 
 /** The first line of an export names the format, so a wrong file fails on line 1. */
 const SESSION_EXPORT_FORMAT = 'a2-aws.session'
+/** Version 1: events only. Version 2: events, then the reducer snapshots the header counts. */
 const SESSION_EXPORT_VERSION = 1
+const SNAPSHOTS_EXPORT_VERSION = 2
 
 const headerSchema = z.object({
   format: z.literal(SESSION_EXPORT_FORMAT),
-  version: z.literal(SESSION_EXPORT_VERSION),
+  version: z.union([z.literal(SESSION_EXPORT_VERSION), z.literal(SNAPSHOTS_EXPORT_VERSION)]),
   sessionId: z.string(),
   events: z.number().int().nonnegative(),
+  snapshots: z.number().int().nonnegative().optional(),
 })
+
+const snapshotSchema = z.object({
+  snapshot: z.string().min(1),
+  index: z.number().int().nonnegative(),
+  state: z.unknown(),
+})
+
+/** A reducer snapshot an export carries: the reducer's name, the index it folds to, its state. */
+export interface ExportedSnapshot {
+  reducer: string
+  index: number
+  state: unknown
+}
+
+export interface ExportOptions {
+  /**
+   * Reducer names whose stored snapshots the export carries after the
+   * events (version 2 of the format, when one is found), so a
+   * compatibility check can compare them with a new reducer of the same
+   * name. An import ignores them: a snapshot is a cache.
+   */
+  snapshots?: readonly string[]
+}
 
 const eventSchema = z.object({
   index: z.number().int().positive(),
@@ -30,34 +56,69 @@ const eventSchema = z.object({
  * A session's log as JSON Lines: a header line (`format`, `version`,
  * `sessionId`, `events`), then one line per event (`index`, `id`, `type`,
  * `timestamp`, `payload`, and `version` when the payload's schema version
- * is above 1), in index order: as stored, never upcast. Nothing else: state is a fold of
- * the events, so the file is the session.
+ * is above 1), in index order: as stored, never upcast. Nothing else: state
+ * is a fold of the events, so the file is the session. With `snapshots`, the
+ * stored snapshots of those reducers follow the events, one line each
+ * (`snapshot`: the reducer's name, `index`, `state`), and the header says
+ * `version: 2` and how many (`snapshots`); with none found it is version 1.
  *
  * @example
  * await writeFile('s1.jsonl', await exportSession(store, 's1'))
  */
-export async function exportSession(store: EventStore, rawSessionId: string): Promise<string> {
+export async function exportSession(
+  store: EventStore,
+  rawSessionId: string,
+  options: ExportOptions = {},
+): Promise<string> {
   const sessionId = checkSessionId(rawSessionId)
   const events = await store.read(sessionId)
+  const snapshots = await snapshotsOf(store, sessionId, events, options.snapshots ?? [])
   const header = {
     format: SESSION_EXPORT_FORMAT,
-    version: SESSION_EXPORT_VERSION,
+    version: snapshots.length > 0 ? SNAPSHOTS_EXPORT_VERSION : SESSION_EXPORT_VERSION,
     sessionId,
     events: events.length,
+    ...(snapshots.length > 0 ? { snapshots: snapshots.length } : {}),
   }
   const lines = [JSON.stringify(header)]
   for (const { index, id, type, timestamp, payload, version } of events) {
     lines.push(JSON.stringify({ index, id, type, timestamp, payload, ...versionField(version) }))
   }
+  for (const { reducer, index, state } of snapshots) {
+    lines.push(JSON.stringify({ snapshot: reducer, index, state }))
+  }
   return `${lines.join('\n')}\n`
 }
 
+/** The stored snapshots of these reducers that fold the exported events (of their life, within them). */
+async function snapshotsOf(
+  store: EventStore,
+  sessionId: string,
+  events: readonly StoredEvent[],
+  reducers: readonly string[],
+): Promise<ExportedSnapshot[]> {
+  const found: ExportedSnapshot[] = []
+  for (const reducer of new Set(reducers)) {
+    const snapshot = await store.readSnapshot(sessionId, reducer)
+    if (snapshot === undefined || snapshot.index === 0 || snapshot.index > events.length) continue
+    const life = events[snapshot.index - 1]?.life
+    if (snapshot.life !== undefined && snapshot.life !== life) continue
+    found.push({ reducer, index: snapshot.index, state: snapshot.state })
+  }
+  return found
+}
+
 /**
- * An export read back: the session it came from and its events, checked.
- * An export keeps no life (a life is the store's: an import starts a new
- * one), so its events say `life: ''`.
+ * An export read back: the session it came from, its events and any
+ * snapshots (none in a version 1 file), checked. An export keeps no life (a
+ * life is the store's: an import starts a new one), so its events say
+ * `life: ''`.
  */
-export function parseSessionExport(jsonl: string): { sessionId: string; events: StoredEvent[] } {
+export function parseSessionExport(jsonl: string): {
+  sessionId: string
+  events: StoredEvent[]
+  snapshots: ExportedSnapshot[]
+} {
   const lines = jsonl.split('\n')
   if (lines.at(-1) === '') lines.pop()
   const parseLine = <T>(at: number, schema: z.ZodType<T>): T => {
@@ -76,8 +137,10 @@ export function parseSessionExport(jsonl: string): { sessionId: string; events: 
   }
   if (lines.length === 0) throw new InvalidExportError(1, 'empty: no header line')
   const header = parseLine(0, headerSchema)
+  const snapshotLines = header.version === SNAPSHOTS_EXPORT_VERSION ? (header.snapshots ?? 0) : 0
+  const eventLines = Math.max(1, lines.length - snapshotLines)
   const events: StoredEvent[] = []
-  for (let at = 1; at < lines.length; at++) {
+  for (let at = 1; at < eventLines; at++) {
     const event = parseLine(at, eventSchema)
     if (event.index !== at) {
       throw new InvalidExportError(at + 1, `index ${event.index} where ${at} was expected`)
@@ -88,10 +151,20 @@ export function parseSessionExport(jsonl: string): { sessionId: string; events: 
   if (events.length !== header.events) {
     throw new InvalidExportError(
       lines.length,
-      `the header promises ${header.events} events, the file holds ${events.length}`,
+      snapshotLines === 0
+        ? `the header promises ${header.events} events, the file holds ${events.length}`
+        : `the header promises ${header.events} events and ${snapshotLines} snapshots, the file holds ${lines.length - 1} lines after it`,
     )
   }
-  return { sessionId: header.sessionId, events }
+  const snapshots: ExportedSnapshot[] = []
+  for (let at = eventLines; at < lines.length; at++) {
+    const { snapshot, index, state } = parseLine(at, snapshotSchema)
+    if (index > events.length) {
+      throw new InvalidExportError(at + 1, `a snapshot at index ${index}, past the last event`)
+    }
+    snapshots.push({ reducer: snapshot, index, state })
+  }
+  return { sessionId: header.sessionId, events, snapshots }
 }
 
 export interface ImportOptions {

@@ -41,7 +41,32 @@
 //   real run over a fresh memory store, a wrong or missing append reported
 //   event by event (`LaneSpecFailure`); `FakeSession` builds the history a
 //   case starts from by the controller's own rounds, with no store.
+// - `checkSessions()` / `checkSessionCompatibility()`: stored sessions
+//   (`sessionFromExport()`, `storeSessions()`) checked against new code
+//   before a deploy: upcast and validated by its contract, folded by its
+//   reducers (against stored snapshots of the same name), their calls yet to
+//   run against its tools; each session that would break reported with why
+//   (`formatCompatibilityReport()`).
 
+export {
+  type CheckSessionsOptions,
+  checkSessionCompatibility,
+  checkSessions,
+} from '../agent/compatibility/check-sessions.ts'
+export type {
+  CheckedAgent,
+  CheckedContract,
+  CheckedSession,
+  NamedSnapshot,
+} from '../agent/compatibility/checked-session.ts'
+export type {
+  CompatibilityFinding,
+  CompatibilityFindingKind,
+  CompatibilityReport,
+  SessionCompatibility,
+} from '../agent/compatibility/compatibility-report.ts'
+export { formatCompatibilityReport } from '../agent/compatibility/format-report.ts'
+export { sessionFromExport, storeSessions } from '../agent/compatibility/session-sources.ts'
 export {
   type BedrockCall,
   type BedrockDouble,

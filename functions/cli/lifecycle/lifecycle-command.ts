@@ -13,14 +13,18 @@ import {
   type EventStore,
 } from '../../../shared/log/event-store.ts'
 import { exportSession, importSession } from '../../../shared/log/session-export.ts'
+import { AI_STATE_REDUCER } from '../../../shared/model/state/ai-state-reducer.ts'
 import { sessionReducer } from '../../../shared/model/state/session-state.ts'
 import { dynamoDBEventStore } from '../../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { sessionIdsOf } from '../../../shared/stores/dynamodb/session-scan.ts'
 import { awsSetupProblem } from '../aws-setup.ts'
+import { exportSample, sampleSize } from './export-sample.ts'
 import { deniedActions } from './grant-probe.ts'
 import { OperatorNotGrantedError } from './operator-not-granted.ts'
 
 export const LIFECYCLE_USAGE = `Usage: a2-aws erase <sessionId> --table <name> [--schedule-group <name>] [--force] [--json]
-       a2-aws export <sessionId> --table <name> [--out <file>]
+       a2-aws export <sessionId> --table <name> [--out <file>] [--snapshot <reducer>]
+       a2-aws export --table <name> --sample <n> --out <dir> [--snapshot <reducer>]
        a2-aws import <file | -> --table <name> [--session <id>]
 
 A session's data on a deployed table (AWS credentials and region from the
@@ -28,7 +32,9 @@ environment). erase removes the session from every item kind and prints a
 receipt (counts per item kind); with --schedule-group it first cancels the
 session's pending timers there (counted as timers); it refuses while a turn
 is active unless --force, and erasing twice removes nothing the second time. export writes the
-session's log as JSON Lines (stdout, or --out); import writes such a file into
+session's log as JSON Lines (stdout, or --out); with --sample, up to n of the
+table's sessions (a Scan of their heads), one <sessionId>.jsonl each in the
+--out directory, for a2-aws check. import writes such a file into
 an empty session (- reads stdin). erase and import first check that the
 credentials may do every write they make, and stop with nothing written
 when not (exit 2, naming the actions; docs/operations.md has each policy).
@@ -41,7 +47,14 @@ when not (exit 2, naming the actions; docs/operations.md has each policy).
   --endpoint <url>    a DynamoDB-compatible endpoint (moto, DynamoDB Local)
   --force             erase even while a turn is active (a stuck session)
   --session <id>      import under another session ID
-  --out <file>        write the export there instead of stdout
+  --out <file>        write the export there instead of stdout (with --sample:
+                      the directory)
+  --sample <n>        export up to n sessions of the table
+  --snapshot <reducer>
+                      export also the session's stored snapshot of this
+                      reducer (repeatable; an agent's is ${AI_STATE_REDUCER.name},
+                      or ${AI_STATE_REDUCER.name}+<its contract's reducer name>),
+                      for a2-aws check to compare with the new code's reducer
   --json              print the erase receipt as JSON
   --help`
 
@@ -61,6 +74,11 @@ export interface LifecycleIo {
     region?: string
     endpoint?: string
   }) => (sessionId: string) => Promise<number>
+  /** Up to `limit` session IDs of the table, for `export --sample` (default: a Scan of its heads). */
+  sessionIds?: (
+    target: { table: string; region?: string; endpoint?: string },
+    limit: number,
+  ) => Promise<string[]>
   /** Reads stdin, for `import -`. */
   stdin?: () => Promise<string>
   /**
@@ -135,6 +153,7 @@ export async function lifecycleCommand(
     io.stdout(`${LIFECYCLE_USAGE}\n`)
     return 0
   }
+  if (command === 'export' && values.sample !== undefined) return sampled(values, positionals, io)
   const [subject] = positionals
   const problem =
     subject === undefined
@@ -191,7 +210,7 @@ export async function lifecycleCommand(
         values.json ? `${JSON.stringify(receipt, null, 2)}\n` : receiptText(receipt, values.table),
       )
     } else if (command === 'export') {
-      const jsonl = await exportSession(store, subject)
+      const jsonl = await exportSession(store, subject, { snapshots: values.snapshot ?? [] })
       if (values.out) await writeFile(values.out, jsonl)
       else io.stdout(jsonl)
     } else {
@@ -231,6 +250,43 @@ export async function lifecycleCommand(
     throw error
   }
 }
+
+/** `export --sample`: its arguments checked, then the sessions exported. */
+async function sampled(
+  values: ReturnType<typeof parse>['values'],
+  positionals: readonly string[],
+  io: LifecycleIo,
+): Promise<number> {
+  const size = sampleSize(values.sample ?? '')
+  const problem =
+    typeof size !== 'number'
+      ? size.problem
+      : positionals.length > 0
+        ? '--sample exports sessions of the table: name no session'
+        : !values.table
+          ? 'name the table: --table <name>'
+          : !values.out
+            ? 'name the directory: --out <dir>'
+            : undefined
+  if (problem || typeof size !== 'number' || !values.table || !values.out) {
+    io.stderr(`a2-aws export: ${problem}\n\n${LIFECYCLE_USAGE}`)
+    return 2
+  }
+  const target: Target = {
+    table: values.table,
+    ...(values.region ? { region: values.region } : {}),
+    ...(values.endpoint ? { endpoint: values.endpoint } : {}),
+  }
+  const list = io.sessionIds ?? defaultSessionIds
+  return exportSample(
+    { sample: size, out: values.out, snapshots: values.snapshot ?? [] },
+    { store: (io.store ?? defaultStore)(target), sessionIds: (limit) => list(target, limit) },
+    io,
+  )
+}
+
+const defaultSessionIds = ({ table, ...where }: Target, limit: number): Promise<string[]> =>
+  sessionIdsOf(new DynamoDBClient(clientConfig(where)), table, { limit })
 
 /**
  * Refuses while the agent's state has an active turn, and cancels the
@@ -281,6 +337,8 @@ function parse(argv: readonly string[]) {
       force: { type: 'boolean' },
       session: { type: 'string' },
       out: { type: 'string' },
+      sample: { type: 'string' },
+      snapshot: { type: 'string', multiple: true },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     },

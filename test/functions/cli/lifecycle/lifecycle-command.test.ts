@@ -1,12 +1,21 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lifecycleCommand } from '../../../../functions/cli/lifecycle/lifecycle-command.ts'
 import { agent } from '../../../../shared/agent/index.ts'
 import { inputs } from '../../../../shared/ai.ts'
-import { type EventStore, memoryEventStore, type StoredEvent } from '../../../../shared/index.ts'
-import { exportSession, importSession } from '../../../../shared/log/session-export.ts'
+import {
+  type EventStore,
+  eventLog,
+  memoryEventStore,
+  type StoredEvent,
+} from '../../../../shared/index.ts'
+import {
+  exportSession,
+  importSession,
+  parseSessionExport,
+} from '../../../../shared/log/session-export.ts'
 import { sessionReducer } from '../../../../shared/model/state/session-state.ts'
 import { scriptedModel, text } from '../../../../shared/testing/scripted-model.ts'
 import { track, until, userMessage } from '../../../support/agent-log.ts'
@@ -154,6 +163,64 @@ describe('a2-aws erase | export | import', () => {
     const piped = cli(other, await readFile(file, 'utf8'))
     expect(await piped.run('import', '-', '--table', 't', '--session', 'copy')).toBe(0)
     expect(await other.head('copy')).toBe(await source.head('s1'))
+  })
+
+  it("export --snapshot carries the session's stored snapshot of that reducer (version 2), for a2-aws check", async () => {
+    const store = memoryEventStore()
+    await answered(store, 's1')
+    const reducer = sessionReducer(undefined)
+    await eventLog({ store, snapshotEvery: 1 }).session('s1').state(reducer)
+    const { run, out } = cli(store)
+    expect(await run('export', 's1', '--table', 't', '--snapshot', reducer.name)).toBe(0)
+    const lines = out.join('').trimEnd().split('\n')
+    const head = await store.head('s1')
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ version: 2, events: head, snapshots: 1 })
+    expect(JSON.parse(lines.at(-1) as string)).toMatchObject({
+      snapshot: reducer.name,
+      index: head,
+    })
+    expect(parseSessionExport(out.join('')).snapshots).toHaveLength(1)
+  })
+
+  it('export --sample writes up to n sessions of the table, one <sessionId>.jsonl each, into --out', async () => {
+    const store = memoryEventStore()
+    const a = track(
+      agent({ name: 'cli', model: scriptedModel([text('One.'), text('Two.')]).model, store }),
+    )
+    for (const id of ['s1', 's/3']) {
+      await a.session(id).append(...inputs.message(userMessage(`m-${id}`, 'Hi')))
+      await a.runtime.idle()
+    }
+    const out: string[] = []
+    const asked: number[] = []
+    const dir = join(await mkdtemp(join(tmpdir(), 'a2-sample-')), 'sessions')
+    const code = await lifecycleCommand(
+      'export',
+      ['--table', 'staging', '--sample', '2', '--out', dir],
+      {
+        stdout: (text) => void out.push(text),
+        stderr: () => {},
+        store: () => store,
+        sessionIds: async ({ table }, limit) => {
+          asked.push(limit)
+          return table === 'staging' ? ['s1', 's/3', 'never-read'].slice(0, limit) : []
+        },
+      },
+    )
+    expect(code).toBe(0)
+    expect(asked).toEqual([2])
+    expect(out.join('')).toBe(`exported 2 sessions to ${dir}\n`)
+    expect((await readdir(dir)).sort()).toEqual(['s%2F3.jsonl', 's1.jsonl'])
+    const exported = parseSessionExport(await readFile(join(dir, 's%2F3.jsonl'), 'utf8'))
+    expect(exported.sessionId).toBe('s/3')
+    expect(exported.events).toHaveLength(await store.head('s/3'))
+    const { run, err } = cli(store)
+    expect(await run('export', '--table', 't', '--sample', 'ten', '--out', dir)).toBe(2)
+    expect(await run('export', '--table', 't', '--sample', '2')).toBe(2)
+    expect(await run('export', 's1', '--table', 't', '--sample', '2', '--out', dir)).toBe(2)
+    expect(err.join('\n')).toMatch(
+      /--sample takes a number of sessions, not "ten"[\s\S]*--out <dir>[\s\S]*name no session/,
+    )
   })
 
   it('answers wrong arguments with the usage and exit 2', async () => {
