@@ -65,17 +65,18 @@ describe('the simulator finds the bugs of its turn when they are put back', () =
     )
   }, 60_000)
 
-  it("a step that failed after recording a tool call, so Retry asked the model again (issue 33's intent oracle): one turn's email sent twice", async () => {
-    // Seeds 9, 151 and 169 of 1-200 find it: a stream that errors after
-    // its tool call, the turn failed, the user retries. Without effects
-    // counted per intent, no seed of 1-200 did: each call ran once, under
-    // its key.
+  it("a step that failed after recording a tool call, so Retry asked the model again (issue 33's intent oracle): one turn's effect done twice", async () => {
+    // Seeds 119, 151, 169 and 267 of 1-300 find it (2026-12-06; seed 9 was
+    // the first before issue 38's first changes): a stream that errors
+    // after its tool call, the turn failed, the user retries, and the
+    // charge (or the email) is done twice. Without effects counted per
+    // intent, no seed of 1-200 did: each call ran once, under its key.
     const found = await findPutBackBug('failed-step-retries-recorded-calls', {
-      from: 8,
+      from: 118,
       seeds: 8,
     })
     expect(found?.broken.join('\n')).toMatch(
-      /email performed 2 times .* for the one the model asked for/,
+      /(email|payments) performed 2 times .* for the one the model asked for/,
     )
   }, 60_000)
 
