@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { agent } from '../../../../shared/agent/index.ts'
 import { dynamoDBEventStore } from '../../../../shared/stores/dynamodb/dynamodb-event-store.ts'
+import { scriptedModel } from '../../../../shared/testing/scripted-model.ts'
+import { track, until } from '../../../support/agent-log.ts'
 import { eventLogTableForSuite } from '../../../support/aws.ts'
 import { deployDuringApproval, expectTheTurnWentOn } from '../../../support/deploy-cases.ts'
 
@@ -33,5 +36,29 @@ describe('a deploy between a tool call and its run (DynamoDB)', () => {
     expect(outcome.ran).toEqual([])
     expect(outcome.result.errorText).toMatch(/^The call's input no longer fits tool "closeTicket"/)
     expectTheTurnWentOn(outcome)
+  }, 60_000)
+})
+
+describe('a timer whose handler a deploy removed (DynamoDB)', () => {
+  it('appends its event, runs nothing for it, and says so', async () => {
+    const info: string[] = []
+    const after = track(
+      agent({
+        name: 'reminders',
+        version: 'v2',
+        store: perProcess(),
+        model: scriptedModel([]).model,
+        handlers: { 'invoice.sent': () => {} },
+        logger: { info: (line: string) => info.push(line), warn() {}, error() {} },
+      }),
+    )
+    await after
+      .session('timer')
+      .schedule('remind', { delay: 10 }, { type: 'reminder.due', payload: {} })
+    await until(async () => (await after.runtime.log.session('timer').read()).length === 1, 10_000)
+    await until(() => info.length > 0, 10_000)
+    expect(info).toEqual([
+      'a2: timer "remind" of session timer appended a "reminder.due" event, which no handler of version v2 handles: it is in the log for the reducer, and nothing runs for it',
+    ])
   }, 60_000)
 })
