@@ -32,8 +32,8 @@ export const PUT_BACK: Record<
       {
         file: 'agent/lanes/tools-lane.ts',
         fixed:
-          'if (record.version === version || definition.inputSchema === undefined) return undefined',
-        broken: 'return undefined',
+          'if (record.version === version || definition.inputSchema === undefined) return { input }',
+        broken: 'return { input }',
       },
     ],
   },

@@ -20,7 +20,7 @@ const approval = {
 }
 
 /** The new version's tool: as before, gone, or with an input schema the old call's input does not fit. */
-export type DeployChange = 'unchanged' | 'removed' | 'schema-changed'
+export type DeployChange = 'unchanged' | 'removed' | 'schema-changed' | 'field-added'
 
 export interface DeployOutcome {
   /** The call's recorded result. */
@@ -77,9 +77,11 @@ export async function deployDuringApproval(
             inputSchema:
               change === 'unchanged'
                 ? z.object({ ticketId: z.string() })
-                : z.object({ ticketId: z.number().int() }),
-            execute: async ({ ticketId }: { ticketId: unknown }) => {
-              ran.push(ticketId)
+                : change === 'field-added'
+                  ? z.object({ ticketId: z.string(), reason: z.string().default('resolved') })
+                  : z.object({ ticketId: z.number().int() }),
+            execute: async ({ ticketId, reason }: { ticketId: unknown; reason?: string }) => {
+              ran.push(reason === undefined ? ticketId : `${ticketId} (${reason})`)
               return { closed: true }
             },
           }),

@@ -182,15 +182,14 @@ async function openCall(
           : `Unknown tool "${record.toolName}": version ${version} of the agent has no such tool (the call was made under version ${record.version}; the tool was removed or renamed since)`,
     )
   }
-  const input = toolInput(state, record)
-  const refused = await refusedUnderThisVersion(lane, record, definition, input)
-  if (refused !== undefined) {
+  const input = await inputUnderThisVersion(lane, record, definition, toolInput(state, record))
+  if ('refused' in input) {
     lane.config.logger.warn(
-      `a2: tool call ${record.toolCallId} of session ${sessionId} was not run: ${refused}`,
+      `a2: tool call ${record.toolCallId} of session ${sessionId} was not run: ${input.refused}`,
     )
-    return settle(refused)
+    return settle(input.refused)
   }
-  return { record, claim, fence, definition, input, state, life }
+  return { record, claim, fence, definition, input: input.input, state, life }
 }
 
 /**
@@ -198,26 +197,29 @@ async function openCall(
  * the model's step and the call's run: an approval a day later, a queued
  * call) is checked against the tool's input schema as this version has it,
  * so no tool runs on input its current schema refuses: the model is told
- * why, and the turn goes on. A call made under this version was checked
- * when it was made (and its stored input is the schema's output, which a
- * transforming schema would not accept twice).
+ * why, and the turn goes on; input it accepts runs as that schema outputs
+ * it (a field the new version added with a default gets it). A call made
+ * under this version was checked when it was made: its stored input is the
+ * schema's output, which a transforming schema would not accept twice.
  */
-async function refusedUnderThisVersion(
+async function inputUnderThisVersion(
   lane: ToolsPorts,
   record: ToolRecord,
   definition: Tool,
   input: unknown,
-): Promise<string | undefined> {
+): Promise<{ input: unknown } | { refused: string }> {
   const { version } = lane.config
-  if (record.version === version || definition.inputSchema === undefined) return undefined
+  if (record.version === version || definition.inputSchema === undefined) return { input }
   const checked = await safeValidateTypes({
     value: input,
     schema: asSchema(definition.inputSchema),
   })
-  if (checked.success) return undefined
+  if (checked.success) return { input: checked.value }
   const madeUnder =
     record.version === undefined ? 'an earlier version' : `version ${record.version}`
-  return `The call's input no longer fits tool "${record.toolName}" as version ${version} of the agent defines it (the call was made under ${madeUnder}; the tool's input schema changed since), so the tool was not run: ${checked.error.message}`
+  return {
+    refused: `The call's input no longer fits tool "${record.toolName}" as version ${version} of the agent defines it (the call was made under ${madeUnder}; the tool's input schema changed since), so the tool was not run: ${checked.error.message}`,
+  }
 }
 
 /**

@@ -132,11 +132,7 @@ export function resolveAgentConfig<
       toolApproval: harness.generation?.toolApproval ?? {},
       harness: harnessOptions.type,
     }),
-    versions: {
-      policy: options.versions?.policy ?? 'turn',
-      pinnedForMs: options.versions?.pinnedForMs ?? DEFAULT_PINNED_FOR_MS,
-      ...(options.versions?.routes ? { routes: options.versions.routes } : {}),
-    },
+    versions: checkedVersions(options.versions),
     tools,
     claimTtlMs: options.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS,
     controller: {
@@ -166,6 +162,23 @@ export function resolveAgentConfig<
       isEnabled: options.telemetry !== undefined && options.telemetry.isEnabled !== false,
     },
   }
+}
+
+const VERSION_POLICIES: readonly VersionPolicy[] = ['turn', 'pinned', 'latest']
+
+/** `versions` with its defaults, or a TypeError naming what cannot work. */
+function checkedVersions(given: AgentOptions['versions']): AgentConfig['versions'] {
+  const policy = given?.policy ?? 'turn'
+  const pinnedForMs = given?.pinnedForMs ?? DEFAULT_PINNED_FOR_MS
+  if (!VERSION_POLICIES.includes(policy))
+    throw new TypeError(
+      `agent({ versions: { policy: ${JSON.stringify(policy)} } }): the policies are ${VERSION_POLICIES.join(', ')}`,
+    )
+  if (!(pinnedForMs >= 0))
+    throw new TypeError(
+      `agent({ versions: { pinnedForMs: ${pinnedForMs} } }): a pin's bound is 0 ms or more`,
+    )
+  return { policy, pinnedForMs, ...(given?.routes ? { routes: given.routes } : {}) }
 }
 
 /** What every harness's options may set: per-step settings, the step budget, compaction. */

@@ -18,6 +18,12 @@ describe('a deploy between a tool call and its run (memory store)', () => {
     expectTheTurnWentOn(outcome)
   })
 
+  it('runs a call whose input the new schema accepts as that schema outputs it: a field the new version added gets its default', async () => {
+    const outcome = await deployDuringApproval(shared(), 's', 'field-added')
+    expect(outcome.ran).toEqual(['T-1 (resolved)'])
+    expectTheTurnWentOn(outcome)
+  })
+
   it('answers a call of a tool the new version removed with an error the model sees, naming both versions', async () => {
     const outcome = await deployDuringApproval(shared(), 's', 'removed')
     expect(outcome.result.outcome).toBe('error')

@@ -202,3 +202,18 @@ describe('a turn pinned to the version that started it', () => {
     expect((await session.state()).state.active).toBeNull()
   })
 })
+
+describe('the versions option', () => {
+  it('refuses a policy or a bound that cannot work, with a TypeError naming it', () => {
+    const model = scriptedModel([]).model
+    expect(() =>
+      agent({ name: 'v', model, versions: { policy: 'newest' as VersionPolicy } }),
+    ).toThrow(/the policies are turn, pinned, latest/)
+    expect(() => agent({ name: 'v', model, versions: { pinnedForMs: -1 } })).toThrow(
+      /a pin's bound is 0 ms or more/,
+    )
+    expect(() => agent({ name: 'v', model, versions: { pinnedForMs: Number.NaN } })).toThrow(
+      TypeError,
+    )
+  })
+})
