@@ -51,6 +51,11 @@ const REGRESSIONS: { found: string; options: SimulationOptions }[] = [
   },
   {
     found:
+      'a model step dead-lettered after it had recorded a tool call failed its turn: the Retry asked the model again and the charge was made twice',
+    options: { seed: 8519 },
+  },
+  {
+    found:
       "the simulated user, started over after an erase, skipped an approval whose ID it had answered in the last life (a stalled server's first command started the new life with the same turn): the turn waited forever",
     options: {
       seed: 6413,

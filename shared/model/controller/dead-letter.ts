@@ -4,7 +4,7 @@ import { SERIAL_TOOL_KEY } from '../ids/claim-keys.ts'
 import { derivedId, sessionScopedId, toolCallKey } from '../ids/ids.ts'
 import type { AIState, ToolRecord } from '../state/ai-state.ts'
 import { runnableTools } from './due-work.ts'
-import { stepToServe } from './generation-attempt.ts'
+import { generationCompleted, stepToServe } from './generation-attempt.ts'
 
 /** How much of a failure's message a dead letter keeps: enough to read, never too much to store. */
 const MAX_DEAD_LETTER_ERROR_LENGTH = 2_000
@@ -26,6 +26,10 @@ export interface GivenUp {
  * - `ai.handler.dead-lettered`, always. The generation lane's names the
  *   model step it was serving, and the fold fails that turn (see
  *   `reduceDeadLettered`), which shows its error and offers `retry()`.
+ *   But a running attempt that recorded calls of tools A2 runs ends its
+ *   step on them instead, as a takeover would (takeover-rule.ts): their
+ *   tools run, or ran, and a failed turn's Retry would ask the model
+ *   again for the same intent under new calls (a charge made twice).
  * - For the tools lane, an error result for each call it was running: the
  *   model's next step sees the tool failed, as it would see a tool error.
  *
@@ -37,8 +41,10 @@ export function deadLetterEvents<M extends UIMessage>(
   givenUp: GivenUp,
 ): AIEventInput<M>[] {
   const { sessionId, lane, key, attempts, occurrence } = givenUp
-  const requestId = lane === 'generation' ? stepToServe(state)?.requestId : undefined
   const error = clipped(givenUp.error)
+  const onCalls = lane === 'generation' ? stepOnRecordedCalls(state, attempts, error) : []
+  const requestId =
+    lane === 'generation' && onCalls.length === 0 ? stepToServe(state)?.requestId : undefined
   const deadLetter: AIEventInput<M> = {
     id: sessionScopedId('dead-letter', sessionId, lane, key ?? '', occurrence),
     type: 'ai.handler.dead-lettered',
@@ -53,6 +59,7 @@ export function deadLetterEvents<M extends UIMessage>(
   const tools = lane === 'tools' && key !== undefined ? callsOf(state, key) : []
   return [
     deadLetter,
+    ...onCalls,
     ...tools.map(
       (tool): AIEventInput<M> => ({
         id: derivedId('tool-given-up', tool.generationId, tool.toolCallId, occurrence),
@@ -66,6 +73,31 @@ export function deadLetterEvents<M extends UIMessage>(
         },
       }),
     ),
+  ]
+}
+
+/**
+ * The running attempt's step ended on the calls it recorded of tools A2
+ * runs, when it recorded any: none, or no attempt running, leaves the
+ * step to fail.
+ */
+function stepOnRecordedCalls<M extends UIMessage>(
+  state: AIState<M>,
+  attempts: number,
+  error: string,
+): AIEventInput<M>[] {
+  const generation = state.activeGeneration
+  if (generation?.status !== 'running') return []
+  const recorded = state.tools.some(
+    (tool) => tool.generationId === generation.generationId && tool.providerExecuted !== true,
+  )
+  if (!recorded) return []
+  return [
+    generationCompleted(generation.generationId, generation.requestId, {
+      outcome: 'success',
+      finishReason: 'tool-calls',
+      error: `A2 gave up on the model step after ${attempts} attempts, after it had called its tools: ${error}`,
+    }),
   ]
 }
 

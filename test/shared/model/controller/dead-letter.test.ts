@@ -42,6 +42,27 @@ describe('A lane that gives up on its work', () => {
     })
   })
 
+  it('Given a running model step that recorded a tool call, When it is dead-lettered, Then the step ends on its call: the turn goes on, and no Retry asks the model again', () => {
+    const session = new FakeSession()
+    session.push(inputs.message(userMessage('m1')))
+    const generation = session.start()
+    session.callTool(generation, 'call_0')
+    session.fact(...deadLetterEvents(session.state, givenUp))
+    // Not failed: the call is the step's, and its tool runs (or ran) as recorded.
+    expect(session.state.active?.phase).not.toBe('failed')
+    expect(session.state.activeGeneration).toMatchObject({
+      generationId: generation,
+      status: 'completed',
+    })
+    expect(session.state.deadLetters).toHaveLength(1)
+    expect(session.eventsOf('ai.generation.requested')).toHaveLength(1)
+    session.toolResult(generation, 'call_0')
+    session.settle()
+    // The next step sees the result: the model is asked to go on, not to start over.
+    expect(session.eventsOf('ai.generation.requested')).toHaveLength(2)
+    expect(session.eventsOf('ai.generation.requested').at(-1)?.payload).toMatchObject({ step: 2 })
+  })
+
   it('Given a dead letter for a request the turn has moved past, Then it is recorded and the turn goes on', () => {
     const session = new FakeSession()
     session.push(inputs.message(userMessage('m1')))
