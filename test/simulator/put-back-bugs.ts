@@ -82,8 +82,9 @@ export const PUT_BACK: Record<
       {
         // And a step given up on after its attempts did not fail its turn: it was tried again.
         file: 'model/controller/dead-letter.ts',
-        fixed: "lane === 'generation' ? stepToServe(state)?.requestId : undefined",
-        broken: "lane === 'generation' && stepToServe ? undefined : undefined",
+        fixed:
+          "lane === 'generation' && onCalls.length === 0 ? stepToServe(state)?.requestId : undefined",
+        broken: "lane === 'generation' && stepToServe && onCalls ? undefined : undefined",
       },
     ],
   },

@@ -179,18 +179,26 @@ export function agentRuntime(
     )
     const ports = portsFor(options)
     const { state } = await ports.state(wakeUp.sessionId)
-    const events = deadLetterEvents(state.ai, {
+    const givenUp = {
       sessionId: wakeUp.sessionId,
       lane: wakeUp.lane,
       ...(wakeUp.key === undefined ? {} : { key: wakeUp.key }),
       error: messageOf(error),
       attempts,
       occurrence,
-    })
+    }
     // The one write that does not wake every lane it concerns: waking the
     // lane that gave up would run its work again. A given-up tool's result
     // still wakes the step after it.
-    const stored = await ports.log.session(wakeUp.sessionId).append(events, { author: 'a2' })
+    const log = ports.log.session(wakeUp.sessionId)
+    const stored = await log
+      .append(deadLetterEvents(state.ai, givenUp), { author: 'a2' })
+      // A dead letter must land, or nothing says the work was given up:
+      // when ending a step on its calls cannot be written (the very write
+      // that kept failing), the step fails, as it always could.
+      .catch(() =>
+        log.append(deadLetterEvents(state.ai, givenUp, { endOnCalls: false }), { author: 'a2' }),
+      )
     await parts.wake(wakeUpsFor(stored, config).filter((next) => next.lane !== wakeUp.lane))
   }
 

@@ -39,10 +39,13 @@ export interface GivenUp {
 export function deadLetterEvents<M extends UIMessage>(
   state: AIState<M>,
   givenUp: GivenUp,
+  /** `false`: fail the step even on recorded calls (when ending it on them could not be written). */
+  { endOnCalls = true }: { endOnCalls?: boolean } = {},
 ): AIEventInput<M>[] {
   const { sessionId, lane, key, attempts, occurrence } = givenUp
   const error = clipped(givenUp.error)
-  const onCalls = lane === 'generation' ? stepOnRecordedCalls(state, attempts, error) : []
+  const onCalls =
+    lane === 'generation' && endOnCalls ? stepOnRecordedCalls(state, attempts, error) : []
   const requestId =
     lane === 'generation' && onCalls.length === 0 ? stepToServe(state)?.requestId : undefined
   const deadLetter: AIEventInput<M> = {
