@@ -1,6 +1,7 @@
 import { safeValidateTypes } from '@ai-sdk/provider-utils'
 import { asSchema, type ToolSet } from 'ai'
 import type { AIState, ToolRecord } from '../../model/state/ai-state.ts'
+import { toolCallInput } from '../../model/state/tool-call-input.ts'
 import type { CompatibilityFinding } from './compatibility-report.ts'
 
 /** What a not yet terminal call waits for, as the report says it. */
@@ -68,13 +69,7 @@ function inputOf(state: AIState, record: ToolRecord): unknown {
     (pending) => pending.toolCallId === record.toolCallId,
   )
   if (approval && 'input' in approval) return approval.input
-  const message = state.messages.find((candidate) => candidate.id === record.messageId)
-  const parts = message?.parts ?? []
-  for (let i = parts.length - 1; i >= 0; i--) {
-    const part = parts[i] as { toolCallId?: string; input?: unknown }
-    if (part.toolCallId === record.toolCallId) return part.input
-  }
-  return undefined
+  return toolCallInput(state, record)
 }
 
 /** The schema's first issue (zod's, under the AI SDK's TypeValidationError), else the error's first line. */

@@ -18,6 +18,7 @@ import { SERIAL_TOOL_KEY, toolClaimKey } from '../../model/ids/claim-keys.ts'
 import { derivedId, toolCallKey, toolIdempotencyKey } from '../../model/ids/ids.ts'
 import type { AIState, ToolRecord } from '../../model/state/ai-state.ts'
 import type { SessionState } from '../../model/state/session-state.ts'
+import { toolCallInput } from '../../model/state/tool-call-input.ts'
 import { runInHandlerContext } from '../../runtime/handler-context.ts'
 import { DONE, type RunOutcome } from '../../runtime/wake-up.ts'
 import { modelMessagesOf, promptMessages, toolDefinitions } from '../model-step/prompt.ts'
@@ -182,7 +183,7 @@ async function openCall(
           : `Unknown tool "${record.toolName}": version ${version} of the agent has no such tool (the call was made under version ${record.version}; the tool was removed or renamed since)`,
     )
   }
-  const input = await inputUnderThisVersion(lane, record, definition, toolInput(state, record))
+  const input = await inputUnderThisVersion(lane, record, definition, toolCallInput(state, record))
   if ('refused' in input) {
     lane.config.logger.warn(
       `a2: tool call ${record.toolCallId} of session ${sessionId} was not run: ${input.refused}`,
@@ -417,19 +418,4 @@ async function calledEventOf(
     index: 0,
     timestamp: lane.config.now(),
   }
-}
-
-/**
- * A call's input lives in its message part, not in `state.tools`. A reused
- * provider ID can name parts of earlier steps too; the call that runs is the
- * latest one (an earlier step's calls are terminal before the next starts).
- */
-function toolInput(state: AIState, record: ToolRecord): unknown {
-  const message = state.messages.find((candidate) => candidate.id === record.messageId)
-  const parts = message?.parts ?? []
-  for (let i = parts.length - 1; i >= 0; i--) {
-    const part = parts[i] as { toolCallId?: string; input?: unknown }
-    if (part.toolCallId === record.toolCallId) return part.input
-  }
-  return undefined
 }
