@@ -1,28 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
 import { agent } from '../../../shared/agent/index.ts'
-import { agentContract, versionedEvent } from '../../../shared/ai.ts'
 import { memoryEventStore } from '../../../shared/index.ts'
 import { scriptedModel } from '../../../shared/testing/scripted-model.ts'
 import { track } from '../../support/agent-log.ts'
+import { deskRelease2 } from '../../support/desk-releases.ts'
 
 // Release 2 of an app whose release 1 wrote 'plan.changed' as { plan }.
-const desk = agentContract({
-  name: 'desk',
-  events: {
-    'plan.changed': versionedEvent({
-      version: 2,
-      schema: z.object({ plan: z.enum(['free', 'pro']), seats: z.number() }),
-      upcast: { 1: (v1: { plan: 'free' | 'pro' }) => ({ ...v1, seats: 1 }) },
-    }),
-  },
-  reducer: {
-    name: 'desk.v2',
-    initialState: { seats: 0 },
-    fold: (state, event) =>
-      event.type === 'plan.changed' ? { seats: state.seats + event.payload.seats } : state,
-  },
-})
+const desk = deskRelease2
 
 describe("an agent over a log its contract's older release wrote", () => {
   it('folds its state and runs its handlers on current payloads, stamps new events, and leaves the log as written', async () => {

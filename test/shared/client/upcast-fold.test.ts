@@ -1,30 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
-import { agentContract, versionedEvent } from '../../../shared/ai.ts'
 import { createAgentClient } from '../../../shared/client/index.ts'
+import { deskRelease1, deskRelease2 } from '../../support/desk-releases.ts'
 import { servedAgent, tracked, until } from '../../support/served-agent.ts'
 
 // The server still runs the first release's contract; the browser already has the second.
-const released = agentContract({
-  name: 'desk',
-  events: { 'plan.changed': z.object({ plan: z.enum(['free', 'pro']) }) },
-})
-const next = agentContract({
-  name: 'desk',
-  events: {
-    'plan.changed': versionedEvent({
-      version: 2,
-      schema: z.object({ plan: z.enum(['free', 'pro']), seats: z.number() }),
-      upcast: { 1: (v1: { plan: 'free' | 'pro' }) => ({ ...v1, seats: 1 }) },
-    }),
-  },
-  reducer: {
-    name: 'desk.v2',
-    initialState: { seats: 0 },
-    fold: (state, event) =>
-      event.type === 'plan.changed' ? { seats: state.seats + event.payload.seats } : state,
-  },
-})
+const released = deskRelease1
+const next = deskRelease2
 
 describe('the browser folds upcast events', () => {
   it("folds a server's version-1 events by its own contract's version 2", async () => {
